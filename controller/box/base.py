@@ -1,0 +1,165 @@
+"""The box interface every backend implements, its events and its errors.
+
+Keys and slots are numbered 1-4 (key ``k`` presses the trapdoor over slot ``k``).
+Times are seconds from the backend's clock (monotonic); pulse lengths are
+milliseconds.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+KEYS = (1, 2, 3, 4)
+
+
+class BoxError(Exception):
+    """Base class of everything the box raises."""
+
+
+class LimitRefused(BoxError, ValueError):
+    """A request that would break a safety limit; nothing was switched.
+
+    The message says which limit (pulse cap, spacing, duty, one coil at a time).
+    """
+
+
+class BoxFault(BoxError, RuntimeError):
+    """The box cannot act: a latched fault, a lost link, a closed backend."""
+
+
+class FactoryUnavailable(BoxError, RuntimeError):
+    """The configured pin factory cannot be loaded; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class SlotChanged:
+    """A debounced change of slot ``key``'s presence sensor."""
+
+    key: int
+    present: bool
+    at: float
+
+
+@dataclass(frozen=True)
+class LidChanged:
+    """A debounced change of the lid switch (only on boxes that have one)."""
+
+    closed: bool
+    at: float
+
+
+@dataclass(frozen=True)
+class CoilFired:
+    """Coil ``key`` was energised for ``pulse_ms`` starting at ``at``."""
+
+    key: int
+    pulse_ms: float
+    at: float
+
+
+@dataclass(frozen=True)
+class LinkChanged:
+    """The link to a co-processor went up or down (serial backends only)."""
+
+    up: bool
+    detail: str
+    at: float
+
+
+@dataclass(frozen=True)
+class FaultChanged:
+    """A fault was raised (``active``) or cleared."""
+
+    name: str
+    active: bool
+    detail: str
+    at: float
+
+
+BoxEvent = SlotChanged | LidChanged | CoilFired | LinkChanged | FaultChanged
+Listener = Callable[[BoxEvent], None]
+
+
+@dataclass
+class Limits:
+    """Coil safety limits (``hardware.md``). ``pulse_ms`` is capped at ``MAX_PULSE_MS``."""
+
+    MAX_PULSE_MS = 100.0
+
+    pulse_ms: float = 30.0
+    min_gap_ms: float = 250.0
+    duty_window_s: float = 10.0
+    max_duty: float = 0.10
+    debounce_ms: float = 20.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.pulse_ms <= self.MAX_PULSE_MS:
+            raise ValueError(
+                f"pulse_ms must be in (0, {self.MAX_PULSE_MS:g}] ms, got {self.pulse_ms:g}"
+            )
+
+
+class Box(abc.ABC):
+    """A toy with four coils over its keys and four slot sensors (and maybe a lid).
+
+    Listeners are called on a backend thread: they must return quickly and never
+    block (hand the work to the service). ``close`` switches every coil off and
+    is safe to call twice.
+    """
+
+    kind = "abstract"
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(event)`` for every event from now on."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        with self._listeners_lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def emit(self, event: BoxEvent) -> None:
+        """Deliver ``event`` to every listener (backends call this)."""
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+    @abc.abstractmethod
+    def fire(self, key: int, pulse_ms: float | None = None) -> None:
+        """Energise coil ``key`` for ``pulse_ms`` (default ``limits.pulse_ms``).
+
+        Returns once the coil is on; it switches off by itself. Raises
+        :class:`LimitRefused` (no pin changes) if a limit would break, and
+        :class:`BoxFault` while a fault is latched or the link is down.
+        """
+
+    @abc.abstractmethod
+    def slots(self) -> dict[int, bool]:
+        """Debounced presence of a die in each slot, ``{1: True, ...}``."""
+
+    @abc.abstractmethod
+    def lid_closed(self) -> bool | None:
+        """Debounced lid switch; ``None`` when no lid switch is fitted."""
+
+    @abc.abstractmethod
+    def status(self) -> dict[str, Any]:
+        """JSON-ready health: backend, link, faults, coil states, limits."""
+
+    @abc.abstractmethod
+    def all_off(self) -> None:
+        """Switch every coil off now. Never raises."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """All coils off, then release the hardware. Idempotent."""

@@ -1,0 +1,279 @@
+"""The ``diablotin`` command.
+
+Every subcommand reads the config (``--config PATH``, ``$DIABLOTIN_CONFIG``,
+``/etc/diablotin/diablotin.toml``, or defaults). Exit codes: 0 fine, 1 a fault
+or failure, 2 bad input (usage, config, an illegal record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
+
+BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service")
+
+
+def _box_arg(value: str) -> tuple[str, str | None]:
+    backend, _, port = value.partition(":")
+    if backend not in BACKENDS:
+        raise argparse.ArgumentTypeError(f"--box must be one of {', '.join(BACKENDS)}")
+    if port and backend != "serial":
+        raise argparse.ArgumentTypeError("only --box serial takes a port: serial:/dev/ttyACM0")
+    return backend, port or None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="diablotin",
+        description="A Raspberry Pi games box: the Diable sauteur played by solenoids, "
+        "Teufel Teufel and the tail-tile game kept by a referee's phone.",
+    )
+    parser.add_argument("--version", action="version", version=f"diablotin {__version__}")
+    parser.add_argument("--config", help="config file (TOML); default $DIABLOTIN_CONFIG or none")
+    parser.add_argument("--data-dir", help="where the journal lives (overrides the config)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def box_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--box",
+            type=_box_arg,
+            help="simulated | gpio | serial[:PORT] | virtual (default: the config's, simulated)",
+        )
+
+    p = sub.add_parser("serve", help="run the box and its dashboard")
+    box_option(p)
+    p.add_argument(
+        "--host", help="address to listen on (default 0.0.0.0: every phone on the Wi-Fi)"
+    )
+    p.add_argument("--port", type=int, help="port (default 8000)")
+
+    p = sub.add_parser("selftest", help="pulse each coil once and show each sensor")
+    box_option(p)
+
+    p = sub.add_parser("play", help="play a game in the terminal")
+    p.add_argument("game", choices=["sauteur"])
+    p.add_argument("--rule", choices=["A", "B"], default=None)
+    p.add_argument("--computer", action="store_true", help="the computer pops for both players")
+    p.add_argument("--seed", type=int, default=None)
+
+    p = sub.add_parser("sim", help="computer games through the rules engine")
+    p.add_argument("game", choices=["sauteur"])
+    p.add_argument("--rule", choices=["A", "B"], default="A")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=1)
+
+    sub.add_parser("games", help="list the games in the journal")
+
+    p = sub.add_parser("export", help="write a game to a JSON file")
+    p.add_argument("game_id", type=int)
+    p.add_argument("-o", "--output", help="file (default: stdout)")
+
+    p = sub.add_parser("replay", help="rebuild a game from an export file and print its final view")
+    p.add_argument("file")
+    p.add_argument(
+        "--import", dest="store", action="store_true", help="also store it as a new game"
+    )
+
+    p = sub.add_parser("tails", help="the tail-tile game's tools")
+    tails = p.add_subparsers(dest="tails_command", required=True)
+    ts = tails.add_parser("score", help="score a game record (see docs/rules-tails.md)")
+    ts.add_argument("file")
+
+    p = sub.add_parser("bench", help="print benchmark numbers")
+    p.add_argument("area", choices=BENCH_AREAS)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    sub.add_parser("config", help="print the effective configuration")
+    return parser
+
+
+def load(args: argparse.Namespace) -> Config:
+    config = load_config(find_config_path(args.config))
+    if args.data_dir:
+        config.data_dir = Path(args.data_dir).resolve()
+    box = getattr(args, "box", None)
+    if box:
+        config.box.backend, port = box
+        if port:
+            config.box.serial_port = port
+    return config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        config = load(args)
+        return int(COMMANDS[args.command](args, config) or 0)
+    except ConfigError as exc:
+        print(f"diablotin: config error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    from .box.base import BoxError
+    from .server import serve
+    from .service import Service
+
+    if args.host:
+        config.server.host = args.host
+    if args.port is not None:
+        config.server.port = args.port
+    service = Service(config)
+    try:
+        service.start()
+    except BoxError as exc:
+        service.stop()
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    serve(service, config.server.host, config.server.port, config.server.threads)
+    return 0
+
+
+def cmd_selftest(args: argparse.Namespace, config: Config) -> int:
+    from .box.base import BoxError
+    from .box.factory import make_box
+    from .box.selftest import run_selftest
+    from .clock import RealClock
+
+    clock = RealClock()
+    try:
+        box, toy = make_box(config.box, clock)
+    except BoxError as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return 0 if run_selftest(box, toy, sys.stdout) else 1
+    finally:
+        box.close()
+        clock.close()
+
+
+def cmd_play(args: argparse.Namespace, config: Config) -> int:
+    from .terminal import play_sauteur
+
+    if args.rule:
+        config.sauteur.rule = args.rule
+    if args.seed is not None:
+        config.box.seed = args.seed
+    return play_sauteur(config, computer=args.computer)
+
+
+def cmd_sim(args: argparse.Namespace, config: Config) -> int:
+    from .sim import format_report, simulate
+
+    if args.games < 1:
+        print("diablotin: --games must be at least 1", file=sys.stderr)
+        return 2
+    print(format_report(simulate(args.rule, args.games, args.seed)))
+    return 0
+
+
+def _journal(config: Config) -> Any:
+    from .journal import Journal
+
+    return Journal(config.data_dir / "diablotin.sqlite3")
+
+
+def cmd_games(args: argparse.Namespace, config: Config) -> int:
+    journal = _journal(config)
+    for game in journal.games():
+        state = "finished" if game.finished else "in progress"
+        print(f"{game.id:5d}  {game.kind:8s}  {state:11s}  {game.title}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, config: Config) -> int:
+    from .journal import GameNotFound
+
+    try:
+        data = _journal(config).export(args.game_id)
+    except GameNotFound as exc:
+        print(f"diablotin: {exc.args[0]}", file=sys.stderr)
+        return 2
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"game {args.game_id} written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, config: Config) -> int:
+    from .games.base import Refused, replay
+    from .journal import BadExport, Entry, check_export, effective_actions
+    from .service import rules_for
+
+    try:
+        data = json.loads(Path(args.file).read_text(encoding="utf-8"))
+        check_export(data)
+        rules = rules_for(data["kind"], config)
+        actions = effective_actions(
+            [Entry(i, 0.0, bool(e.get("undo")), e["action"]) for i, e in enumerate(data["entries"])]
+        )
+        state = replay(rules, data["options"], actions)
+    except (OSError, json.JSONDecodeError, BadExport, Refused) as exc:
+        print(f"diablotin: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(rules.view(state, "public"), indent=1, ensure_ascii=False))
+    if args.store:
+        game_id = _journal(config).import_game(data)
+        print(f"stored as game {game_id}", file=sys.stderr)
+    return 0
+
+
+def cmd_tails(args: argparse.Namespace, config: Config) -> int:
+    from .tails_cli import score_main
+
+    return score_main(args.file)
+
+
+def cmd_bench(args: argparse.Namespace, config: Config) -> int:
+    import importlib
+
+    module = importlib.import_module(f"controller.bench.{args.area}")
+    return int(module.main(args.rest) or 0)
+
+
+def cmd_config(args: argparse.Namespace, config: Config) -> int:
+    print(f"# from: {config.source or 'defaults (no config file)'}")
+    print(f"box: {config.box}")
+    print(f"server: host={config.server.host} port={config.server.port}")
+    print(f"data_dir: {config.data_dir}")
+    print(f"sauteur: {config.sauteur}")
+    print(f"teufel: {config.teufel}")
+    print(f"tails: {config.tails}")
+    return 0
+
+
+COMMANDS = {
+    "serve": cmd_serve,
+    "selftest": cmd_selftest,
+    "play": cmd_play,
+    "sim": cmd_sim,
+    "games": cmd_games,
+    "export": cmd_export,
+    "replay": cmd_replay,
+    "tails": cmd_tails,
+    "bench": cmd_bench,
+    "config": cmd_config,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

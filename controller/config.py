@@ -1,0 +1,228 @@
+"""The configuration: one TOML file, every setting with a default that works on a laptop.
+
+Where the file comes from, first match wins: ``--config PATH`` on the command line,
+the ``DIABLOTIN_CONFIG`` environment variable, ``/etc/diablotin/diablotin.toml`` if it
+exists, else no file (all defaults). Unknown keys and bad values are refused at
+start with :class:`ConfigError`, whose message names the file, the key and the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .box.base import Limits
+
+ENV_VAR = "DIABLOTIN_CONFIG"
+SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PINS = REPO_ROOT / "hardware" / "pins.toml"
+
+BACKENDS = ("simulated", "gpio", "serial", "virtual")
+PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used: ``file: key: reason``."""
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "diablotin"
+
+
+@dataclass
+class BoxConfig:
+    backend: str = "simulated"
+    pin_factory: str = "mock"
+    pins: Path = DEFAULT_PINS
+    serial_port: str = "auto"
+    seed: int | None = None
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class ServerConfig:
+    host: str = "0.0.0.0"
+    port: int = 8000
+    referee_pin: str = ""
+    threads: int = 128
+
+
+@dataclass
+class SauteurConfig:
+    rule: str = "A"
+    rounds: int | None = None
+    number_faces: list[int | str] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
+
+
+@dataclass
+class TeufelConfig:
+    colours: list[str] = field(
+        default_factory=lambda: ["yellow", "green", "blue", "purple", "white", "black"]
+    )
+    vines: list[str] = field(default_factory=lambda: ["b2", "f2", "d1", "d7", "b6", "f6"])
+
+
+@dataclass
+class TailsConfig:
+    board: str = ""
+
+
+@dataclass
+class Config:
+    """Everything the service reads at start. ``source`` is the file it came from, if any."""
+
+    box: BoxConfig = field(default_factory=BoxConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+    data_dir: Path = field(default_factory=default_data_dir)
+    sauteur: SauteurConfig = field(default_factory=SauteurConfig)
+    teufel: TeufelConfig = field(default_factory=TeufelConfig)
+    tails: TailsConfig = field(default_factory=TailsConfig)
+    source: Path | None = None
+
+
+# key -> (type check, converter); sections map to the dataclasses above.
+_SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "box": {"backend": str, "pin_factory": str, "pins": str, "serial_port": str, "seed": int},
+    "limits": {
+        "pulse_ms": (int, float),
+        "min_gap_ms": (int, float),
+        "duty_window_s": (int, float),
+        "max_duty": (int, float),
+        "debounce_ms": (int, float),
+    },
+    "server": {"host": str, "port": int, "referee_pin": str, "threads": int},
+    "data": {"dir": str},
+    "sauteur": {"rule": str, "rounds": int, "number_faces": list},
+    "teufel": {"colours": list, "vines": list},
+    "tails": {"board": str},
+}
+
+
+def find_config_path(cli_path: str | None) -> Path | None:
+    """The config file to read (see module doc), or ``None`` for all defaults."""
+    if cli_path:
+        return Path(cli_path)
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    return SYSTEM_CONFIG if SYSTEM_CONFIG.exists() else None
+
+
+def load_config(path: Path | None) -> Config:
+    """Read and validate ``path`` (``None``: defaults). Raises :class:`ConfigError`."""
+    if path is None:
+        return Config()
+    where = str(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    return _from_dict(raw, where, path)
+
+
+def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
+    def bad(key: str, reason: str) -> ConfigError:
+        return ConfigError(f"{where}: {key}: {reason}")
+
+    for section, values in raw.items():
+        if section not in _SCHEMA:
+            raise bad(section, f"unknown section (known: {', '.join(_SCHEMA)})")
+        if not isinstance(values, dict):
+            raise bad(section, "must be a table, e.g. [" + section + "]")
+        for key, value in values.items():
+            known = _SCHEMA[section]
+            if key not in known:
+                raise bad(f"{section}.{key}", f"unknown key (known: {', '.join(known)})")
+            expected = known[key]
+            if isinstance(value, bool) or not isinstance(value, expected):
+                names = (
+                    " or ".join(t.__name__ for t in expected)
+                    if isinstance(expected, tuple)
+                    else expected.__name__
+                )
+                raise bad(f"{section}.{key}", f"expected {names}, got {value!r}")
+
+    base = path.parent if path else Path.cwd()
+    cfg = Config(source=path)
+    box = raw.get("box", {})
+    cfg.box.backend = box.get("backend", cfg.box.backend)
+    if cfg.box.backend not in BACKENDS:
+        raise bad("box.backend", f"{cfg.box.backend!r} is not one of {', '.join(BACKENDS)}")
+    cfg.box.pin_factory = box.get("pin_factory", cfg.box.pin_factory)
+    if cfg.box.pin_factory not in PIN_FACTORIES:
+        raise bad(
+            "box.pin_factory", f"{cfg.box.pin_factory!r} is not one of {', '.join(PIN_FACTORIES)}"
+        )
+    if "pins" in box:
+        cfg.box.pins = (base / box["pins"]).resolve()
+        if not cfg.box.pins.is_file():
+            raise bad("box.pins", f"no pin map at {cfg.box.pins}")
+    cfg.box.serial_port = box.get("serial_port", cfg.box.serial_port)
+    cfg.box.seed = box.get("seed", cfg.box.seed)
+
+    limits = raw.get("limits", {})
+    try:
+        cfg.box.limits = Limits(**{k: float(v) for k, v in limits.items()})
+    except ValueError as exc:
+        raise bad("limits.pulse_ms", str(exc)) from None
+    lim = cfg.box.limits
+    if lim.min_gap_ms < 250:
+        raise bad("limits.min_gap_ms", "must be at least 250 ms (hardware.md)")
+    if not 0 < lim.max_duty <= 0.10:
+        raise bad("limits.max_duty", "must be in (0, 0.10]: at most 10 % duty")
+    if lim.duty_window_s < 10:
+        raise bad("limits.duty_window_s", "must be at least 10 s")
+    if not 1 <= lim.debounce_ms <= 500:
+        raise bad("limits.debounce_ms", "must be between 1 and 500 ms")
+
+    server = raw.get("server", {})
+    cfg.server.host = server.get("host", cfg.server.host)
+    cfg.server.port = server.get("port", cfg.server.port)
+    if not 0 <= cfg.server.port <= 65535:
+        raise bad("server.port", "must be 0-65535")
+    cfg.server.referee_pin = server.get("referee_pin", cfg.server.referee_pin)
+    pin = cfg.server.referee_pin
+    if pin and not (pin.isdigit() and 4 <= len(pin) <= 12):
+        raise bad("server.referee_pin", "must be 4 to 12 digits (or empty to generate one)")
+    cfg.server.threads = server.get("threads", cfg.server.threads)
+    if not 8 <= cfg.server.threads <= 1024:
+        raise bad("server.threads", "must be between 8 and 1024")
+
+    if "dir" in raw.get("data", {}):
+        cfg.data_dir = (base / raw["data"]["dir"]).resolve()
+
+    sauteur = raw.get("sauteur", {})
+    cfg.sauteur.rule = sauteur.get("rule", cfg.sauteur.rule)
+    if cfg.sauteur.rule not in ("A", "B"):
+        raise bad("sauteur.rule", "must be 'A' or 'B'")
+    cfg.sauteur.rounds = sauteur.get("rounds", cfg.sauteur.rounds)
+    faces = sauteur.get("number_faces", cfg.sauteur.number_faces)
+    if not faces or not all(
+        (isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 99) or f == "devil"
+        for f in faces
+    ):
+        raise bad("sauteur.number_faces", 'faces are numbers 1-99 or "devil"')
+    cfg.sauteur.number_faces = list(faces)
+
+    teufel = raw.get("teufel", {})
+    for key in ("colours", "vines"):
+        value = teufel.get(key, getattr(cfg.teufel, key))
+        if not all(isinstance(v, str) for v in value):
+            raise bad(f"teufel.{key}", "must be a list of strings")
+        setattr(cfg.teufel, key, list(value))
+    if len(cfg.teufel.colours) != 6 or len(set(cfg.teufel.colours)) != 6:
+        raise bad("teufel.colours", "must name six distinct colours")
+
+    tails = raw.get("tails", {})
+    if tails.get("board"):
+        board = (base / tails["board"]).resolve()
+        if not board.is_file():
+            raise bad("tails.board", f"no board file at {board}")
+        cfg.tails.board = str(board)
+    return cfg

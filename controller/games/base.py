@@ -1,0 +1,77 @@
+"""The contract every rules engine keeps.
+
+A game is its setup options plus its list of actions. ``apply`` is the only
+thing that changes state, and it never mutates its argument: it returns the
+new state or raises :class:`Refused` with a reason a referee can read.
+
+Actions are JSON objects (``dict[str, Any]``) with a ``"type"`` key, so they
+can be journaled, exported and replayed as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol, TypeVar
+
+Action = Mapping[str, Any]
+"""A JSON object with at least a ``"type"`` key."""
+
+Viewer = Literal["public", "referee"]
+"""Who a view is for: spectators, or the referee (who may see more)."""
+
+S = TypeVar("S")
+
+
+class Refused(ValueError):
+    """An action the rules do not allow; nothing was changed.
+
+    ``code`` is a short machine-readable slug (``"wrong-role"``,
+    ``"slot-empty"``, ...), ``reason`` the sentence shown to the referee.
+    """
+
+    def __init__(self, reason: str, code: str = "illegal") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+    def as_dict(self) -> dict[str, str]:
+        return {"error": self.code, "reason": self.reason}
+
+
+class Rules(Protocol[S]):
+    """What the service needs from a rules engine."""
+
+    name: str
+    """Short slug used in URLs, the journal and the CLI (``"sauteur"``)."""
+
+    def setup(self, options: Mapping[str, Any]) -> S:
+        """Initial state from setup options; raises :class:`Refused` on bad options."""
+        ...
+
+    def apply(self, state: S, action: Action) -> S:
+        """The state after ``action``; raises :class:`Refused` and changes nothing."""
+        ...
+
+    def legal_actions(self, state: S) -> list[dict[str, Any]]:
+        """Every action ``apply`` would accept now (chance actions included)."""
+        ...
+
+    def is_over(self, state: S) -> bool:
+        """True once the game has ended."""
+        ...
+
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        """The JSON-serialisable picture of ``state`` that ``viewer`` may see."""
+        ...
+
+
+def replay(rules: Rules[S], options: Mapping[str, Any], actions: Iterable[Action]) -> S:
+    """Rebuild a game from its setup and action list; raises :class:`Refused`
+    (with the action's index in the reason) if the record is not legal."""
+    state = rules.setup(options)
+    for index, action in enumerate(actions):
+        try:
+            state = rules.apply(state, action)
+        except Refused as refusal:
+            raise Refused(f"action {index + 1}: {refusal.reason}", refusal.code) from None
+    return state

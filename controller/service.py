@@ -1,0 +1,439 @@
+"""The running box: journal, live-update hub, game tables, and the toy's hardware.
+
+Data flows one way: hardware or referee → action → rules → journal → state →
+hub → phones. Everything that touches the Diable sauteur's hardware runs on one
+worker thread (box events are handed to it, never handled on a pin thread).
+
+Only one Diable sauteur game is "on the box" at a time: the newest unfinished one.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .box.base import Box, BoxError, BoxEvent, BoxFault
+from .clock import Clock, RealClock
+from .config import Config
+from .games.base import Action, Refused, Rules
+from .hub import Hub
+from .journal import GameNotFound, Journal
+from .table import Table
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+GAME_KINDS = ("sauteur", "teufel", "tails")
+
+
+def rules_for(kind: str, config: Config) -> Rules[Any]:
+    """The rules engine for ``kind``; raises :class:`Refused` for an unknown game."""
+    if kind == "sauteur":
+        from .games.sauteur import SauteurRules
+
+        return SauteurRules()
+    if kind == "teufel":
+        from .games.teufel import TeufelRules
+
+        return TeufelRules()
+    if kind == "tails":
+        from .games.tails import TailsRules
+
+        return TailsRules()
+    raise Refused(f"unknown game {kind!r}: choose one of {', '.join(GAME_KINDS)}", "bad-game")
+
+
+class Service:
+    """Construct, then ``start()``; ``stop()`` switches every coil off and closes everything.
+
+    ``box``/``toy``/``clock`` may be injected (tests); otherwise they come from the config.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        box: Box | None = None,
+        toy: Any = None,
+        clock: Clock | None = None,
+        journal: Journal | None = None,
+        think_s: float = 0.6,
+        face_delay_s: float = 0.4,
+        hide_delay_s: float = 1.0,
+    ) -> None:
+        self.config = config
+        self.clock = clock or RealClock()
+        self.hub = Hub()
+        self.journal = journal
+        self.box = box
+        self.toy = toy
+        self.watch: Any = None
+        self.tables: dict[int, Table] = {}
+        self.computer: dict[int, set[str]] = {}
+        self.think_s = think_s
+        self.face_delay_s = face_delay_s
+        self.hide_delay_s = hide_delay_s
+        self.referee_pin = config.server.referee_pin or _load_or_make_pin(config.data_dir)
+        self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._worker: threading.Thread | None = None
+        self._lock = threading.RLock()
+        self._notices: list[dict[str, Any]] = []
+        self._pending_press: dict[int, int] = {}
+        self.started = False
+
+    # -- life cycle ---------------------------------------------------------
+    def start(self) -> None:
+        if self.journal is None:
+            self.journal = Journal(self.config.data_dir / "diablotin.sqlite3")
+        if self.box is None:
+            from .box.factory import make_box
+
+            self.box, self.toy = make_box(self.config.box, self.clock)
+        from .box.watch import ToyWatch
+
+        self.watch = ToyWatch(self.box, self.clock, self._on_watch_event)
+        self.box.subscribe(self._on_box_event)
+        self._worker = threading.Thread(target=self._run, name="service", daemon=True)
+        self._worker.start()
+        for record in self.journal.games(finished=False):
+            self._open_table(record.id)
+        self.started = True
+        log.info("service started: %d game(s) resumed", len(self.tables))
+        self._after_change_sauteur()
+
+    def stop(self) -> None:
+        """Coils off first, then the rest. Safe to call twice, never raises."""
+        if self.box is not None:
+            try:
+                self.box.all_off()
+                self.box.close()
+            except Exception:
+                log.exception("closing the box")
+        if self._worker is not None:
+            self._inbox.put(None)
+            self._worker.join(timeout=2)
+            self._worker = None
+        self.hub.close_all()
+        self.clock.close()
+        if self.journal is not None:
+            self.journal.close()
+        self.started = False
+
+    # -- the worker thread --------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            job = self._inbox.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:
+                log.exception("service job failed; coils off")
+                if self.box is not None:
+                    self.box.all_off()
+
+    def call(self, fn: Callable[[], T], timeout: float = 5.0) -> T:
+        """Run ``fn`` on the worker thread and return its result (or raise its exception)."""
+        if threading.current_thread() is self._worker:
+            return fn()
+        future: Future[T] = Future()
+
+        def job() -> None:
+            try:
+                future.set_result(fn())
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        self._inbox.put(job)
+        return future.result(timeout)
+
+    def post(self, fn: Callable[[], None]) -> None:
+        self._inbox.put(fn)
+
+    # -- games ----------------------------------------------------------------
+    def new_game(self, kind: str, options: Mapping[str, Any] | None = None, title: str = "") -> int:
+        """Start a game; raises :class:`Refused` on an unknown game or bad options."""
+        rules = rules_for(kind, self.config)
+        opts = self._default_options(kind) | dict(options or {})
+        rules.setup(opts)  # validate before anything is stored
+        assert self.journal is not None
+        game_id = self.journal.create_game(kind, opts, title or _default_title(kind, opts))
+        self._open_table(game_id)
+        self.hub.publish("games", self.games())
+        if kind == "sauteur":
+            self.post(self._after_change_sauteur)
+        return game_id
+
+    def _default_options(self, kind: str) -> dict[str, Any]:
+        cfg = self.config
+        if kind == "sauteur":
+            opts: dict[str, Any] = {
+                "rule": cfg.sauteur.rule,
+                "number_faces": cfg.sauteur.number_faces,
+            }
+            if cfg.sauteur.rounds:
+                opts["rounds"] = cfg.sauteur.rounds
+            return opts
+        if kind == "teufel":
+            return {"colours": cfg.teufel.colours, "vines": cfg.teufel.vines}
+        if kind == "tails" and cfg.tails.board:
+            return {"board": cfg.tails.board}
+        return {}
+
+    def _open_table(self, game_id: int) -> Table:
+        assert self.journal is not None
+        record = self.journal.game(game_id)
+        table = Table(rules_for(record.kind, self.config), self.journal, game_id, self.hub)
+        if record.kind == "sauteur":
+            table.listeners.append(lambda _t: self.post(self._after_change_sauteur))
+        self.tables[game_id] = table
+        return table
+
+    def table(self, game_id: int) -> Table:
+        """The table of a game (finished ones are loaded from the journal on demand)."""
+        with self._lock:
+            if game_id not in self.tables:
+                try:
+                    self._open_table(game_id)
+                except GameNotFound:
+                    raise Refused(f"there is no game {game_id}", "no-game") from None
+            return self.tables[game_id]
+
+    def games(self) -> list[dict[str, Any]]:
+        assert self.journal is not None
+        out = []
+        for record in self.journal.games():
+            table = self.tables.get(record.id)
+            out.append(
+                table.summary()
+                if table
+                else {
+                    "id": record.id,
+                    "kind": record.kind,
+                    "title": record.title,
+                    "created": record.created,
+                    "finished": record.finished is not None,
+                }
+            )
+        return out
+
+    def submit(self, game_id: int, action: Action) -> dict[str, Any]:
+        """Apply a referee's action. A pop on the box's game presses the key instead."""
+        table = self.table(game_id)
+        if table.rules.name == "sauteur" and action.get("type") == "pop":
+            return self.press(game_id, int(action.get("key", 0)), by=action.get("by"))
+        return table.submit(action)
+
+    def undo(self, game_id: int) -> dict[str, Any]:
+        return self.table(game_id).undo()
+
+    def import_game(self, data: Mapping[str, Any]) -> int:
+        """Store an exported game and check it replays; raises :class:`Refused` if not."""
+        assert self.journal is not None
+        from .journal import check_export
+
+        try:
+            check_export(data)
+        except ValueError as exc:
+            raise Refused(str(exc), "bad-export") from None
+        rules = rules_for(str(data["kind"]), self.config)
+        from .games.base import replay
+
+        replay(rules, data["options"], _effective_from_export(data))
+        game_id = self.journal.import_game(data)
+        self.hub.publish("games", self.games())
+        return game_id
+
+    # -- the Diable sauteur on the box -------------------------------------------
+    def box_game(self) -> Table | None:
+        """The sauteur game the box is playing: the newest unfinished one."""
+        live = [t for t in self.tables.values() if t.rules.name == "sauteur" and not t.finished]
+        return max(live, key=lambda t: t.game_id) if live else None
+
+    def press(self, game_id: int, key: int, by: Any = None) -> dict[str, Any]:
+        """Fire key ``key`` for the popper. Checks the rules and the box first.
+
+        Returns ``{"pressing": key}``; the pop is journaled when the slot empties.
+        Raises :class:`Refused` (rules, wrong game) or :class:`BoxError` (limits, faults).
+        """
+        table = self.table(game_id)
+        box_table = self.box_game()
+        if box_table is None or box_table.game_id != game_id:
+            raise Refused(f"game {game_id} is not the game on the box", "not-on-box")
+        action = {"type": "pop", "key": key, "by": by if by is not None else self._popper(table)}
+        table.check(action)
+        faults = self.active_faults()
+        if faults:
+            raise BoxFault(f"the box has a fault: {faults[0]}; clear it first")
+
+        def fire() -> dict[str, Any]:
+            assert self.watch is not None
+            self.watch.press(key)
+            self._pending_press[key] = game_id
+            return {"pressing": key}
+
+        return self.call(fire)
+
+    def _popper(self, table: Table) -> Any:
+        return table.view("public")["state"].get("popper")
+
+    def set_computer(self, game_id: int, player: str, on: bool) -> dict[str, Any]:
+        """Let the computer play ``player``'s pops in a sauteur game."""
+        table = self.table(game_id)
+        if table.rules.name != "sauteur":
+            raise Refused("only the Diable sauteur has a computer popper", "no-computer")
+        if player not in ("p1", "p2"):
+            raise Refused("player must be p1 or p2", "bad-player")
+        seats = self.computer.setdefault(game_id, set())
+        (seats.add if on else seats.discard)(player)
+        self.post(self._after_change_sauteur)
+        return {"computer": sorted(seats)}
+
+    def _on_box_event(self, event: BoxEvent) -> None:
+        self.hub.publish("box", {"event": type(event).__name__, **_event_dict(event)})
+
+    def _on_watch_event(self, event: Any) -> None:
+        self.post(lambda: self._handle_watch(event))
+
+    def _handle_watch(self, event: Any) -> None:
+        name = type(event).__name__
+        table = self.box_game()
+        self.hub.publish("box", {"event": name, **_event_dict(event)})
+        if table is None:
+            return
+        state = table.view("public")["state"]
+        if name == "HidingDone" and state.get("phase") == "hiding":
+            self._submit_quietly(table, {"type": "hidden"})
+        elif name == "Popped":
+            self._pending_press.pop(event.key, None)
+            action = {"type": "pop", "key": event.key, "by": self._popper(table)}
+            if self._submit_quietly(table, action) and self.toy is not None:
+                face = self.toy.face(event.key)
+                self.clock.call_later(
+                    self.face_delay_s,
+                    lambda: self.post(
+                        lambda: self._submit_quietly(table, {"type": "face", "face": face})
+                    ),
+                )
+        elif name == "Jammed":
+            self.notice(f"key {event.key} jammed: retry, or tell the box it was popped by hand")
+
+    def _submit_quietly(self, table: Table, action: dict[str, Any]) -> bool:
+        try:
+            table.submit(action)
+            return True
+        except Refused as refusal:
+            self.notice(f"{action['type']} not accepted: {refusal.reason}")
+            return False
+
+    def _after_change_sauteur(self) -> None:
+        """After any change: hide the simulated dice, or let the computer popper move."""
+        table = self.box_game()
+        if table is None:
+            return
+        state = table.view("public")["state"]
+        if state.get("phase") == "hiding" and self.toy is not None and self.watch is not None:
+            if not self.watch.hiding_done():
+                self.clock.call_later(self.hide_delay_s, self._toy_hide_if_needed)
+            else:
+                self._submit_quietly(table, {"type": "hidden"})
+        popper = state.get("popper")
+        if popper in self.computer.get(table.game_id, ()) and not self._pending_press:
+            self.clock.call_later(self.think_s, lambda: self.post(self._computer_move))
+
+    def _toy_hide_if_needed(self) -> None:
+        table = self.box_game()
+        if table and table.view("public")["state"].get("phase") == "hiding" and self.toy:
+            self.toy.hide()
+
+    def _computer_move(self) -> None:
+        from .games.sauteur import choose
+
+        table = self.box_game()
+        if table is None or table.finished or self._pending_press:
+            return
+        state = table.view("public")["state"]
+        if state.get("popper") not in self.computer.get(table.game_id, ()):
+            return
+        if state.get("phase") not in ("popping", "advance"):
+            return
+        action = choose(table.state)
+        try:
+            if action["type"] == "pop":
+                self.press(table.game_id, action["key"], by=action.get("by"))
+            else:
+                table.submit(action)
+        except (Refused, BoxError) as exc:
+            self.notice(f"computer move refused: {exc}")
+
+    # -- box status -------------------------------------------------------------
+    def active_faults(self) -> list[str]:
+        faults: list[str] = []
+        if self.watch is not None:
+            faults += list(self.watch.faults())
+        if self.box is not None:
+            faults += [str(f) for f in self.box.status().get("faults", [])]
+        return faults
+
+    def box_status(self) -> dict[str, Any]:
+        assert self.box is not None
+        status = dict(self.box.status())
+        status["faults"] = self.active_faults()
+        status["slots"] = self.box.slots()
+        status["lid"] = self.box.lid_closed()
+        status["simulated"] = self.toy is not None
+        status["notices"] = self._notices[-20:]
+        return status
+
+    def notice(self, text: str) -> None:
+        log.warning(text)
+        entry = {"at": self.clock.now(), "text": text}
+        self._notices.append(entry)
+        del self._notices[:-100]
+        self.hub.publish("box", {"event": "Notice", **entry})
+
+
+def _event_dict(event: Any) -> dict[str, Any]:
+    fields = getattr(event, "__dataclass_fields__", {})
+    return {name: getattr(event, name) for name in fields}
+
+
+def _effective_from_export(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    from .journal import Entry, effective_actions
+
+    return effective_actions(
+        [
+            Entry(i, 0.0, bool(e.get("undo")), dict(e["action"]))
+            for i, e in enumerate(data["entries"])
+        ]
+    )
+
+
+def _default_title(kind: str, options: Mapping[str, Any]) -> str:
+    names = {
+        "sauteur": "Diable sauteur",
+        "teufel": "Teufel Teufel",
+        "tails": "Le Diable par la queue",
+    }
+    extra = f" — rule {options['rule']}" if kind == "sauteur" and "rule" in options else ""
+    return names.get(kind, kind) + extra
+
+
+def _load_or_make_pin(data_dir: Path) -> str:
+    """The referee PIN kept in the data dir, generated (6 digits) on first start."""
+    path = data_dir / "referee-pin"
+    if path.exists():
+        pin = path.read_text().strip()
+        if pin.isdigit():
+            return pin
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pin = f"{secrets.randbelow(10**6):06d}"
+    path.write_text(pin + "\n")
+    path.chmod(0o600)
+    return pin

@@ -1,0 +1,115 @@
+"""A table: one game bound to the journal and the live-update hub.
+
+``submit`` runs the pure rules first (a refusal changes nothing and journals
+nothing), then journals the action durably, then swaps in the new state and
+publishes the public view. ``undo`` records an undo marker and rebuilds the
+state by replaying the remaining actions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .games.base import Action, Refused, Rules, Viewer, replay
+from .hub import Hub
+from .journal import Journal, effective_actions
+
+ChangeListener = Callable[["Table"], None]
+
+
+class Table:
+    """Thread-safe holder of one game's state. ``version`` counts journal entries."""
+
+    def __init__(self, rules: Rules[Any], journal: Journal, game_id: int, hub: Hub) -> None:
+        self.rules = rules
+        self.journal = journal
+        self.game_id = game_id
+        self.hub = hub
+        record = journal.game(game_id)
+        self.options: dict[str, Any] = record.options
+        self.title = record.title
+        self.created = record.created
+        self.lock = threading.RLock()
+        entries = journal.entries(game_id)
+        self.version = len(entries)
+        self.actions = effective_actions(entries)
+        self.state = replay(rules, self.options, self.actions)
+        self.finished = record.finished is not None
+        self.listeners: list[ChangeListener] = []
+        self.last_change = time.time()
+
+    @property
+    def topic(self) -> str:
+        return f"game:{self.game_id}"
+
+    def check(self, action: Action) -> Any:
+        """The state ``action`` would lead to; raises :class:`Refused`. Changes nothing."""
+        if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+            raise Refused("an action is a JSON object with a 'type'", "bad-action")
+        with self.lock:
+            return self.rules.apply(self.state, action)
+
+    def submit(self, action: Action) -> dict[str, Any]:
+        """Apply, journal, publish. Returns the new public view; raises :class:`Refused`."""
+        with self.lock:
+            new_state = self.check(action)
+            self.journal.append(self.game_id, dict(action))
+            self.version += 1
+            self.actions.append(dict(action))
+            self._set(new_state)
+            return self.view("public")
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last action (recorded as an undo entry); raises :class:`Refused`."""
+        with self.lock:
+            if not self.actions:
+                raise Refused("there is nothing to undo", "nothing-to-undo")
+            remaining = self.actions[:-1]
+            state = replay(self.rules, self.options, remaining)
+            self.journal.append(self.game_id, {"type": "undo"}, undo=True)
+            self.version += 1
+            self.actions = remaining
+            self._set(state)
+            return self.view("public")
+
+    def legal_actions(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return self.rules.legal_actions(self.state)
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        """The one choke point for what leaves the service about this game."""
+        with self.lock:
+            return {
+                "id": self.game_id,
+                "kind": self.rules.name,
+                "title": self.title,
+                "version": self.version,
+                "finished": self.finished,
+                "state": self.rules.view(self.state, viewer),
+            }
+
+    def summary(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "id": self.game_id,
+                "kind": self.rules.name,
+                "title": self.title,
+                "created": self.created,
+                "version": self.version,
+                "finished": self.finished,
+                "actions": len(self.actions),
+            }
+
+    def _set(self, state: Any) -> None:
+        self.state = state
+        self.last_change = time.time()
+        over = self.rules.is_over(state)
+        if over != self.finished:
+            self.journal.mark_finished(self.game_id, over)
+            self.finished = over
+        self.hub.publish(self.topic, self.view("public"))
+        for listener in list(self.listeners):
+            listener(self)

@@ -1,0 +1,85 @@
+"""Config: defaults work on a laptop; bad files are refused with file, key and reason."""
+
+import pytest
+
+from controller.config import ConfigError, find_config_path, load_config
+
+
+def write(tmp_path, text):
+    path = tmp_path / "diablotin.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_work_on_a_laptop():
+    cfg = load_config(None)
+    assert cfg.box.backend == "simulated" and cfg.box.pin_factory == "mock"
+    assert cfg.box.limits.pulse_ms == 30 and cfg.box.pins.name == "pins.toml"
+    assert cfg.box.pins.is_file()
+
+
+def test_a_full_file(tmp_path):
+    path = write(
+        tmp_path,
+        """
+[box]
+backend = "gpio"
+pin_factory = "lgpio"
+serial_port = "/dev/ttyACM0"
+[limits]
+pulse_ms = 40
+[server]
+port = 8123
+referee_pin = "4321"
+[data]
+dir = "state"
+[sauteur]
+rule = "B"
+number_faces = [1, 2, 3, 4, 5, "devil"]
+""",
+    )
+    cfg = load_config(path)
+    assert (cfg.box.backend, cfg.box.pin_factory, cfg.box.limits.pulse_ms) == ("gpio", "lgpio", 40)
+    assert cfg.server.port == 8123 and cfg.server.referee_pin == "4321"
+    assert cfg.data_dir == (tmp_path / "state").resolve()
+    assert cfg.sauteur.rule == "B" and cfg.sauteur.number_faces[-1] == "devil"
+
+
+@pytest.mark.parametrize(
+    "text, key, reason",
+    [
+        ("[box]\nbakend = 'gpio'\n", "box.bakend", "unknown key"),
+        ("[boxes]\n", "boxes", "unknown section"),
+        ("[box]\nbackend = 'wifi'\n", "box.backend", "not one of"),
+        ("[box]\npin_factory = 'pigpio'\n", "box.pin_factory", "not one of"),
+        ("[limits]\npulse_ms = 150\n", "limits.pulse_ms", "100"),
+        ("[limits]\npulse_ms = 'long'\n", "limits.pulse_ms", "expected"),
+        ("[limits]\nmin_gap_ms = 100\n", "limits.min_gap_ms", "250"),
+        ("[limits]\nmax_duty = 0.5\n", "limits.max_duty", "10 %"),
+        ("[server]\nport = 70000\n", "server.port", "0-65535"),
+        ("[server]\nreferee_pin = 'abc'\n", "server.referee_pin", "digits"),
+        ("[server]\nport = true\n", "server.port", "expected int"),
+        ("[sauteur]\nrule = 'C'\n", "sauteur.rule", "'A' or 'B'"),
+        ("[sauteur]\nnumber_faces = [0]\n", "sauteur.number_faces", "1-99"),
+        ("[teufel]\ncolours = ['red']\n", "teufel.colours", "six"),
+        ("[box]\npins = 'nowhere.toml'\n", "box.pins", "no pin map"),
+        ("box = [", "", "not valid TOML"),
+    ],
+)
+def test_bad_values_name_file_key_reason(tmp_path, text, key, reason):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and key in message and reason in message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "absent.toml")
+
+
+def test_config_path_precedence(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIABLOTIN_CONFIG", str(tmp_path / "env.toml"))
+    assert find_config_path("cli.toml").name == "cli.toml"
+    assert find_config_path(None).name == "env.toml"

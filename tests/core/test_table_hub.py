@@ -1,0 +1,138 @@
+"""Tables (rules + journal + hub) and the live-update hub."""
+
+import json
+import threading
+from dataclasses import dataclass
+
+import pytest
+
+from controller.games.base import Refused, replay
+from controller.hub import Hub, sse_frame
+from controller.journal import Journal
+from controller.table import Table
+
+
+@dataclass(frozen=True)
+class Count:
+    total: int
+    limit: int
+
+
+class CountTo:
+    """A tiny game: add 1 or 2 until the limit; going over is refused."""
+
+    name = "count"
+
+    def setup(self, options):
+        if options.get("limit", 5) < 1:
+            raise Refused("limit must be positive", "bad-option")
+        return Count(0, options.get("limit", 5))
+
+    def apply(self, state, action):
+        if action["type"] != "add" or action.get("n") not in (1, 2):
+            raise Refused("add 1 or 2", "bad-action")
+        if state.total + action["n"] > state.limit:
+            raise Refused("that goes over the limit", "over")
+        return Count(state.total + action["n"], state.limit)
+
+    def legal_actions(self, state):
+        return [{"type": "add", "n": n} for n in (1, 2) if state.total + n <= state.limit]
+
+    def is_over(self, state):
+        return state.total == state.limit
+
+    def view(self, state, viewer):
+        return {"total": state.total, "limit": state.limit}
+
+
+@pytest.fixture
+def setup(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    hub = Hub()
+    gid = journal.create_game("count", {"limit": 4})
+    yield journal, hub, gid
+    journal.close()
+
+
+def test_submit_journals_then_publishes(setup):
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    sub = hub.subscribe([table.topic])
+    view = table.submit({"type": "add", "n": 2})
+    assert view["state"] == {"total": 2, "limit": 4}
+    assert journal.actions(gid) == [{"type": "add", "n": 2}]
+    frame = sub.get(1).decode()
+    assert frame.startswith(f"event: game:{gid}\n")
+    assert json.loads(frame.split("data: ", 1)[1])["state"]["total"] == 2
+
+
+def test_refusal_changes_nothing(setup):
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    table.submit({"type": "add", "n": 2})
+    sub = hub.subscribe([table.topic])
+    for bad in ({"type": "add", "n": 3}, {"type": "nope"}, {"n": 1}, "add"):
+        with pytest.raises(Refused):
+            table.submit(bad)
+    table.submit({"type": "add", "n": 2})
+    with pytest.raises(Refused, match="over the limit"):
+        table.submit({"type": "add", "n": 1})
+    assert journal.actions(gid) == [{"type": "add", "n": 2}] * 2
+    assert table.version == 2
+    assert sub.get(0.1) is not None and sub.get(0.01) is None  # only the accepted one published
+
+
+def test_undo_then_redo_equals_state_and_resumes(setup):
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    table.submit({"type": "add", "n": 1})
+    table.submit({"type": "add", "n": 2})
+    before = table.state
+    table.undo()
+    assert table.state.total == 1
+    table.submit({"type": "add", "n": 2})
+    assert table.state == before
+    assert table.finished is False
+    table.submit({"type": "add", "n": 1})
+    assert table.finished is True and journal.game(gid).finished is not None
+    resumed = Table(CountTo(), journal, gid, hub)
+    assert resumed.state == table.state and resumed.version == table.version == 5
+    assert replay(CountTo(), {"limit": 4}, journal.actions(gid)) == table.state
+
+
+def test_undo_with_nothing_is_refused(setup):
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    with pytest.raises(Refused, match="nothing to undo"):
+        table.undo()
+    assert journal.entries(gid) == []
+
+
+def test_hub_cuts_off_a_stalled_subscriber():
+    hub = Hub(max_backlog=3)
+    slow = hub.subscribe(["t"])
+    for n in range(5):
+        hub.publish("t", {"n": n})
+    assert [json.loads(slow.get(0).split(b"data: ")[1])["n"] for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(EOFError):
+        slow.get(0)
+
+
+def test_hub_topics_and_unsubscribe():
+    hub = Hub()
+    a, b = hub.subscribe(["x"]), hub.subscribe(["y", "x"])
+    assert hub.publish("y", 1) == 1
+    assert a.get(0) is None and b.get(0) is not None
+    a.close()
+    assert hub.subscriber_count == 1 and hub.publish("x", 2) == 1
+
+
+def test_hub_wakes_a_waiting_reader():
+    hub = Hub()
+    sub = hub.subscribe(["t"])
+    got = []
+    reader = threading.Thread(target=lambda: got.append(sub.get(5)))
+    reader.start()
+    hub.publish("t", {"hello": "é"})
+    reader.join(5)
+    assert got == [sse_frame("t", {"hello": "é"}, 1)]
