@@ -1,0 +1,1 @@
+"""Benchmarks: ``diablotin bench <area>`` runs ``controller.bench.<area>.main``."""

@@ -1,0 +1,51 @@
+"""The tail-tile game (Auf Teufel komm raus! / Le Diable par la queue).
+
+Board geometry is data (``board.json``, see :mod:`.board`); the rules are in
+:mod:`.rules`, scoring in :mod:`.scoring`, the advisor in :mod:`.advisor`, the
+record scorer behind ``diablotin tails score`` in :mod:`.record`.
+"""
+
+from .advisor import Suggestion, advise, advise_cell
+from .board import Board, BoardError, layout, load_board
+from .cards import KINDS, PAIRS, SYMMETRIC
+from .notation import NotationError, format_move, parse_move
+from .record import RecordError, score_record
+from .rules import (
+    Pending,
+    TailsRules,
+    TailsState,
+    cell_refusals,
+    game_view,
+    legal_cells,
+    pending,
+)
+from .scoring import Tail, score, trace, trace_all
+
+__all__ = [
+    "KINDS",
+    "PAIRS",
+    "SYMMETRIC",
+    "Board",
+    "BoardError",
+    "NotationError",
+    "Pending",
+    "RecordError",
+    "Suggestion",
+    "Tail",
+    "TailsRules",
+    "TailsState",
+    "advise",
+    "advise_cell",
+    "cell_refusals",
+    "format_move",
+    "game_view",
+    "layout",
+    "legal_cells",
+    "load_board",
+    "parse_move",
+    "pending",
+    "score",
+    "score_record",
+    "trace",
+    "trace_all",
+]

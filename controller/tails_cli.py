@@ -1,0 +1,30 @@
+"""``diablotin tails score FILE``: score a written tail-tile game record.
+
+The format is described in docs/rules-tails.md; the scoring itself is the pure
+:func:`controller.games.tails.score_record`. This module only does the I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .games.tails import RecordError, score_record
+
+
+def score_main(path: str) -> int:
+    """Print the record's scores as JSON on stdout and return 0; on an unreadable
+    file or an illegal record print ``FILE:LINE: reason`` on stderr and return 2."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"{path}: cannot read the record: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = score_record(text)
+    except RecordError as error:
+        print(f"{path}:{error.line}: {error.reason}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=2))
+    return 0
