@@ -34,9 +34,13 @@ class CoilGuard:
         over the cap, another coil still energised, a pulse too soon after the
         last one of this coil, or one that would exceed the duty limit.
         """
-        length = self.limits.pulse_ms if pulse_ms is None else float(pulse_ms)
-        if key not in KEYS:
+        if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
             raise LimitRefused(f"there is no key {key!r}: keys are 1-4")
+        if pulse_ms is not None and (
+            not isinstance(pulse_ms, int | float) or isinstance(pulse_ms, bool)
+        ):
+            raise LimitRefused(f"pulse_ms must be a number of milliseconds, got {pulse_ms!r}")
+        length = self.limits.pulse_ms if pulse_ms is None else float(pulse_ms)
         if not 0 < length <= self.limits.MAX_PULSE_MS:
             raise LimitRefused(
                 f"a {length:g} ms pulse is outside (0, {self.limits.MAX_PULSE_MS:g}] ms"

@@ -1,0 +1,431 @@
+"""Direct GPIO backend over gpiozero (``hardware.md``, "Two ways to drive it").
+
+Coils are ``DigitalOutputDevice`` (active high, created off); sensors and the lid
+are ``DigitalInputDevice`` whose edges feed our own :class:`Debouncer`. Every
+pulse is booked with :class:`CoilGuard` first (a refusal moves no pin), then a
+dedicated coil thread switches the coil on, holds it for ``pulse_ms`` of real
+time and switches it off in a ``finally``: the off never waits for the clock
+thread, a listener or the caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gpiozero import DigitalInputDevice, DigitalOutputDevice
+from gpiozero.pins import Factory
+
+from ..clock import Clock, RealClock
+from .base import (
+    KEYS,
+    Box,
+    BoxEvent,
+    BoxFault,
+    CoilFired,
+    FactoryUnavailable,
+    FaultChanged,
+    LidChanged,
+    Limits,
+    SlotChanged,
+)
+from .debounce import Debouncer
+from .pins import PinMap
+from .safety import CoilGuard
+
+log = logging.getLogger(__name__)
+
+FACTORY_NAMES = ("lgpio", "rpigpio", "mock")
+
+COIL_ON_TIMEOUT_S = 1.0
+"""How long ``fire`` waits for the coil thread to switch the coil on before giving up."""
+
+_FIXES = {
+    "lgpio": (
+        "on a Raspberry Pi install it with `pip install 'diablotin[pi]'` or "
+        '`sudo apt install python3-lgpio`; on a laptop set the pin factory to "mock"'
+    ),
+    "rpigpio": (
+        "install it with `pip install 'diablotin[rpigpio]'` (Pi 4 and older only: "
+        'RPi.GPIO does not work on a Pi 5: use lgpio); on a laptop use "mock"'
+    ),
+}
+
+
+def load_pin_factory(name: str) -> Factory:
+    """Create the gpiozero pin factory ``name`` (``lgpio``, ``rpigpio`` or ``mock``).
+
+    Raises :class:`FactoryUnavailable` naming the fix when the library is
+    missing or cannot drive this machine's pins; never falls back to another one.
+    """
+    try:
+        if name == "mock":
+            from gpiozero.pins.mock import MockFactory
+
+            return MockFactory()
+        if name == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory
+
+            return LGPIOFactory()
+        if name == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+            return RPiGPIOFactory()
+    except Exception as exc:  # ImportError off a Pi, RuntimeError/lgpio.error without GPIO
+        raise FactoryUnavailable(
+            f"pin factory {name!r} cannot load ({type(exc).__name__}: {exc}): {_FIXES[name]}"
+        ) from exc
+    raise FactoryUnavailable(
+        f"unknown pin factory {name!r}: choose one of {', '.join(FACTORY_NAMES)}"
+    )
+
+
+@dataclass
+class _Pulse:
+    key: int
+    length_ms: float
+    generation: int
+    on: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+    at: float = 0.0
+
+
+class GpioBox(Box):
+    """The box on gpiozero pins.
+
+    ``factory`` is a name from :data:`FACTORY_NAMES` or a gpiozero ``Factory``
+    instance (tests pass their own ``MockFactory``; the box then does not close
+    it). ``clock`` (default: a new :class:`RealClock`) times debouncing and the
+    safety bookkeeping; the pulse itself is real time. Events are emitted on
+    the clock thread (sensors) and on the caller's thread (``CoilFired``).
+
+    Raises :class:`FactoryUnavailable` when the factory cannot load and
+    :class:`BoxFault` when a pin cannot be opened (the pins opened so far are
+    switched off and released first).
+    """
+
+    kind = "gpio"
+
+    def __init__(
+        self,
+        pins: PinMap,
+        limits: Limits | None = None,
+        clock: Clock | None = None,
+        factory: str | Factory = "lgpio",
+    ) -> None:
+        super().__init__(limits)
+        self.pins = pins
+        self._owns_clock = clock is None
+        self.clock: Clock = clock if clock is not None else RealClock()
+        self._owns_factory = isinstance(factory, str)
+        self.factory_name = factory if isinstance(factory, str) else type(factory).__name__
+        self._factory = load_pin_factory(factory) if isinstance(factory, str) else factory
+        self._guard = CoilGuard(self.limits, self.clock)
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._faults: dict[str, str] = {}
+        # Coil thread state: ``_generation`` is bumped by all_off/close; a pulse
+        # booked under an older generation never switches on, and one in
+        # progress ends at once.
+        self._coil_cond = threading.Condition()
+        self._generation = 0
+        self._queued = 0  # pulses handed to the coil thread and not yet finished
+        self._pulses: queue.SimpleQueue[_Pulse | None] = queue.SimpleQueue()
+        self._coils: dict[int, DigitalOutputDevice] = {}
+        self._sensors: dict[int, DigitalInputDevice] = {}
+        self._debouncers: dict[int, Debouncer] = {}
+        self._lid: DigitalInputDevice | None = None
+        self._lid_debouncer: Debouncer | None = None
+        self._led: DigitalOutputDevice | None = None
+        try:
+            self._open_devices()
+        except BaseException:
+            self._release_devices()
+            self._close_owned()
+            raise
+        self._worker = threading.Thread(target=self._coil_worker, name="coils", daemon=True)
+        self._worker.start()
+        if self._led is not None:
+            self._led.on()
+
+    # -- construction ------------------------------------------------------
+
+    def _open(self, role: str, make: Callable[[], Any]) -> Any:
+        try:
+            return make()
+        except Exception as exc:
+            raise BoxFault(f"cannot open the {role} pin: {type(exc).__name__}: {exc}") from exc
+
+    def _open_devices(self) -> None:
+        factory = self._factory
+        for key, pin in zip(KEYS, self.pins.coils, strict=True):
+            self._coils[key] = self._open(
+                f"coil {key} (GPIO{pin})",
+                partial(
+                    DigitalOutputDevice,
+                    pin,
+                    active_high=True,
+                    initial_value=False,
+                    pin_factory=factory,
+                ),
+            )
+        pull_up = self.pins.sensor_present == "low"
+        debounce_ms = self.limits.debounce_ms
+        for key, pin in zip(KEYS, self.pins.sensors, strict=True):
+            device: DigitalInputDevice = self._open(
+                f"sensor {key} (GPIO{pin})",
+                partial(DigitalInputDevice, pin, pull_up=pull_up, pin_factory=factory),
+            )
+            self._sensors[key] = device
+            debouncer = Debouncer(
+                self.clock,
+                partial(self._report_slot, key),
+                initial=bool(device.is_active),
+                debounce_ms=debounce_ms,
+                read_level=partial(_is_active, device),
+            )
+            self._debouncers[key] = debouncer
+            _feed(device, debouncer)
+        if self.pins.lid is not None:
+            lid_pin = self.pins.lid
+            lid = self._open(
+                f"lid (GPIO{lid_pin})",
+                partial(DigitalInputDevice, lid_pin, pull_up=True, pin_factory=factory),
+            )
+            self._lid = lid
+            self._lid_debouncer = Debouncer(
+                self.clock,
+                self._report_lid,
+                initial=bool(lid.is_active),
+                debounce_ms=debounce_ms,
+                read_level=partial(_is_active, lid),
+            )
+            _feed(lid, self._lid_debouncer)
+        if self.pins.led is not None:
+            led_pin = self.pins.led
+            self._led = self._open(
+                f"led (GPIO{led_pin})",
+                lambda: DigitalOutputDevice(led_pin, initial_value=False, pin_factory=factory),
+            )
+
+    # -- coils ---------------------------------------------------------------
+
+    def fire(self, key: int, pulse_ms: float | None = None) -> None:
+        """Book a pulse with the guard, then have the coil thread switch coil ``key`` on.
+
+        Returns once the coil is on. Raises :class:`LimitRefused` (no pin
+        moved), or :class:`BoxFault` when the box is closed, a fault is latched,
+        or the pin failed (the coil is off again then). A listener raising on
+        the ``CoilFired`` event switches every coil off and the error propagates.
+        """
+        if self._closed:
+            raise BoxFault("the gpio box is closed")
+        if self._faults:
+            raise BoxFault(f"the box has a fault: {self._fault_text()}")
+        length = self._guard.admit(key, pulse_ms)
+        pulse = _Pulse(key, length, self._generation)
+        with self._coil_cond:
+            self._queued += 1
+        self._pulses.put(pulse)
+        if not pulse.on.wait(COIL_ON_TIMEOUT_S):
+            self.all_off()
+            raise BoxFault(f"coil {key} did not switch on within {COIL_ON_TIMEOUT_S:g} s")
+        if pulse.error is not None:
+            raise BoxFault(f"coil {key} failed: {pulse.error}") from pulse.error
+        try:
+            self.emit(CoilFired(key, length, pulse.at))
+        except BaseException:
+            self.all_off()
+            raise
+
+    def _coil_worker(self) -> None:
+        while True:
+            pulse = self._pulses.get()
+            if pulse is None:
+                return
+            self._run_pulse(pulse)
+
+    def _run_pulse(self, pulse: _Pulse) -> None:
+        """On, hold ``length_ms`` of real time (cut short by all_off/close), off in ``finally``."""
+        coil = self._coils[pulse.key]
+        try:
+            with self._coil_cond:
+                if self._closed or pulse.generation != self._generation:
+                    raise BoxFault("every coil was switched off before this pulse began")
+                coil.on()
+                pulse.at = self.clock.now()
+            pulse.on.set()
+            deadline = time.perf_counter() + pulse.length_ms / 1000
+            with self._coil_cond:
+                while pulse.generation == self._generation:
+                    remaining = deadline - time.perf_counter()
+                    if remaining <= 0:
+                        break
+                    self._coil_cond.wait(remaining)
+        except BaseException as exc:
+            pulse.error = exc
+        finally:
+            self._switch_off(pulse.key)
+            pulse.on.set()
+            with self._coil_cond:
+                self._queued -= 1
+                self._coil_cond.notify_all()
+
+    def _switch_off(self, key: int) -> None:
+        coil = self._coils[key]
+        if coil.closed:
+            return
+        try:
+            coil.off()
+        except Exception as exc:
+            log.exception("coil %d could not be switched off", key)
+            self._latch_fault(f"coil{key}", f"coil {key} could not be switched off: {exc}")
+
+    def all_off(self) -> None:
+        """Switch every coil off now and cut any pulse short. Never raises."""
+        try:
+            if self._coil_cond.acquire(timeout=0.1):
+                try:
+                    self._generation += 1
+                    self._coil_cond.notify_all()
+                finally:
+                    self._coil_cond.release()
+            else:
+                self._generation += 1  # the coil thread is stuck in a pin call
+        except Exception:
+            log.exception("all_off: could not cancel the pulse in progress")
+        for key in self._coils:
+            self._switch_off(key)
+
+    def wait_idle(self, timeout_s: float = 1.0) -> bool:
+        """Block until no pulse is queued or in progress (real time); False on timeout."""
+        with self._coil_cond:
+            return self._coil_cond.wait_for(lambda: self._queued == 0, timeout_s)
+
+    def cooldown_s(self, key: int) -> float:
+        """Seconds until coil ``key`` may fire a default pulse again (0 if now)."""
+        return self._guard.cooldown_s(key)
+
+    # -- sensors ---------------------------------------------------------------
+
+    def slots(self) -> dict[int, bool]:
+        return {key: debouncer.level for key, debouncer in self._debouncers.items()}
+
+    def lid_closed(self) -> bool | None:
+        return None if self._lid_debouncer is None else self._lid_debouncer.level
+
+    def _report_slot(self, key: int, present: bool, at: float) -> None:
+        self._safe_emit(SlotChanged(key, present, at))
+
+    def _report_lid(self, closed: bool, at: float) -> None:
+        self._safe_emit(LidChanged(closed, at))
+
+    def _safe_emit(self, event: BoxEvent) -> None:
+        """Emit from a backend thread: a listener that raises is logged and every coil goes off."""
+        try:
+            self.emit(event)
+        except Exception:
+            log.exception("a box listener failed on %r; switching every coil off", event)
+            self.all_off()
+
+    # -- faults and status -------------------------------------------------------
+
+    def _latch_fault(self, name: str, detail: str) -> None:
+        if name in self._faults:
+            return
+        self._faults[name] = detail
+        if self._led is not None and not self._led.closed:
+            with contextlib.suppress(Exception):
+                self._led.off()
+        self._safe_emit(FaultChanged(name, True, detail, self.clock.now()))
+
+    def _fault_text(self) -> str:
+        return "; ".join(self._faults.values())
+
+    def status(self) -> dict[str, Any]:
+        def coil_on(device: DigitalOutputDevice) -> bool | None:
+            return None if device.closed else bool(device.value)
+
+        return {
+            "backend": self.kind,
+            "factory": self.factory_name,
+            "link": "local",
+            "closed": self._closed,
+            "faults": [{"name": n, "detail": d} for n, d in self._faults.items()],
+            "coils": {key: coil_on(device) for key, device in self._coils.items()},
+            "slots": self.slots(),
+            "lid": self.lid_closed(),
+            "limits": dataclasses.asdict(self.limits),
+            "pins": dataclasses.asdict(self.pins),
+        }
+
+    # -- shutdown ----------------------------------------------------------------
+
+    def close(self) -> None:
+        """All coils off, stop the coil thread, then release every pin (coils first). Idempotent."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.all_off()
+        self._pulses.put(None)
+        if self._worker is not threading.current_thread():
+            self._worker.join(timeout=1.0)
+        self._release_devices()
+        self._close_owned()
+
+    def _release_devices(self) -> None:
+        for debouncer in [*self._debouncers.values(), self._lid_debouncer]:
+            if debouncer is not None:
+                debouncer.close()
+        outputs = [*self._coils.values(), self._led]
+        inputs = [*self._sensors.values(), self._lid]
+        for device in outputs:
+            if device is None or device.closed:
+                continue
+            try:
+                device.off()
+            except Exception:
+                log.exception("could not switch %r off before closing it", device)
+            _close_quietly(device)
+        for device in inputs:
+            if device is not None:
+                _close_quietly(device)
+
+    def _close_owned(self) -> None:
+        if self._owns_factory:
+            with contextlib.suppress(Exception):
+                self._factory.close()
+        if self._owns_clock:
+            self.clock.close()
+
+    def __enter__(self) -> GpioBox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _feed(device: DigitalInputDevice, debouncer: Debouncer) -> None:
+    """Send the device's raw edges to ``debouncer`` (gpiozero's bounce_time stays off)."""
+    device.when_activated = lambda: debouncer.edge(True)
+    device.when_deactivated = lambda: debouncer.edge(False)
+
+
+def _is_active(device: DigitalInputDevice) -> bool:
+    return bool(device.is_active)
+
+
+def _close_quietly(device: Any) -> None:
+    try:
+        device.close()
+    except Exception:
+        log.exception("could not close %r", device)
