@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", choices=["A", "B"], default="A")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--p1", choices=["computer", "random"], default="computer")
+    p.add_argument("--p2", choices=["computer", "random"], default="random")
+    p.add_argument("--hider", choices=["random", "devil-on-4"], default="random")
 
     sub.add_parser("games", help="list the games in the journal")
 
@@ -179,7 +182,8 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
     if args.games < 1:
         print("diablotin: --games must be at least 1", file=sys.stderr)
         return 2
-    print(format_report(simulate(args.rule, args.games, args.seed)))
+    poppers = {"p1": args.p1, "p2": args.p2}
+    print(format_report(simulate(args.rule, args.games, args.seed, poppers, args.hider)))
     return 0
 
 

@@ -1,0 +1,777 @@
+"""Le Diable sauteur, rules A (the chase) and B (the race), as a pure engine.
+
+Four keys (1-4) each pop the die hidden in their slot; three number dice and one
+die that shows only devils. The hider hides, the popper pops. A number ``v`` from
+key ``k`` is worth ``k * v`` squares; a devil from key ``k`` moves the devil
+figure ``devil_multiplier * k`` squares (rule A) or loses the turn's pot (rule B).
+
+The state is an immutable :class:`SauteurState` (a named tuple of ints, strings
+and tuples, so it is cheap to build and compares by value). ``apply`` returns a
+new state or raises :class:`~controller.games.base.Refused`; it never mutates.
+See ``docs/rules-sauteur.md`` for every choice the rule text leaves open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, NamedTuple, TypeAlias
+
+from controller.games.base import Action, Refused, Viewer
+
+PLAYERS = ("p1", "p2")
+KEYS = (1, 2, 3, 4)
+DEVIL = "devil"
+IN_PLAY, ARRIVED, CAPTURED = "in-play", "arrived", "captured"
+HIDING, POP, FACE, ADVANCE, OVER = "hiding", "pop", "face", "advance", "over"
+MAX_NUMBERS = 3
+"""Numbers a hiding can give: the fourth die is always the devil die."""
+
+ROUND_POINTS = {3: 10, 2: 5, 1: 2, 0: 0}
+"""Rule A: the popper's points for the number of figures arrived in a round."""
+
+Face = int | str
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "rule": "A",
+    "track_length": 50,
+    "figures": {"blue": 5, "orange": 10, "green": 15},
+    "devil_start": 0,
+    "devil_multiplier": 3,
+    "circuit_length": 40,
+    "starts": {"p1": 0, "p2": 20},
+    "number_faces": [1, 2, 3, 4, 5, 6],
+    "first_hider": "p1",
+}
+DEFAULT_ROUNDS = {"A": 2, "B": 1}
+MAX_ROUNDS = 100
+MAX_LENGTH = 1000
+
+
+@dataclass(frozen=True)
+class SauteurConfig:
+    """Validated setup options, shared by every state of one game."""
+
+    rule: str
+    rounds: int
+    track_length: int
+    figure_names: tuple[str, ...]
+    figure_starts: tuple[int, ...]
+    devil_start: int
+    devil_multiplier: int
+    circuit_length: int
+    starts: tuple[int, int]
+    number_faces: tuple[Face, ...]
+    first_hider: str
+    face_choices: tuple[Face, ...]
+    """Distinct faces a popped die can show: the number faces, then ``"devil"``."""
+    number_values: frozenset[int]
+
+    def options(self) -> dict[str, Any]:
+        """The options as JSON, every default filled in (setup(options()) is this config)."""
+        return {
+            "rule": self.rule,
+            "rounds": self.rounds,
+            "track_length": self.track_length,
+            "figures": dict(zip(self.figure_names, self.figure_starts, strict=True)),
+            "devil_start": self.devil_start,
+            "devil_multiplier": self.devil_multiplier,
+            "circuit_length": self.circuit_length,
+            "starts": {"p1": self.starts[0], "p2": self.starts[1]},
+            "number_faces": list(self.number_faces),
+            "first_hider": self.first_hider,
+        }
+
+
+class Pop(NamedTuple):
+    """One line of history: a pop (``key``/``face``) or a stop (both ``None``)."""
+
+    round: int
+    hiding: int
+    key: int | None
+    face: Face | None
+    effect: str
+
+
+Entry: TypeAlias = tuple[int, int, int | None, Face | None, str, tuple[Any, ...]]
+"""A history line as stored: (round, hiding, key, face, kind, detail); see :func:`_effect`."""
+History: TypeAlias = tuple[Entry, "History"] | None
+
+
+def history(state: SauteurState) -> list[Pop]:
+    """The match's pops and stops, oldest first, each with its effect in words."""
+    entries = []
+    link = state.history
+    while link is not None:
+        entries.append(link[0])
+        link = link[1]
+    entries.reverse()
+    return [Pop(*entry[:4], _effect(entry[4], entry[5])) for entry in entries]
+
+
+def _effect(kind: str, detail: tuple[Any, ...]) -> str:
+    """The words for a stored history line (formatted only when a view asks)."""
+    if kind == "move":
+        name, squares, position, arrived = detail
+        return f"{name} +{squares} to {position}" + (", arrived" if arrived else "")
+    if kind == "devil":
+        squares, position, caught = detail
+        return f"devil +{squares} to {position}" + (
+            f", captured {', '.join(caught)}" if caught else ""
+        )
+    if kind == "pot":
+        return f"pot {detail[0]}"
+    if kind == "lost":
+        return f"pot of {detail[0]} lost" if detail[0] else "devil at once: no move"
+    why, player, pot, done = detail
+    start = f"{player} stops" if why == "stop" else f"pot {pot}, third number"
+    return f"{start}: {player} +{pot}" + (", lap complete" if done else "")
+
+
+class RoundResult(NamedTuple):
+    """Rule A: ``popper`` brought ``arrived`` figures home for ``points``.
+    Rule B: ``popper`` is the race winner, ``arrived`` 1 and ``points`` 1."""
+
+    round: int
+    popper: str
+    arrived: int
+    points: int
+
+
+class SauteurState(NamedTuple):
+    """One moment of a match. Fields for the other rule keep their start values.
+
+    ``phase``: ``hiding`` (waiting for the dice to be hidden), ``pop`` (the popper
+    pops, or rehides / stops once a number came out), ``face`` (waiting for what the
+    die from ``popped[-1]`` shows), ``advance`` (rule A: which figure takes
+    ``pending`` squares), ``over``.
+    """
+
+    config: SauteurConfig
+    round: int
+    hider: str
+    popper: str
+    """Always the player who is not ``hider`` (kept as a field: it is read on every move)."""
+    phase: str
+    figures: tuple[int, ...]
+    status: tuple[str, ...]
+    devil: int
+    laps: tuple[int, int]
+    """Rule B: squares each player's figure has gone round (p1, p2), capped at the lap."""
+    popped: tuple[int, ...]
+    pending: int
+    pot: int
+    scores: tuple[int, int]
+    """Rule A: points totals (p1, p2). Rule B: races won."""
+    hidings: int
+    history: History
+    """Newest first, as nested pairs ``(entry, older)`` ending in ``None`` (appending
+    is then O(1)); :func:`history` gives the readable list, oldest first."""
+    results: tuple[RoundResult, ...]
+    winner: str | None
+    """``"p1"``, ``"p2"``, ``"draw"``, or ``None`` while the match goes on."""
+
+    @property
+    def numbers(self) -> int:
+        """Numbers that came out in this hiding (a die waiting for its face excluded)."""
+        return len(self.popped) - 1 if self.phase == FACE else len(self.popped)
+
+
+def other(player: str) -> str:
+    return "p2" if player == "p1" else "p1"
+
+
+# --- setup -------------------------------------------------------------------------------
+
+
+def _bad(option: str, why: str) -> Refused:
+    return Refused(f"option {option!r}: {why}", "bad-option")
+
+
+def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
+    value = options.get(name, DEFAULT_OPTIONS.get(name))
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise _bad(name, f"must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _player_option(options: Mapping[str, Any], name: str) -> str:
+    value = options.get(name, DEFAULT_OPTIONS[name])
+    if value not in PLAYERS:
+        raise _bad(name, f'must be "p1" or "p2", got {value!r}')
+    return str(value)
+
+
+def _faces_option(options: Mapping[str, Any]) -> tuple[Face, ...]:
+    faces = options.get("number_faces", DEFAULT_OPTIONS["number_faces"])
+    if not isinstance(faces, list | tuple) or not 1 <= len(faces) <= 20:
+        raise _bad("number_faces", "must be a list of 1 to 20 faces")
+    for face in faces:
+        is_number = isinstance(face, int) and not isinstance(face, bool) and 1 <= face <= 99
+        if not is_number and face != DEVIL:
+            raise _bad("number_faces", f'faces are numbers 1-99 or "devil", got {face!r}')
+    if DEVIL in faces and all(face == DEVIL for face in faces):
+        raise _bad("number_faces", "a number die needs at least one number face")
+    return tuple(faces)
+
+
+def _figures_option(
+    options: Mapping[str, Any], track: int
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    figures = options.get("figures", DEFAULT_OPTIONS["figures"])
+    if not isinstance(figures, Mapping) or len(figures) != 3:
+        raise _bad("figures", 'must map three figure names to start squares, e.g. {"blue": 5}')
+    for name, start in figures.items():
+        if not isinstance(name, str) or not name.strip():
+            raise _bad("figures", f"figure names are non-empty text, got {name!r}")
+        if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < track:
+            raise _bad(
+                "figures",
+                f"{name} must start on a square from 0 to {track - 1} ('track_length' is {track})",
+            )
+    return tuple(figures), tuple(figures.values())
+
+
+def parse_options(options: Mapping[str, Any]) -> SauteurConfig:
+    """Validate setup options; raises :class:`Refused` (code ``bad-option``) naming the option.
+
+    An option set to ``None`` counts as not given. Options of the other rule are
+    validated too, then unused.
+    """
+    if not isinstance(options, Mapping):
+        raise Refused("setup options must be a JSON object", "bad-option")
+    options = {name: value for name, value in options.items() if value is not None}
+    unknown = sorted(
+        str(name) for name in options if name not in DEFAULT_OPTIONS and name != "rounds"
+    )
+    if unknown:
+        raise _bad(unknown[0], f"unknown option; known ones: {', '.join(DEFAULT_OPTIONS)}, rounds")
+    rule = options.get("rule", "A")
+    if rule not in ("A", "B"):
+        raise _bad("rule", f'must be "A" or "B", got {rule!r}')
+    rounds = options.get("rounds", DEFAULT_ROUNDS[rule])
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
+        raise _bad("rounds", f"must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
+    if rule == "A" and rounds % 2:
+        raise _bad("rounds", f"rule A plays an even number of rounds (roles swap), got {rounds}")
+    track = _int_option(options, "track_length", 2, MAX_LENGTH)
+    names, starts = _figures_option(options, track)
+    devil_start = _int_option(options, "devil_start", 0, track - 1)
+    if devil_start >= min(starts):
+        raise _bad(
+            "devil_start", f"the devil must start behind every figure (before {min(starts)})"
+        )
+    multiplier = _int_option(options, "devil_multiplier", 1, 20)
+    circuit = _int_option(options, "circuit_length", 2, MAX_LENGTH)
+    lap_starts = options.get("starts", {"p1": 0, "p2": circuit // 2})
+    if not isinstance(lap_starts, Mapping) or set(lap_starts) != set(PLAYERS):
+        raise _bad("starts", 'must give both start squares, e.g. {"p1": 0, "p2": 20}')
+    for player in PLAYERS:
+        square = lap_starts[player]
+        if not isinstance(square, int) or isinstance(square, bool) or not 0 <= square < circuit:
+            raise _bad(
+                "starts",
+                f"{player} must start on a square from 0 to {circuit - 1}"
+                f" ('circuit_length' is {circuit})",
+            )
+    faces = _faces_option(options)
+    values = sorted({face for face in faces if isinstance(face, int)})
+    return SauteurConfig(
+        rule=rule,
+        rounds=rounds,
+        track_length=track,
+        figure_names=names,
+        figure_starts=starts,
+        devil_start=devil_start,
+        devil_multiplier=multiplier,
+        circuit_length=circuit,
+        starts=(lap_starts["p1"], lap_starts["p2"]),
+        number_faces=faces,
+        first_hider=_player_option(options, "first_hider"),
+        face_choices=(*values, DEVIL),
+        number_values=frozenset(values),
+    )
+
+
+def _round_start(config: SauteurConfig, round_no: int, scores: tuple[int, int]) -> dict[str, Any]:
+    """Fields that reset at the start of a round (rule A) or race (rule B)."""
+    hider = config.first_hider if round_no % 2 else other(config.first_hider)
+    return {
+        "round": round_no,
+        "hider": hider,
+        "popper": other(hider),
+        "phase": HIDING,
+        "figures": config.figure_starts,
+        "status": (IN_PLAY,) * len(config.figure_starts),
+        "devil": config.devil_start,
+        "laps": (0, 0),
+        "popped": (),
+        "pending": 0,
+        "pot": 0,
+        "scores": scores,
+        "hidings": 0,
+    }
+
+
+# --- refusals ----------------------------------------------------------------------------
+
+
+def _out_of_turn(state: SauteurState, kind: str) -> Refused:
+    """Why an action of type ``kind`` cannot come now, from what the game waits for."""
+    if state.phase == OVER:
+        return Refused(f"the match is over ({_result_text(state)})", "game-over")
+    if state.phase == HIDING:
+        return Refused(
+            "the dice are not hidden yet: wait until all four are hidden and the lid is closed",
+            "not-hidden",
+        )
+    if state.phase == FACE:
+        return Refused(
+            f"key {state.popped[-1]} was popped: say what its die shows first", "face-pending"
+        )
+    if state.phase == ADVANCE:
+        return Refused(
+            f"choose which figure moves {state.pending} squares first", "advance-pending"
+        )
+    if kind == "hidden":
+        return Refused("the dice are already hidden", "already-hidden")
+    if kind == "face":
+        return Refused("no die is waiting for its face: pop a key first", "no-pop")
+    return Refused("no number is waiting to be moved", "no-advance")
+
+
+def _not_popper(state: SauteurState, action: Action) -> Refused:
+    """The refusal for an action whose ``by`` is not the popper."""
+    by = action.get("by")
+    if by not in PLAYERS:
+        return Refused(f'"by" must be "p1" or "p2", got {by!r}', "bad-action")
+    return Refused(f"{by} is the hider now; only {state.popper} pops and decides", "wrong-role")
+
+
+def _wrong_rule(kind: str, rule: str) -> Refused:
+    uses = {"advance": "A", "rehide": "A", "stop": "B"}[kind]
+    return Refused(f'"{kind}" belongs to rule {uses}; this match plays rule {rule}', "wrong-rule")
+
+
+# --- transitions -------------------------------------------------------------------------
+# A transition copies the state's fields into a list, sets the ones that change by
+# index and freezes the list again: about three times faster than ``_replace``,
+# which matters for the simulator (thousands of matches a second).
+
+_FIELD = {name: index for index, name in enumerate(SauteurState._fields)}
+_HIDER, _POPPER, _PHASE, _FIGURES, _STATUS, _DEVIL, _LAPS = (
+    _FIELD[name] for name in ("hider", "popper", "phase", "figures", "status", "devil", "laps")
+)
+_POPPED, _PENDING, _POT, _HIDINGS, _HISTORY = (
+    _FIELD[name] for name in ("popped", "pending", "pot", "hidings", "history")
+)
+_freeze: Callable[[list[Any]], SauteurState] = partial(tuple.__new__, SauteurState)
+
+
+def _hidden(state: SauteurState, action: Action) -> SauteurState:
+    if state.phase != HIDING:
+        raise _out_of_turn(state, "hidden")
+    values = list(state)
+    values[_PHASE] = POP
+    values[_POPPED] = ()
+    values[_HIDINGS] = state.hidings + 1
+    return _freeze(values)
+
+
+def _pop(state: SauteurState, action: Action) -> SauteurState:
+    if state.phase != POP:
+        raise _out_of_turn(state, "pop")
+    if action.get("by") != state.popper:
+        raise _not_popper(state, action)
+    key = action.get("key")
+    if type(key) is not int or key not in KEYS:
+        raise Refused(f"keys are numbered 1 to 4, got {key!r}", "bad-key")
+    if key in state.popped:
+        raise Refused(f"slot {key} is empty: its die already came out this hiding", "slot-empty")
+    if len(state.popped) >= MAX_NUMBERS:
+        raise Refused(
+            "three numbers came out: only the devil die is left, ask for a new hiding",
+            "three-numbers",
+        )
+    values = list(state)
+    values[_PHASE] = FACE
+    values[_POPPED] = (*state.popped, key)
+    return _freeze(values)
+
+
+def _face(state: SauteurState, action: Action) -> SauteurState:
+    if state.phase != FACE:
+        raise _out_of_turn(state, "face")
+    face = action.get("face")
+    config = state.config
+    if face == DEVIL:
+        return _devil_a(state) if config.rule == "A" else _devil_b(state)
+    if type(face) is not int:
+        raise Refused(f'a face is a number or "devil", got {face!r}', "bad-face")
+    if face not in config.number_values:
+        shown = ", ".join(str(value) for value in sorted(config.number_values))
+        raise Refused(f"a die cannot show {face}: the number dice show {shown}", "bad-face")
+    points = state.popped[-1] * face
+    if config.rule == "B":
+        return _number_b(state, face, points)
+    status = state.status
+    if status.count(IN_PLAY) == 1:
+        return _move_figure(state, status.index(IN_PLAY), face, points)
+    values = list(state)
+    values[_PHASE] = ADVANCE
+    values[_PENDING] = points
+    return _freeze(values)
+
+
+def _advance(state: SauteurState, action: Action) -> SauteurState:
+    if state.config.rule != "A":
+        raise _wrong_rule("advance", state.config.rule)
+    if state.phase != ADVANCE:
+        raise _out_of_turn(state, "advance")
+    if action.get("by") != state.popper:
+        raise _not_popper(state, action)
+    name = action.get("figure")
+    names = state.config.figure_names
+    if not isinstance(name, str) or name not in names:
+        raise Refused(f"no figure called {name!r}; figures: {', '.join(names)}", "bad-figure")
+    index = names.index(name)
+    if state.status[index] != IN_PLAY:
+        fate = "has arrived" if state.status[index] == ARRIVED else "was captured by the devil"
+        raise Refused(f"the {name} figure {fate}: it cannot move", "figure-out")
+    face = state.pending // state.popped[-1]  # pending = key x face
+    return _move_figure(state, index, face, state.pending)
+
+
+def _rehide(state: SauteurState, action: Action) -> SauteurState:
+    if state.config.rule != "A":
+        raise _wrong_rule("rehide", state.config.rule)
+    if state.phase != POP:
+        raise _out_of_turn(state, "rehide")
+    if action.get("by") != state.popper:
+        raise _not_popper(state, action)
+    if not state.popped:
+        raise Refused("pop at least one die before asking for a new hiding", "must-pop")
+    values = list(state)
+    values[_PHASE] = HIDING
+    values[_POPPED] = ()
+    return _freeze(values)
+
+
+def _stop(state: SauteurState, action: Action) -> SauteurState:
+    if state.config.rule != "B":
+        raise _wrong_rule("stop", state.config.rule)
+    if state.phase != POP:
+        raise _out_of_turn(state, "stop")
+    if action.get("by") != state.popper:
+        raise _not_popper(state, action)
+    if not state.popped:
+        raise Refused("pop at least one die before stopping: the pot is empty", "must-pop")
+    return _bank(state, state.pot, None, None, "stop")
+
+
+# Rule A ---------------------------------------------------------------------------------
+
+
+def _move_figure(state: SauteurState, index: int, face: int, squares: int) -> SauteurState:
+    config = state.config
+    position = min(state.figures[index] + squares, config.track_length)
+    arrived = position >= config.track_length
+    values = list(state)
+    values[_PHASE] = POP
+    values[_PENDING] = 0
+    values[_FIGURES] = (*state.figures[:index], position, *state.figures[index + 1 :])
+    detail = (config.figure_names[index], squares, position, arrived)
+    values[_HISTORY] = (
+        (state.round, state.hidings, state.popped[-1], face, "move", detail),
+        state.history,
+    )
+    if not arrived:
+        return _freeze(values)
+    status = (*state.status[:index], ARRIVED, *state.status[index + 1 :])
+    values[_STATUS] = status
+    moved = _freeze(values)
+    return moved if IN_PLAY in status else _end_round_a(moved)
+
+
+def _devil_a(state: SauteurState) -> SauteurState:
+    config = state.config
+    key = state.popped[-1]
+    squares = config.devil_multiplier * key
+    devil = min(state.devil + squares, config.track_length)
+    status = tuple(
+        CAPTURED if mark == IN_PLAY and position <= devil else mark
+        for mark, position in zip(state.status, state.figures, strict=True)
+    )
+    caught = tuple(
+        name
+        for name, before, after in zip(config.figure_names, state.status, status, strict=True)
+        if before != after
+    )
+    values = list(state)
+    values[_PHASE] = HIDING
+    values[_DEVIL] = devil
+    values[_STATUS] = status
+    values[_POPPED] = ()
+    detail = (squares, devil, caught)
+    values[_HISTORY] = ((state.round, state.hidings, key, DEVIL, "devil", detail), state.history)
+    moved = _freeze(values)
+    return moved if IN_PLAY in status else _end_round_a(moved)
+
+
+def _end_round_a(state: SauteurState) -> SauteurState:
+    arrived = state.status.count(ARRIVED)
+    points = ROUND_POINTS[arrived]
+    scores = _add(state.scores, state.popper, points)
+    return _next_round(state, scores, RoundResult(state.round, state.popper, arrived, points))
+
+
+def _add(scores: tuple[int, int], player: str, points: int) -> tuple[int, int]:
+    return (scores[0] + points, scores[1]) if player == "p1" else (scores[0], scores[1] + points)
+
+
+def _next_round(state: SauteurState, scores: tuple[int, int], result: RoundResult) -> SauteurState:
+    """The next round (or race) after ``result``, or the end of the match."""
+    results = (*state.results, result)
+    config = state.config
+    if state.round < config.rounds:
+        return state._replace(results=results, **_round_start(config, state.round + 1, scores))
+    winner = "draw" if scores[0] == scores[1] else ("p1" if scores[0] > scores[1] else "p2")
+    return state._replace(
+        phase=OVER, popped=(), pending=0, pot=0, scores=scores, results=results, winner=winner
+    )
+
+
+# Rule B ---------------------------------------------------------------------------------
+
+
+def _number_b(state: SauteurState, face: int, points: int) -> SauteurState:
+    pot = state.pot + points
+    key = state.popped[-1]
+    if len(state.popped) >= MAX_NUMBERS:
+        return _bank(state, pot, key, face, "third")
+    values = list(state)
+    values[_PHASE] = POP
+    values[_POT] = pot
+    values[_HISTORY] = ((state.round, state.hidings, key, face, "pot", (pot,)), state.history)
+    return _freeze(values)
+
+
+def _devil_b(state: SauteurState) -> SauteurState:
+    values = list(state)
+    values[_PHASE] = HIDING
+    values[_HIDER] = state.popper
+    values[_POPPER] = state.hider
+    values[_POPPED] = ()
+    values[_POT] = 0
+    values[_HISTORY] = (
+        (state.round, state.hidings, state.popped[-1], DEVIL, "lost", (state.pot,)),
+        state.history,
+    )
+    return _freeze(values)
+
+
+def _bank(
+    state: SauteurState, pot: int, key: int | None, face: Face | None, why: str
+) -> SauteurState:
+    """The popper's figure moves by ``pot``; roles swap, or the race ends."""
+    config = state.config
+    popper = state.popper
+    index = PLAYERS.index(popper)
+    lap = min(state.laps[index] + pot, config.circuit_length)
+    done = lap >= config.circuit_length
+    values = list(state)
+    values[_PHASE] = HIDING
+    values[_HIDER] = popper
+    values[_POPPER] = state.hider
+    values[_LAPS] = (lap, state.laps[1]) if index == 0 else (state.laps[0], lap)
+    values[_POPPED] = ()
+    values[_POT] = 0
+    detail = (why, popper, pot, done)
+    values[_HISTORY] = ((state.round, state.hidings, key, face, "bank", detail), state.history)
+    banked = _freeze(values)
+    if not done:
+        return banked
+    scores = _add(state.scores, popper, 1)
+    return _next_round(banked, scores, RoundResult(state.round, popper, 1, 1))
+
+
+def _bad_action(action: object) -> Refused:
+    if not isinstance(action, Mapping):
+        return Refused("an action is a JSON object with a 'type'", "bad-action")
+    return Refused(
+        f"unknown action type {action.get('type')!r}; expected one of {', '.join(_HANDLERS)}",
+        "bad-action",
+    )
+
+
+_HANDLERS: dict[str, Callable[[SauteurState, Action], SauteurState]] = {
+    "hidden": _hidden,
+    "pop": _pop,
+    "face": _face,
+    "advance": _advance,
+    "rehide": _rehide,
+    "stop": _stop,
+}
+ACTION_TYPES = tuple(_HANDLERS)
+
+
+# --- the engine --------------------------------------------------------------------------
+
+
+class SauteurRules:
+    """The :class:`~controller.games.base.Rules` of Le Diable sauteur (rules A and B)."""
+
+    name = "sauteur"
+
+    def setup(self, options: Mapping[str, Any]) -> SauteurState:
+        """The first state; raises :class:`Refused` (``bad-option``) naming a bad option."""
+        config = parse_options(options)
+        return SauteurState(
+            config=config, history=None, results=(), winner=None, **_round_start(config, 1, (0, 0))
+        )
+
+    def apply(self, state: SauteurState, action: Action) -> SauteurState:
+        """The state after ``action``; raises :class:`Refused` and changes nothing."""
+        try:
+            handler = _HANDLERS[action["type"]]
+        except (KeyError, TypeError, IndexError):
+            raise _bad_action(action) from None
+        return handler(state, action)  # each handler refuses what its phase does not allow
+
+    def legal_actions(self, state: SauteurState) -> list[dict[str, Any]]:
+        """Every action ``apply`` accepts now, chance ones (``hidden``, ``face``) included."""
+        phase = state.phase
+        if phase == POP:
+            popper = state.popper
+            actions: list[dict[str, Any]] = []
+            if len(state.popped) < MAX_NUMBERS:
+                actions = [
+                    {"type": "pop", "key": key, "by": popper}
+                    for key in KEYS
+                    if key not in state.popped
+                ]
+            if state.popped:
+                end = "rehide" if state.config.rule == "A" else "stop"
+                actions.append({"type": end, "by": popper})
+            return actions
+        if phase == HIDING:
+            return [{"type": "hidden"}]
+        if phase == FACE:
+            return [{"type": "face", "face": face} for face in state.config.face_choices]
+        if phase == ADVANCE:
+            popper = state.popper
+            return [
+                {"type": "advance", "figure": name, "by": popper}
+                for name, status in zip(state.config.figure_names, state.status, strict=True)
+                if status == IN_PLAY
+            ]
+        return []
+
+    def is_over(self, state: SauteurState) -> bool:
+        return state.phase == OVER
+
+    def explain(self, state: SauteurState) -> list[dict[str, Any]]:
+        """The popper's moves the phone shows but refuses now, each with why.
+
+        ``[{"action": {...}, "error": code, "reason": sentence}]`` for the four keys,
+        rehide (rule A) or stop (rule B), and in rule A the figures that cannot move.
+        Empty once the match is over. Reasons come from :meth:`apply` itself.
+        """
+        if state.phase == OVER:
+            return []
+        popper = state.popper
+        candidates: list[dict[str, Any]] = [
+            {"type": "pop", "key": key, "by": popper} for key in KEYS
+        ]
+        candidates.append({"type": "rehide" if state.config.rule == "A" else "stop", "by": popper})
+        if state.phase == ADVANCE:
+            candidates += [
+                {"type": "advance", "figure": name, "by": popper}
+                for name in state.config.figure_names
+            ]
+        refused = []
+        for action in candidates:
+            try:
+                self.apply(state, action)
+            except Refused as refusal:
+                refused.append({"action": action, **refusal.as_dict()})
+        return refused
+
+    def view(self, state: SauteurState, viewer: Viewer) -> dict[str, Any]:
+        """Everything the dashboard draws, JSON-ready. The engine holds no secret (it
+        never knows where the hider put the devil die), so both viewers see the same."""
+        if viewer not in ("public", "referee"):
+            raise Refused(f'viewer must be "public" or "referee", got {viewer!r}', "bad-viewer")
+        return view(state)
+
+
+def _result_text(state: SauteurState) -> str:
+    if state.winner == "draw":
+        return "a draw"
+    return f"{state.winner} won"
+
+
+def _waiting_for(state: SauteurState) -> str:
+    popper = state.popper
+    if state.phase == HIDING:
+        return f"{state.hider} hides the dice"
+    if state.phase == FACE:
+        return f"what the die from key {state.popped[-1]} shows"
+    if state.phase == ADVANCE:
+        return f"{popper} chooses a figure to move {state.pending} squares"
+    if state.phase == POP:
+        if len(state.popped) >= MAX_NUMBERS:
+            return f"{popper} asks for a new hiding"
+        if not state.popped:
+            return f"{popper} pops a key"
+        end = "asks for a new hiding" if state.config.rule == "A" else f"stops with {state.pot}"
+        return f"{popper} pops another key or {end}"
+    return f"nothing: {_result_text(state)}"
+
+
+def view(state: SauteurState) -> dict[str, Any]:
+    """The public picture of ``state`` (see :meth:`SauteurRules.view`)."""
+    config = state.config
+    picture: dict[str, Any] = {
+        "game": "sauteur",
+        "rule": config.rule,
+        "round": state.round,
+        "rounds": config.rounds,
+        "roles": {"hider": state.hider, "popper": state.popper},
+        "phase": state.phase,
+        "waiting_for": _waiting_for(state),
+        "hiding": state.hidings,
+        "popped": list(state.popped),
+        "face_pending_key": state.popped[-1] if state.phase == FACE else None,
+        "numbers_this_hiding": state.numbers,
+        "scores": {"p1": state.scores[0], "p2": state.scores[1]},
+        "results": [result._asdict() for result in state.results],
+        "history": [record._asdict() for record in history(state)],
+        "winner": state.winner,
+        "over": state.phase == OVER,
+        "options": config.options(),
+    }
+    if config.rule == "A":
+        picture["track_length"] = config.track_length
+        picture["devil"] = state.devil
+        picture["figures"] = [
+            {"name": name, "position": position, "status": status}
+            for name, position, status in zip(
+                config.figure_names, state.figures, state.status, strict=True
+            )
+        ]
+        picture["pending_squares"] = state.pending if state.phase == ADVANCE else None
+    else:
+        picture["circuit_length"] = config.circuit_length
+        picture["pot"] = state.pot
+        picture["players"] = [
+            {
+                "player": player,
+                "start": start,
+                "progress": lap,
+                "position": (start + lap) % config.circuit_length,
+            }
+            for player, start, lap in zip(PLAYERS, config.starts, state.laps, strict=True)
+        ]
+    return picture
