@@ -18,10 +18,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .box.base import Box, BoxError, BoxEvent, BoxFault
+from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
 from .clock import Clock, RealClock
 from .config import Config
-from .games.base import Action, Refused, Rules
+from .games.base import Action, Refused, Rules, replay
+from .games.sauteur.rules import ADVANCE, FACE, HIDING, POP
 from .hub import Hub
 from .journal import GameNotFound, Journal
 from .table import Table
@@ -84,7 +85,7 @@ class Service:
         self._worker: threading.Thread | None = None
         self._lock = threading.RLock()
         self._notices: list[dict[str, Any]] = []
-        self._pending_press: dict[int, int] = {}
+        self._hiding_token: tuple[int, int, int] | None = None
         self.started = False
 
     # -- life cycle ---------------------------------------------------------
@@ -94,7 +95,9 @@ class Service:
         if self.box is None:
             from .box.factory import make_box
 
-            self.box, self.toy = make_box(self.config.box, self.clock)
+            self.box, self.toy = make_box(
+                self.config.box, self.clock, number_faces=self.config.sauteur.number_faces
+            )
         from .box.watch import ToyWatch
 
         self.watch = ToyWatch(self.box, self.clock, self._on_watch_event)
@@ -103,6 +106,9 @@ class Service:
         self._worker.start()
         for record in self.journal.games(finished=False):
             self._open_table(record.id)
+        box_table = self.box_game()
+        if box_table is not None and box_table.state.phase in (POP, FACE, ADVANCE):
+            self.watch.resume_hidden(box_table.state.popped)
         self.started = True
         log.info("service started: %d game(s) resumed", len(self.tables))
         self._after_change_sauteur()
@@ -243,7 +249,6 @@ class Service:
         except ValueError as exc:
             raise Refused(str(exc), "bad-export") from None
         rules = rules_for(str(data["kind"]), self.config)
-        from .games.base import replay
 
         replay(rules, data["options"], _effective_from_export(data))
         game_id = self.journal.import_game(data)
@@ -266,7 +271,7 @@ class Service:
         box_table = self.box_game()
         if box_table is None or box_table.game_id != game_id:
             raise Refused(f"game {game_id} is not the game on the box", "not-on-box")
-        action = {"type": "pop", "key": key, "by": by if by is not None else self._popper(table)}
+        action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
         table.check(action)
         faults = self.active_faults()
         if faults:
@@ -275,13 +280,9 @@ class Service:
         def fire() -> dict[str, Any]:
             assert self.watch is not None
             self.watch.press(key)
-            self._pending_press[key] = game_id
             return {"pressing": key}
 
         return self.call(fire)
-
-    def _popper(self, table: Table) -> Any:
-        return table.view("public")["state"].get("popper")
 
     def set_computer(self, game_id: int, player: str, on: bool) -> dict[str, Any]:
         """Let the computer play ``player``'s pops in a sauteur game."""
@@ -292,6 +293,7 @@ class Service:
             raise Refused("player must be p1 or p2", "bad-player")
         seats = self.computer.setdefault(game_id, set())
         (seats.add if on else seats.discard)(player)
+        self.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         self.post(self._after_change_sauteur)
         return {"computer": sorted(seats)}
 
@@ -303,26 +305,25 @@ class Service:
 
     def _handle_watch(self, event: Any) -> None:
         name = type(event).__name__
-        table = self.box_game()
         self.hub.publish("box", {"event": name, **_event_dict(event)})
+        table = self.box_game()
         if table is None:
             return
-        state = table.view("public")["state"]
-        if name == "HidingDone" and state.get("phase") == "hiding":
+        if name == "HidingDone" and table.state.phase == HIDING:
             self._submit_quietly(table, {"type": "hidden"})
         elif name == "Popped":
-            self._pending_press.pop(event.key, None)
-            action = {"type": "pop", "key": event.key, "by": self._popper(table)}
+            action = {"type": "pop", "key": event.key, "by": table.state.popper}
             if self._submit_quietly(table, action) and self.toy is not None:
                 face = self.toy.face(event.key)
                 self.clock.call_later(
-                    self.face_delay_s,
-                    lambda: self.post(
-                        lambda: self._submit_quietly(table, {"type": "face", "face": face})
-                    ),
+                    self.face_delay_s, lambda: self.post(lambda: self._face(table, face))
                 )
         elif name == "Jammed":
             self.notice(f"key {event.key} jammed: retry, or tell the box it was popped by hand")
+
+    def _face(self, table: Table, face: Any) -> None:
+        if table.state.phase == FACE:
+            self._submit_quietly(table, {"type": "face", "face": face})
 
     def _submit_quietly(self, table: Table, action: dict[str, Any]) -> bool:
         try:
@@ -333,37 +334,38 @@ class Service:
             return False
 
     def _after_change_sauteur(self) -> None:
-        """After any change: hide the simulated dice, or let the computer popper move."""
+        """After any change: start a new hiding, or let the computer popper move."""
         table = self.box_game()
-        if table is None:
+        if table is None or self.watch is None:
             return
-        state = table.view("public")["state"]
-        if state.get("phase") == "hiding" and self.toy is not None and self.watch is not None:
-            if not self.watch.hiding_done():
-                self.clock.call_later(self.hide_delay_s, self._toy_hide_if_needed)
-            else:
-                self._submit_quietly(table, {"type": "hidden"})
-        popper = state.get("popper")
-        if popper in self.computer.get(table.game_id, ()) and not self._pending_press:
+        state = table.state
+        if state.phase == HIDING:
+            token = (table.game_id, state.round, state.hidings)
+            if token != self._hiding_token:
+                self._hiding_token = token
+                self.watch.start_hiding()
+                if self.toy is not None:
+                    self.clock.call_later(self.hide_delay_s, lambda: self.post(self._toy_hide))
+        elif state.popper in self.computer.get(table.game_id, ()):
             self.clock.call_later(self.think_s, lambda: self.post(self._computer_move))
 
-    def _toy_hide_if_needed(self) -> None:
+    def _toy_hide(self) -> None:
         table = self.box_game()
-        if table and table.view("public")["state"].get("phase") == "hiding" and self.toy:
+        if table is not None and table.state.phase == HIDING and self.toy is not None:
             self.toy.hide()
 
     def _computer_move(self) -> None:
-        from .games.sauteur import choose
+        from .games.sauteur.odds import choose
 
         table = self.box_game()
-        if table is None or table.finished or self._pending_press:
+        if table is None or self.watch is None:
             return
-        state = table.view("public")["state"]
-        if state.get("popper") not in self.computer.get(table.game_id, ()):
+        state = table.state
+        if state.popper not in self.computer.get(table.game_id, ()):
             return
-        if state.get("phase") not in ("popping", "advance"):
+        if state.phase not in (POP, ADVANCE) or self.watch.state()["pressing"] is not None:
             return
-        action = choose(table.state)
+        action = choose(state)
         try:
             if action["type"] == "pop":
                 self.press(table.game_id, action["key"], by=action.get("by"))
@@ -389,7 +391,25 @@ class Service:
         status["lid"] = self.box.lid_closed()
         status["simulated"] = self.toy is not None
         status["notices"] = self._notices[-20:]
+        if self.watch is not None:
+            status["watch"] = self.watch.state()
+        if self.toy is not None and callable(getattr(self.toy, "status", None)):
+            status["toy"] = self.toy.status()
         return status
+
+    def resolve_jam(self, command: Mapping[str, Any]) -> dict[str, Any]:
+        """After "key k jammed": ``{"key": k, "do": "retry"}`` presses it again,
+        ``{"key": k, "do": "popped"}`` records that it came out by hand. Raises
+        :class:`Refused` for a bad command, :class:`BoxError` if the key is not jammed."""
+        key, do = command.get("key"), command.get("do")
+        if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
+            raise Refused(f"key must be 1 to 4, got {key!r}", "bad-key")
+        if do not in ("retry", "popped"):
+            raise Refused('do must be "retry" or "popped"', "bad-command")
+        watch = self.watch
+        assert watch is not None
+        self.call(lambda: watch.retry(key) if do == "retry" else watch.popped_by_hand(key))
+        return {"key": key, "done": do}
 
     def notice(self, text: str) -> None:
         log.warning(text)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,6 +199,16 @@ class ToyWatch:
         with self._lock:
             self._begin_hiding("asked")
         self._flush()
+
+    def resume_hidden(self, popped: Iterable[int]) -> None:
+        """After a restart mid-hiding: the dice are hidden and ``popped`` keys already came out.
+
+        Slots that empty from now on are pops again; a die put back starts a new hiding.
+        """
+        with self._lock:
+            self._cancel_steady()
+            self._phase = HIDDEN
+            self._popped = {k for k in popped if k in KEYS}
 
     def hiding_done(self) -> bool:
         """True when the dice are hidden and none has jumped since (a new hiding is not needed).

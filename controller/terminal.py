@@ -1,0 +1,165 @@
+"""``diablotin play sauteur``: a whole Diable sauteur game in the terminal.
+
+The game runs on the simulated box exactly as the service runs it for the
+dashboard: a pop fires the (mock) coil, the simulated toy's die jumps out, the
+sensor sees the slot empty, and the toy shows the face. The human types the
+popper's decisions for both players, or ``--computer`` lets the computer pop.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from .box.base import BoxError
+from .config import Config
+from .games.base import Refused
+from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
+from .service import Service
+
+PROMPT_HELP = "keys 1-4 pop, r = new hiding (A) / s = stop (B), q = quit"
+
+
+def render(state: SauteurState, view: dict[str, Any]) -> str:
+    """A few lines of text: the track or circuit, roles, scores, what happens next."""
+    lines = [
+        f"round {view['round']}/{view['rounds']}  hider {view['roles']['hider']}  "
+        f"popper {view['roles']['popper']}  scores {view['scores']}"
+    ]
+    if view["rule"] == "A":
+        length = view["track_length"]
+        row = ["."] * (length + 1)
+        for figure in view["figures"]:
+            if figure["status"] == "in-play":
+                row[min(figure["position"], length)] = figure["name"][0].upper()
+        row[min(view["devil"], length)] = "D"
+        lines.append("|" + "".join(row) + "| finish")
+        lines.append(
+            "  ".join(f"{f['name']} {f['position']} ({f['status']})" for f in view["figures"])
+        )
+    else:
+        for player in view["players"]:
+            done = player["progress"] * 20 // view["circuit_length"]
+            lines.append(
+                f"{player['player']} [{'#' * done}{'.' * (20 - done)}] "
+                f"{player['progress']}/{view['circuit_length']}"
+            )
+        lines.append(f"pot {view['pot']}")
+    lines.append(
+        f"popped this hiding: {view['popped'] or 'none'} — waiting for {view['waiting_for']}"
+    )
+    return "\n".join(lines)
+
+
+def play_sauteur(
+    config: Config,
+    *,
+    computer: bool = False,
+    read: Callable[[str], str] = input,
+    out: TextIO = sys.stdout,
+    delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
+) -> int:
+    """Play one match on the simulated box; returns 0 when it ends, 1 if quit."""
+    config.box.backend = "simulated"
+    think, face, hide = delays
+    service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide)
+    service.start()
+    try:
+        options: dict[str, Any] = {"rule": config.sauteur.rule}
+        if config.sauteur.rule == "B":
+            options["first_hider"] = random.choice(["p1", "p2"])
+        game_id = service.new_game("sauteur", options)
+        table = service.table(game_id)
+        if computer:
+            for player in ("p1", "p2"):
+                service.set_computer(game_id, player, True)
+        subscription = service.hub.subscribe([table.topic])
+        print(
+            f"Diable sauteur, rule {config.sauteur.rule} — game {game_id}. {PROMPT_HELP}", file=out
+        )
+        shown = 0
+        while True:
+            state: SauteurState = table.state
+            view = table.view("public")["state"]
+            for line in view["history"][shown:]:
+                key = f"key {line['key']}: {line['face']}  " if line["key"] else ""
+                print(f"  r{line['round']} h{line['hiding']}  {key}{line['effect']}", file=out)
+            shown = len(view["history"])
+            if state.phase == OVER:
+                print(render(state, view), file=out)
+                winner = view["winner"]
+                print("It's a draw." if winner == "draw" else f"{winner} wins!", file=out)
+                return 0
+            if not computer and state.phase in (POP, ADVANCE) and not _pressing(service):
+                print(render(state, view), file=out)
+                if not _human_turn(service, game_id, state, read, out):
+                    return 1
+                continue
+            subscription.get(0.5)
+    except (EOFError, KeyboardInterrupt):
+        print("\nbye", file=out)
+        return 1
+    finally:
+        service.stop()
+
+
+def _pressing(service: Service) -> bool:
+    return service.watch is not None and service.watch.state()["pressing"] is not None
+
+
+def _human_turn(
+    service: Service, game_id: int, state: SauteurState, read: Callable[[str], str], out: TextIO
+) -> bool:
+    """Ask for one decision and carry it out; False when the player quits."""
+    popper = state.popper
+    if state.phase == ADVANCE:
+        names = [
+            n
+            for n, s in zip(state.config.figure_names, state.status, strict=True)
+            if s == "in-play"
+        ]
+        answer = read(f"{popper}: move which figure {state.pending} squares? {names} > ").strip()
+        if answer == "q":
+            return False
+        chosen = next((n for n in names if n.startswith(answer)), answer) if answer else ""
+        action: dict[str, Any] = {"type": "advance", "figure": chosen, "by": popper}
+    else:
+        answer = read(f"{popper} > ").strip().lower()
+        if answer == "q":
+            return False
+        if answer in ("1", "2", "3", "4"):
+            try:
+                service.press(game_id, int(answer))
+            except (Refused, BoxError) as exc:
+                print(f"  refused: {exc}", file=out)
+            else:
+                _wait_for_pop(service, game_id)
+            return True
+        kinds = {"r": "rehide", "s": "stop"}
+        if answer not in kinds:
+            print(f"  {PROMPT_HELP}", file=out)
+            return True
+        action = {"type": kinds[answer], "by": popper}
+    try:
+        service.submit(game_id, action)
+    except Refused as refusal:
+        print(f"  refused: {refusal.reason}", file=out)
+    return True
+
+
+def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> None:
+    """Block until the pressed die's pop and face are in, or the press failed (jam, fault)."""
+    table = service.table(game_id)
+    version = table.version
+    subscription = service.hub.subscribe([table.topic, "box"])
+    try:
+        for _ in range(int(timeout_s / 0.1)):
+            if table.version > version and table.state.phase != FACE:
+                return
+            if table.version == version and service.active_faults():
+                return  # the press ended without a pop (a jam): the loop shows it
+            subscription.get(0.1)
+    finally:
+        subscription.close()
