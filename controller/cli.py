@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("area", choices=BENCH_AREAS)
     p.add_argument("rest", nargs=argparse.REMAINDER)
 
+    p = sub.add_parser("firmware", help="the Pico co-processor's firmware")
+    fw = p.add_subparsers(dest="firmware_command", required=True)
+    fl = fw.add_parser("flash", help="install or update the firmware on the Pico (mpremote)")
+    fl.add_argument("--port", default=None, help="serial port (default: the config's)")
+    fl.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+
     sub.add_parser("config", help="print the effective configuration")
     return parser
 
@@ -254,6 +260,25 @@ def cmd_bench(args: argparse.Namespace, config: Config) -> int:
     return int(module.main(args.rest) or 0)
 
 
+def cmd_firmware(args: argparse.Namespace, config: Config) -> int:
+    import subprocess
+
+    from .box.pins import load_pin_map
+    from .box.serial import flash_firmware
+
+    try:
+        flash_firmware(
+            args.port or config.box.serial_port,
+            load_pin_map(config.box.pins, "pico"),
+            config.box.limits,
+            dry_run=args.dry_run,
+        )
+    except (ValueError, OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        print(f"diablotin: firmware flash failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_config(args: argparse.Namespace, config: Config) -> int:
     print(f"# from: {config.source or 'defaults (no config file)'}")
     print(f"box: {config.box}")
@@ -275,6 +300,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "tails": cmd_tails,
     "bench": cmd_bench,
+    "firmware": cmd_firmware,
     "config": cmd_config,
 }
 
