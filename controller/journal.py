@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS entries (
     action TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS settings (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (game_id, name)
+);
 """
 
 
@@ -120,6 +126,20 @@ class Journal:
                 "UPDATE games SET finished = ? WHERE id = ?",
                 (time.time() if finished else None, game_id),
             )
+
+    def set_setting(self, game_id: int, name: str, value: Any) -> None:
+        """Keep a per-game setting that is not a game action (e.g. computer seats)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO settings (game_id, name, value) VALUES (?, ?, ?)",
+                (game_id, name, json.dumps(value)),
+            )
+
+    def setting(self, game_id: int, name: str, default: Any = None) -> Any:
+        row = self._one(
+            "SELECT value FROM settings WHERE game_id = ? AND name = ?", (game_id, name)
+        )
+        return default if row is None else json.loads(row[0])
 
     # -- entries -------------------------------------------------------------
     def append(self, game_id: int, action: Mapping[str, Any], *, undo: bool = False) -> int:

@@ -13,6 +13,7 @@ import logging
 import queue
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
@@ -100,15 +101,21 @@ class Service:
             )
         from .box.watch import ToyWatch
 
+        for record in self.journal.games(finished=False):
+            self._open_table(record.id)
+        box_table = self.box_game()
+        mid_hiding = box_table is not None and box_table.state.phase in (POP, FACE, ADVANCE)
+        if mid_hiding and self.toy is not None and box_table is not None:
+            self._resume_toy(box_table)
         self.watch = ToyWatch(self.box, self.clock, self._on_watch_event)
         self.box.subscribe(self._on_box_event)
         self._worker = threading.Thread(target=self._run, name="service", daemon=True)
         self._worker.start()
-        for record in self.journal.games(finished=False):
-            self._open_table(record.id)
-        box_table = self.box_game()
-        if box_table is not None and box_table.state.phase in (POP, FACE, ADVANCE):
+        if mid_hiding:
+            assert box_table is not None
             self.watch.resume_hidden(box_table.state.popped)
+            if box_table.state.phase == FACE and self.toy is not None:
+                self._face_later(box_table, box_table.state.popped[-1])
         self.started = True
         log.info("service started: %d game(s) resumed", len(self.tables))
         self._after_change_sauteur()
@@ -199,6 +206,9 @@ class Service:
         if record.kind == "sauteur":
             table.listeners.append(lambda _t: self.post(self._after_change_sauteur))
         self.tables[game_id] = table
+        seats = self.journal.setting(game_id, "computer", [])
+        if seats:
+            self.computer[game_id] = set(seats)
         return table
 
     def table(self, game_id: int) -> Table:
@@ -293,6 +303,8 @@ class Service:
             raise Refused("player must be p1 or p2", "bad-player")
         seats = self.computer.setdefault(game_id, set())
         (seats.add if on else seats.discard)(player)
+        assert self.journal is not None
+        self.journal.set_setting(game_id, "computer", sorted(seats))
         self.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         self.post(self._after_change_sauteur)
         return {"computer": sorted(seats)}
@@ -314,12 +326,30 @@ class Service:
         elif name == "Popped":
             action = {"type": "pop", "key": event.key, "by": table.state.popper}
             if self._submit_quietly(table, action) and self.toy is not None:
-                face = self.toy.face(event.key)
-                self.clock.call_later(
-                    self.face_delay_s, lambda: self.post(lambda: self._face(table, face))
-                )
+                self._face_later(table, event.key)
         elif name == "Jammed":
             self.notice(f"key {event.key} jammed: retry, or tell the box it was popped by hand")
+
+    def _resume_toy(self, table: Table) -> None:
+        """The simulated toy forgot everything on restart: seat the dice as the game says."""
+        state = table.state
+        pending = state.popped[-1] if state.phase == FACE else None
+        self.toy.resume(state.popped, pending)
+        expected = {k: k not in state.popped for k in KEYS}
+        deadline = self.clock.now() + 1.0
+        while self.box is not None and self.box.slots() != expected:
+            if self.clock.now() > deadline:
+                self.notice("the simulated toy did not settle after the restart")
+                break
+            time.sleep(0.005)
+
+    def _face_later(self, table: Table, key: int) -> None:
+        try:
+            face = self.toy.face(key)
+        except ValueError as exc:  # the toy's die never left: the referee says
+            self.notice(f"the simulated toy cannot show this face ({exc}): tap it")
+            return
+        self.clock.call_later(self.face_delay_s, lambda: self.post(lambda: self._face(table, face)))
 
     def _face(self, table: Table, face: Any) -> None:
         if table.state.phase == FACE:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -169,6 +169,10 @@ class SimulatedToy:
 
     # -- the hider ----------------------------------------------------------
 
+    def coil_pin(self, key: int) -> MockPin:
+        """The mock pin under coil ``key`` (tests read its ``states``)."""
+        return self._coil_pins[key]
+
     def hide(self) -> None:
         """Gather the dice and hide them again in a random arrangement; close the lid.
 
@@ -192,6 +196,26 @@ class SimulatedToy:
         for key in KEYS:
             if arrangement[key] is not None:
                 self._drive_slot(key, present=True)
+        if self._lid_pin is not None:
+            self._drive(self._lid_pin, False)
+
+    def resume(self, popped: Iterable[int], pending: int | None = None) -> None:
+        """After a restart mid-hiding: dice hidden again, the ``popped`` slots already empty.
+
+        A devil ends a hiding, so the devil die goes under a slot not popped yet,
+        or under ``pending`` (a popped die whose face is not known yet).
+        """
+        gone = {k for k in popped if k in KEYS}
+        with self._lock:
+            free = [k for k in KEYS if k not in gone or k == pending] or list(KEYS)
+            devil_key = self._arrange_rng.choice(free)
+            arrangement = {k: _DEVIL_DIE if k == devil_key else _NUMBER_DIE for k in KEYS}
+            self._hiding += 1
+            self._hidden_under = dict(arrangement)
+            self._dice = {k: None if k in gone else die for k, die in arrangement.items()}
+            self._faces.clear()
+        for key in KEYS:
+            self._drive_slot(key, present=key not in gone)
         if self._lid_pin is not None:
             self._drive(self._lid_pin, False)
 
