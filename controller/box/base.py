@@ -145,6 +145,10 @@ class Box(abc.ABC):
         """
 
     @abc.abstractmethod
+    def cooldown_s(self, key: int) -> float:
+        """Seconds until coil ``key`` may fire again within the limits (0: now)."""
+
+    @abc.abstractmethod
     def slots(self) -> dict[int, bool]:
         """Debounced presence of a die in each slot, ``{1: True, ...}``."""
 

@@ -151,6 +151,9 @@ class SerialBox(Box):
 
     # -- Box ----------------------------------------------------------------------
 
+    def cooldown_s(self, key: int) -> float:
+        return self.guard.cooldown_s(key)
+
     def fire(self, key: int, pulse_ms: float | None = None) -> None:
         with self._lock:
             if not self._link.up:

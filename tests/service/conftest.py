@@ -22,17 +22,27 @@ def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str =
     pytest.fail(f"timed out after {timeout} s waiting for {what or condition}")
 
 
-def make_config(tmp_path, **sauteur) -> Config:
+def make_config(tmp_path, backend: str = "simulated") -> Config:
     config = Config()
+    config.box.backend = backend
     config.data_dir = tmp_path / "data"
     config.box.seed = 11
     config.server.referee_pin = "2468"
     return config
 
 
+@pytest.fixture(params=["simulated", "virtual"])
+def backend(request) -> str:
+    """Every sauteur-on-the-box test runs on mocked GPIO pins and, unchanged, through the
+    serial backend against the virtual co-processor (the firmware's own code)."""
+    return request.param
+
+
 @pytest.fixture
-def service(tmp_path) -> Iterator[Service]:
-    svc = Service(make_config(tmp_path), think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
+def service(tmp_path, backend) -> Iterator[Service]:
+    svc = Service(
+        make_config(tmp_path, backend), think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01
+    )
     svc.start()
     yield svc
     svc.stop()

@@ -12,6 +12,12 @@ from controller.service import Service
 from .conftest import wait_for
 
 
+def coils_idle(service: Service) -> None:
+    wait_for(
+        lambda: not any(service.toy.coil_pin(k).state for k in (1, 2, 3, 4)), 2, "coils off"
+    )
+
+
 def coil_states(service: Service, key: int) -> list[bool]:
     return [bool(s.state) for s in service.toy.coil_pin(key).states]
 
@@ -40,7 +46,7 @@ def test_one_pop_is_exactly_one_pulse_of_the_configured_length(service):
         lambda: table.state.phase in ("advance", "pop", "hiding") and len(table.actions) >= 3,
         what="pop and face journaled",
     )
-    service.box.wait_idle(1)
+    coils_idle(service)
     assert coil_states(service, 3) == [False, True, False]
     assert pulses(service, 3) == [pytest.approx(0.030, abs=0.015)]
     for other in (1, 2, 4):
@@ -58,17 +64,17 @@ def refused_without_change(service: Service, gid: int, call, code: str | None = 
         call()
     if code is not None:
         assert isinstance(info.value, Refused) and info.value.code == code
-    service.box.wait_idle(1)
+    coils_idle(service)
     assert (table.state, table.actions, service.journal.entries(gid)) == before
     for key in (1, 2, 3, 4):
         assert coil_states(service, key) == [False], f"coil {key} moved"
     return info.value
 
 
-def test_pop_before_hiding_is_done_is_refused(tmp_path):
+def test_pop_before_hiding_is_done_is_refused(tmp_path, backend):
     from .conftest import make_config
 
-    svc = Service(make_config(tmp_path), think_s=0.01, face_delay_s=0.01, hide_delay_s=30)
+    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=0.01, hide_delay_s=30)
     svc.start()
     try:
         gid = svc.new_game("sauteur", {"rule": "A"})
@@ -105,11 +111,11 @@ def test_popping_an_empty_slot_is_refused(service):
     assert f"key {key}" in error.reason or str(key) in error.reason
 
 
-def test_a_face_the_die_cannot_show_is_refused(tmp_path):
+def test_a_face_the_die_cannot_show_is_refused(tmp_path, backend):
     from .conftest import make_config
 
     # The referee reports the face (the toy's own report is held back for 30 s).
-    svc = Service(make_config(tmp_path), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
+    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
     svc.start()
     try:
         gid = start_popping(svc)
@@ -179,10 +185,10 @@ def test_computer_plays_a_whole_short_match(service):
         assert len(pulses(service, key)) >= pops.count(key)
 
 
-def test_coils_are_low_after_stop_even_mid_pulse(tmp_path):
+def test_coils_are_low_after_stop_even_mid_pulse(tmp_path, backend):
     from .conftest import make_config
 
-    config = make_config(tmp_path)
+    config = make_config(tmp_path, backend)
     config.box.limits.pulse_ms = 100
     svc = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     svc.start()
@@ -194,10 +200,10 @@ def test_coils_are_low_after_stop_even_mid_pulse(tmp_path):
     assert coil_states(svc, 2)[-1] is False
 
 
-def test_coils_are_low_after_an_exception_in_the_service(tmp_path):
+def test_coils_are_low_after_an_exception_in_the_service(tmp_path, backend):
     from .conftest import make_config
 
-    config = make_config(tmp_path)
+    config = make_config(tmp_path, backend)
     config.box.limits.pulse_ms = 100
     svc = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     svc.start()
