@@ -85,6 +85,9 @@ class DeadBox(Box):
     def fire(self, key: int, pulse_ms: float | None = None) -> None:
         raise BoxFault("link to the Pico is down")
 
+    def cooldown_s(self, key: int) -> float:
+        return 0.0
+
     def slots(self) -> dict[int, bool]:
         return dict.fromkeys((1, 2, 3, 4), True)
 

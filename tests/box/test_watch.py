@@ -382,6 +382,9 @@ class ScriptedBox(Box):
         self.fired.append(key)
         self.emit(CoilFired(key, 30.0, self.clock.now()))
 
+    def cooldown_s(self, key: int) -> float:
+        return 0.0
+
     def slot(self, key: int, present: bool) -> None:
         self.present[key] = present
         self.emit(SlotChanged(key, present, self.clock.now()))
