@@ -68,6 +68,7 @@ class Service:
         think_s: float = 0.6,
         face_delay_s: float = 0.4,
         hide_delay_s: float = 1.0,
+        steady_s: float = 0.5,
     ) -> None:
         self.config = config
         self.clock = clock or RealClock()
@@ -81,6 +82,7 @@ class Service:
         self.think_s = think_s
         self.face_delay_s = face_delay_s
         self.hide_delay_s = hide_delay_s
+        self.steady_s = steady_s
         self.referee_pin = config.server.referee_pin or _load_or_make_pin(config.data_dir)
         self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
@@ -107,7 +109,7 @@ class Service:
         mid_hiding = box_table is not None and box_table.state.phase in (POP, FACE, ADVANCE)
         if mid_hiding and self.toy is not None and box_table is not None:
             self._resume_toy(box_table)
-        self.watch = ToyWatch(self.box, self.clock, self._on_watch_event)
+        self.watch = ToyWatch(self.box, self.clock, self._on_watch_event, steady_s=self.steady_s)
         self.box.subscribe(self._on_box_event)
         self._worker = threading.Thread(target=self._run, name="service", daemon=True)
         self._worker.start()
