@@ -63,6 +63,8 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
 
         table.listeners.append(on_change)
         by_hand = False
+        box = service.box
+        assert box is not None
         while len(press_ms) < samples or len(edge_ms) < samples:
             _wait(lambda: table.state.phase in ("pop", "advance"))
             if table.state.phase == "advance":
@@ -81,8 +83,8 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
                 service.submit(game_id, {"type": "rehide", "by": table.state.popper})
                 continue
             free = [k for k in (1, 2, 3, 4) if k not in table.state.popped]
-            key = min(free, key=lambda k: service.box.cooldown_s(k))
-            time.sleep(service.box.cooldown_s(key))
+            key = min(free, key=lambda k: box.cooldown_s(k))
+            time.sleep(box.cooldown_s(key))
             before = table.version
             by_hand = not by_hand if len(edge_ms) < samples else False
             if by_hand:

@@ -3,6 +3,8 @@ refusals move no pin and journal nothing, coils are low after stop and after err
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from controller.box.base import BoxError, BoxFault
@@ -13,9 +15,7 @@ from .conftest import wait_for
 
 
 def coils_idle(service: Service) -> None:
-    wait_for(
-        lambda: not any(service.toy.coil_pin(k).state for k in (1, 2, 3, 4)), 2, "coils off"
-    )
+    wait_for(lambda: not any(service.toy.coil_pin(k).state for k in (1, 2, 3, 4)), 2, "coils off")
 
 
 def coil_states(service: Service, key: int) -> list[bool]:
@@ -24,9 +24,7 @@ def coil_states(service: Service, key: int) -> list[bool]:
 
 def pulses(service: Service, key: int) -> list[float]:
     states = service.toy.coil_pin(key).states
-    return [
-        b.timestamp for a, b in zip(states, states[1:], strict=False) if a.state and not b.state
-    ]
+    return [b.timestamp for a, b in itertools.pairwise(states) if a.state and not b.state]
 
 
 def start_popping(service: Service, **options) -> int:
@@ -90,11 +88,11 @@ def pop_a_number(service: Service, gid: int) -> int:
     for _ in range(20):
         wait_for(lambda: table.state.phase == "pop", what="the popper's turn")
         key = next(k for k in (1, 2, 3, 4) if k not in table.state.popped)
-        wait_for(lambda: service.box.cooldown_s(key) == 0, what="coil cool-down")
+        wait_for(lambda k=key: service.box.cooldown_s(k) == 0, what="coil cool-down")
         version = table.version
         service.press(gid, key)
         wait_for(
-            lambda: table.version >= version + 2 and table.state.phase != "face",
+            lambda v=version: table.version >= v + 2 and table.state.phase != "face",
             what="pop and face",
         )
         if table.state.phase == "advance":
