@@ -1,0 +1,56 @@
+"""Teufel, Teufel / Diable, diable: rules engine, reach and exact odds.
+
+The box does not sense this board: a referee enters what happens, the engine
+keeps the state, refuses illegal entries with a reason and says what is
+legal next. Rules as implemented: docs/rules-teufel.md.
+
+Setup options: ``players`` (colours in seat order, clockwise, 2–6),
+``colours`` (six names, default yellow green blue purple white black),
+``vines`` (six card-free squares, default b2 f2 d1 d7 b6 f6), ``first``
+(who places first and plays first, default the first player), ``position``
+(optional: start from a game already under way).
+
+Actions (JSON objects; any but ``reveal`` may carry ``"player": colour``,
+checked against whoever must decide):
+
+=================  ==========================  =============================================
+type               fields                      when
+=================  ==========================  =============================================
+place_sled         square                      setup, in seat order from ``first``
+step               to                          turn start or mid-move: one orthogonal step
+end_move                                       mid-move on a free square
+pass_over / flip                               devil-holder on a face-down card
+reveal             card                        chance: "blue-D", "devil" or "tower"
+take_devil_from    from                        no devil on the face: whose to take
+give_up_letters    letters (list)              devil, devil: the two letters lost
+peek               square                      on a tower (once)
+return_devil                                   on a tower, holding a devil
+done                                           leave the tower
+exchange           a, b                        turn start: swap two cards
+pick_up            square                      shuffle (holding a devil): 2–4 cards
+lay_down           squares (list)              shuffle: lay them all face down
+flip_card          square                      turn of a player who left: flip two
+pass                                           turn start, only if nothing else is legal
+=================  ==========================  =============================================
+
+Public helpers besides :class:`TeufelRules` (all pure, all in the view too):
+:func:`reachable` (squares the mover can reach, ``free``/``flip``/``stop``),
+:func:`blocked_steps` (neighbours the mover may not enter, with reasons),
+:func:`unavailable` (answers to the pending decision not possible now, with
+reasons), :func:`legal_types`, :func:`odds` / :func:`exact_odds` (per
+face-down card: chance of a devil, a tower, one of a player's missing letters).
+"""
+
+from .actions import legal_types, unavailable
+from .rules import TeufelRules
+from .view import blocked_steps, exact_odds, odds, reachable
+
+__all__ = [
+    "TeufelRules",
+    "blocked_steps",
+    "exact_odds",
+    "legal_types",
+    "odds",
+    "reachable",
+    "unavailable",
+]

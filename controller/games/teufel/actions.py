@@ -1,0 +1,590 @@
+"""Checking and applying actions; listing the legal ones.
+
+Every action is a JSON object with a ``"type"``; the vocabulary is in the
+package docstring and docs/rules-teufel.md. ``"player"`` (a colour) may be
+added to any action but ``reveal``: it is then checked against whoever must
+decide, so a tap on the wrong phone cannot play for someone else.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from ..base import Refused
+from . import flow
+from . import knowledge as kn
+from .board import DEVIL_FACE, NEIGHBOURS, name, names, parse
+from .cards import describe, is_letter, parse_card
+from .setup import place, placement_problem
+from .state import FACE_DOWN, Decision, State
+
+FIELDS: dict[str, tuple[str, ...]] = {
+    "place_sled": ("square",),
+    "step": ("to",),
+    "end_move": (),
+    "pass_over": (),
+    "flip": (),
+    "reveal": ("card",),
+    "take_devil_from": ("from",),
+    "give_up_letters": ("letters",),
+    "peek": ("square",),
+    "return_devil": (),
+    "done": (),
+    "exchange": ("a", "b"),
+    "pick_up": ("square",),
+    "lay_down": ("squares",),
+    "flip_card": ("square",),
+    "pass": (),
+}
+"""Each action type and its fields (besides ``type`` and the optional ``player``)."""
+
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "place": ("place_sled",),
+    "turn": ("step", "exchange", "pick_up", "pass"),
+    "move": ("step", "end_move"),
+    "pass_or_flip": ("pass_over", "flip"),
+    "reveal": ("reveal",),
+    "take_devil": ("take_devil_from",),
+    "give_up": ("give_up_letters",),
+    "tower": ("peek", "return_devil", "done"),
+    "shuffle": ("pick_up", "lay_down"),
+    "flip_two": ("flip_card",),
+    "over": (),
+}
+"""Which action types answer each kind of pending decision."""
+
+TURN_WORDS = {
+    "step": "move",
+    "exchange": "exchange two cards",
+    "pick_up": "shuffle",
+    "pass": "pass (nothing else is possible)",
+}
+
+TOWER_WORDS = {
+    "peek": "peek at a face-down card",
+    "return_devil": "put the devil back on the face",
+    "done": "done",
+}
+
+MAX_PICK = 4
+MIN_PICK = 2
+PEEK_USED = "the tower allows one peek, and it was used"
+HAND_FULL = f"a shuffle takes at most {MAX_PICK} cards: lay them down"
+TOO_FEW_PICKED = f"a shuffle takes at least {MIN_PICK} cards: pick up another"
+TOO_FEW_FREE = "fewer than two cards are free of sleds: no shuffle"
+
+
+def _no_devil(who: str) -> str:
+    return f"{who} holds no devil"
+
+
+def _no_devil_to_shuffle(who: str) -> str:
+    return f"only a player holding a devil may shuffle; {who} holds none"
+
+
+def _cannot_pass(who: str) -> str:
+    return (
+        f"{who} can still move, exchange or shuffle: passing is only for a player "
+        "who can do none of these"
+    )
+
+
+def prompt(state: State) -> str:
+    """One sentence: what the game waits for."""
+    d = state.pending
+    who = state.players[d.player].colour if d.player is not None else ""
+    where = name(d.square) if d.square is not None else ""
+    if d.kind == "place":
+        return f"{who} places their sled"
+    if d.kind == "turn":
+        options = [TURN_WORDS[kind] for kind in legal_types(state)]
+        return f"{who}'s turn: {flow.listing(options, 'or')}"
+    if d.kind == "move":
+        return f"{who} is moving: step on or end the move"
+    if d.kind == "pass_or_flip":
+        return f"{who} is on the face-down card on {where}: pass over it or flip it"
+    if d.kind == "reveal":
+        return f"enter the card flipped on {where}"
+    if d.kind == "take_devil":
+        return f"{who} takes a devil from another player: choose whom"
+    if d.kind == "give_up":
+        return f"devil, devil: {who} chooses {d.number} letters to give up"
+    if d.kind == "tower":
+        options = [TOWER_WORDS[kind] for kind in legal_types(state)]
+        return f"{who} is on a tower: {flow.listing(options, 'or')}"
+    if d.kind == "shuffle":
+        return f"{who} is shuffling ({len(d.hand)} cards in hand): pick up more or lay them down"
+    if d.kind == "flip_two":
+        return f"{who} has left the board: flip a face-down card ({d.number} to go)"
+    return "the game is over"
+
+
+# ----------------------------------------------------------------- apply
+
+
+def apply(state: State, action: Mapping[str, Any]) -> State:
+    """The state after ``action``; raises :class:`Refused` and changes nothing."""
+    kind = _check_shape(action)
+    decision = state.pending
+    if decision.kind == "over":
+        raise Refused("the game is over", "game-over")
+    if kind not in ALLOWED[decision.kind]:
+        raise Refused(f"no {kind} now: {prompt(state)}", "not-now")
+    if "player" in action:
+        if kind == "reveal":
+            raise Refused("a reveal is the referee's entry: it has no player", "bad-action")
+        if decision.player is None or action["player"] != state.players[decision.player].colour:
+            raise Refused(
+                f"it is not {action['player']!r} who decides now: {prompt(state)}",
+                "wrong-player",
+            )
+    log: list[str] = []
+    state = _HANDLERS[kind](state, action, log)
+    return state._replace(events=tuple(log))
+
+
+def _check_shape(action: object) -> str:
+    if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+        raise Refused('an action is a JSON object with a "type"', "bad-action")
+    kind = action["type"]
+    if kind not in FIELDS:
+        raise Refused(
+            f"unknown action type {kind!r} (known: {', '.join(FIELDS)})", "unknown-action"
+        )
+    expected = set(FIELDS[kind])
+    missing = expected - set(action)
+    extra = set(action) - expected - {"type", "player"}
+    if missing:
+        raise Refused(f"{kind} needs {', '.join(sorted(missing))}", "bad-action")
+    if extra:
+        raise Refused(f"{kind} has unexpected field(s): {', '.join(sorted(extra))}", "bad-action")
+    return str(kind)
+
+
+def _square(value: object) -> int:
+    try:
+        return parse(value)
+    except ValueError as error:
+        raise Refused(str(error), "bad-square") from None
+
+
+def _mover(state: State) -> int:
+    assert state.pending.player is not None
+    return state.pending.player
+
+
+def _place_sled(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    square = _square(action["square"])
+    player = _mover(state)
+    problem = placement_problem(state, player, square)
+    if problem:
+        raise Refused(problem, "bad-placement")
+    return place(state, player, square, log)
+
+
+def _step(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    target = _square(action["to"])
+    mover = _mover(state)
+    here = state.players[mover].square
+    assert here is not None
+    if target not in NEIGHBOURS[here]:
+        raise Refused(
+            f"{name(target)} is not next to {name(here)}: "
+            "a move goes one orthogonal step at a time",
+            "not-adjacent",
+        )
+    outcome, reason = flow.step_targets(state)[target]
+    if outcome == "blocked":
+        code = "revisit" if target in state.path else "blocked"
+        raise Refused(reason, code)
+    return flow.step(state, target, log)
+
+
+def _end_move(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    return flow.end_move(state, log)
+
+
+def _pass_over(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    return flow.wait(state, Decision("move", _mover(state)))
+
+
+def _flip(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    log.append(f"{state.players[_mover(state)].colour} flips the card")
+    return flow.wait(state, Decision("reveal", None, square=state.pending.square))
+
+
+def _reveal(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    square = state.pending.square
+    assert square is not None
+    try:
+        card = parse_card(action["card"], state.colours)
+    except ValueError as error:
+        raise Refused(str(error), "bad-card") from None
+    try:
+        knowledge = kn.reveal(state.knowledge, square, card)
+    except kn.Impossible:
+        raise Refused(_why_impossible(state, square, card), "impossible-card") from None
+    cards = list(state.cards)
+    cards[square] = card
+    state = state._replace(cards=tuple(cards), knowledge=knowledge)
+    return flow.revealed(state, card, log)
+
+
+def _why_impossible(state: State, square: int, card: str) -> str:
+    """A sentence for a flip that contradicts what has been seen."""
+    what = describe(card)
+    if kn.unknown_cards(state.knowledge)[card] == 0:
+        up = [s for s, c in enumerate(state.cards) if c == card]
+        if is_letter(card):
+            return f"there is no second {what}: it is face up on {name(up[0])}"
+        return f"all {len(up)} {card} cards are already face up ({', '.join(names(up))})"
+    here = [group for group in state.knowledge.groups if square in group]
+    if here:
+        options = sorted(describe(c) for c in kn.possible(state.knowledge, square))
+        could = flow.listing(options, "or") if len(options) <= 6 else "something else"
+        return (
+            f"{what} cannot be on {name(square)}: that card was shuffled face down onto "
+            f"{', '.join(names(here[0]))} and is {could}"
+        )
+    laid = "; ".join(", ".join(names(g)) for g in kn.groups_with(state.knowledge, card))
+    if is_letter(card):
+        return f"{what} cannot be on {name(square)}: it was shuffled face down onto {laid}"
+    return (
+        f"{what} cannot be on {name(square)}: every {card} not face up was shuffled "
+        f"face down onto {laid}"
+    )
+
+
+def _take_devil_from(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    mover = _mover(state)
+    holders = [i for i, p in enumerate(state.players) if p.devil and i != mover]
+    chosen = [i for i in holders if state.players[i].colour == action["from"]]
+    if not chosen:
+        raise Refused(
+            f"{action['from']!r} holds no devil to take: choose "
+            f"{flow.colours(state, holders, 'or')}",
+            "bad-choice",
+        )
+    return flow.take_devil_from(state, chosen[0], log)
+
+
+def _give_up_letters(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    decision = state.pending
+    player = state.players[_mover(state)]
+    letters = action["letters"]
+    held = ", ".join(sorted(player.letters))
+    if (
+        not isinstance(letters, list)
+        or len(letters) != decision.number
+        or len(set(letters)) != len(letters)
+        or not set(letters) <= player.letters
+    ):
+        raise Refused(
+            f"{player.colour} must give up exactly {decision.number} different letters "
+            f"they hold ({held})",
+            "bad-choice",
+        )
+    return flow.give_up(state, frozenset(letters), log)
+
+
+def _peek(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    square = _square(action["square"])
+    mover = _mover(state)
+    if state.pending.peeked:
+        raise Refused(PEEK_USED, "already-peeked")
+    if state.cards[square] != FACE_DOWN:
+        raise Refused(f"there is no face-down card on {name(square)} to peek at", "not-face-down")
+    log.append(f"{state.players[mover].colour} peeks at the card on {name(square)}")
+    state = state._replace(
+        peeks=(*state.peeks, (mover, square)),
+        pending=state.pending._replace(peeked=True),
+    )
+    return flow.tower_or_finish(state, log)
+
+
+def _return_devil(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    mover = _mover(state)
+    if not state.players[mover].devil:
+        raise Refused(_no_devil(state.players[mover].colour), "no-devil")
+    log.append(f"{state.players[mover].colour} puts their devil back on the face")
+    return flow.tower_or_finish(flow.set_player(state, mover, devil=False), log)
+
+
+def _done(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    return flow.end_move(state, log)
+
+
+def _exchange(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    a, b = _square(action["a"]), _square(action["b"])
+    mover = _mover(state)
+    if a == b:
+        raise Refused("an exchange needs two different cards", "bad-exchange")
+    allowed = flow.exchangeable(state, mover)
+    for square in (a, b):
+        if square not in allowed:
+            raise Refused(_why_not_exchangeable(state, mover, square), "bad-exchange")
+    cards = list(state.cards)
+    cards[a], cards[b] = cards[b], cards[a]
+    log.append(f"{state.players[mover].colour} exchanges the cards on {name(a)} and {name(b)}")
+    state = state._replace(cards=tuple(cards), knowledge=kn.swap(state.knowledge, a, b))
+    return flow.end_turn(state, log)
+
+
+def _why_not_exchangeable(state: State, mover: int, square: int) -> str:
+    card = state.cards[square]
+    where = name(square)
+    if card is None:
+        return f"there is no card on {where}"
+    sleds = flow.sleds_on(state, square)
+    if sleds:
+        return f"{flow.colours(state, sleds)}'s sled stands on the card on {where}"
+    return (
+        f"the card on {where} is {describe(card)}, face up: only face-down cards and "
+        f"{state.players[mover].colour}'s own face-up letters may be exchanged"
+    )
+
+
+def _pick_up(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    square = _square(action["square"])
+    mover = _mover(state)
+    decision = state.pending
+    who = state.players[mover].colour
+    if decision.kind == "turn":
+        if not state.players[mover].devil:
+            raise Refused(_no_devil_to_shuffle(who), "no-devil")
+        if len(flow.pickable(state)) < MIN_PICK:
+            raise Refused(TOO_FEW_FREE, "too-few")
+        decision = Decision("shuffle", mover)
+    elif len(decision.hand) >= MAX_PICK:
+        raise Refused(HAND_FULL, "hand-full")
+    card = state.cards[square]
+    if card is None:
+        raise Refused(f"there is no card on {name(square)}", "no-card")
+    sleds = flow.sleds_on(state, square)
+    if sleds:
+        raise Refused(
+            f"{flow.colours(state, sleds)}'s sled stands on the card on {name(square)}",
+            "under-sled",
+        )
+    cards = list(state.cards)
+    cards[square] = None
+    shown = "a face-down card" if card == FACE_DOWN else describe(card)
+    log.append(f"{who} picks up {shown} from {name(square)}")
+    return state._replace(
+        cards=tuple(cards),
+        pending=decision._replace(hand=(*decision.hand, (square, card))),
+    )
+
+
+def _lay_down(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    hand = state.pending.hand
+    if len(hand) < MIN_PICK:
+        raise Refused(TOO_FEW_PICKED, "too-few")
+    raw = action["squares"]
+    if not isinstance(raw, list):
+        raise Refused("squares: a list of squares", "bad-action")
+    squares = [_square(text) for text in raw]
+    if len(squares) != len(hand) or len(set(squares)) != len(squares):
+        raise Refused(f"lay the {len(hand)} cards on {len(hand)} different squares", "bad-lay")
+    allowed = set(flow.layable(state))
+    for square in squares:
+        if square not in allowed:
+            raise Refused(_why_not_layable(state, square), "bad-lay")
+    cards = list(state.cards)
+    for square in squares:
+        cards[square] = FACE_DOWN
+    knowledge = kn.shuffle(
+        state.knowledge,
+        [s for s, card in hand if card == FACE_DOWN],
+        [card for _, card in hand if card != FACE_DOWN],
+        squares,
+    )
+    log.append(
+        f"{state.players[_mover(state)].colour} shuffles {len(hand)} cards and lays them "
+        f"face down on {', '.join(names(squares))}"
+    )
+    return flow.end_turn(state._replace(cards=tuple(cards), knowledge=knowledge), log)
+
+
+def _why_not_layable(state: State, square: int) -> str:
+    if square == DEVIL_FACE:
+        return "d4 is the devil face: no card may lie there"
+    return f"{name(square)} already holds a card"
+
+
+def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    square = _square(action["square"])
+    if state.cards[square] != FACE_DOWN:
+        raise Refused(f"there is no face-down card on {name(square)}", "not-face-down")
+    mover = _mover(state)
+    log.append(f"{state.players[mover].colour} flips the card on {name(square)}")
+    return flow.wait(
+        state, Decision("reveal", None, square=square, number=state.pending.number - 1)
+    )
+
+
+def _pass(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+    who = state.players[_mover(state)].colour
+    if not flow.must_pass(state):
+        raise Refused(_cannot_pass(who), "can-act")
+    log.append(f"{who} can do nothing and passes")
+    return flow.end_turn(state, log)
+
+
+_HANDLERS = {
+    "place_sled": _place_sled,
+    "step": _step,
+    "end_move": _end_move,
+    "pass_over": _pass_over,
+    "flip": _flip,
+    "reveal": _reveal,
+    "take_devil_from": _take_devil_from,
+    "give_up_letters": _give_up_letters,
+    "peek": _peek,
+    "return_devil": _return_devil,
+    "done": _done,
+    "exchange": _exchange,
+    "pick_up": _pick_up,
+    "lay_down": _lay_down,
+    "flip_card": _flip_card,
+    "pass": _pass,
+}
+
+
+# ----------------------------------------------------------------- legal actions
+
+
+def legal_types(state: State) -> list[str]:
+    """The action types with at least one legal action now (cheap; for buttons)."""
+    d = state.pending
+    if d.kind in ("turn", "move"):
+        assert d.player is not None
+        steps = any(outcome != "blocked" for outcome, _ in flow.step_targets(state).values())
+        kinds = ["step"] if steps else []
+        if d.kind == "move":
+            return [*kinds, "end_move"]
+        if len(flow.exchangeable(state, d.player)) >= 2:
+            kinds.append("exchange")
+        if flow.can_shuffle(state, d.player):
+            kinds.append("pick_up")
+        return kinds or ["pass"]
+    if d.kind == "tower":
+        assert d.player is not None
+        kinds = [] if d.peeked or not flow.face_down_count(state) else ["peek"]
+        if state.players[d.player].devil:
+            kinds.append("return_devil")
+        return [*kinds, "done"]
+    if d.kind == "shuffle":
+        kinds = ["pick_up"] if len(d.hand) < MAX_PICK and flow.pickable(state) else []
+        return kinds + (["lay_down"] if len(d.hand) >= MIN_PICK else [])
+    return list(ALLOWED[d.kind])
+
+
+def legal_actions(state: State, only: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """Every action :func:`apply` accepts now (of the types in ``only``, if given).
+
+    The order is stable. Exchanges are listed once per pair (``a`` before
+    ``b`` in board order); ``apply`` accepts either order. ``lay_down``
+    squares are in board order (any order is accepted).
+    """
+    d = state.pending
+    kinds = [kind for kind in legal_types(state) if only is None or kind in only]
+    if d.kind == "reveal":
+        assert d.square is not None
+        if not kinds:
+            return []
+        cards = sorted(kn.possible(state.knowledge, d.square))
+        return [{"type": "reveal", "card": card} for card in cards]
+    if d.player is None:
+        return []
+    player = d.player
+    who = state.players[player].colour
+    result: list[dict[str, Any]] = []
+    for kind in kinds:
+        if kind == "place_sled":
+            result += [
+                {"type": kind, "player": who, "square": name(s)}
+                for s in range(len(state.cards))
+                if placement_problem(state, player, s) is None
+            ]
+        elif kind == "step":
+            result += [
+                {"type": kind, "player": who, "to": name(target)}
+                for target, (outcome, _) in sorted(flow.step_targets(state).items())
+                if outcome != "blocked"
+            ]
+        elif kind == "exchange":
+            cards = [name(s) for s in flow.exchangeable(state, player)]
+            result += [
+                {"type": kind, "player": who, "a": a, "b": b}
+                for a, b in itertools.combinations(cards, 2)
+            ]
+        elif kind == "pick_up":
+            result += [
+                {"type": kind, "player": who, "square": name(s)} for s in flow.pickable(state)
+            ]
+        elif kind == "take_devil_from":
+            result += [
+                {"type": kind, "player": who, "from": p.colour}
+                for i, p in enumerate(state.players)
+                if p.devil and i != player
+            ]
+        elif kind == "give_up_letters":
+            held = sorted(state.players[player].letters)
+            result += [
+                {"type": kind, "player": who, "letters": list(letters)}
+                for letters in itertools.combinations(held, d.number)
+            ]
+        elif kind in ("peek", "flip_card"):
+            result += [
+                {"type": kind, "player": who, "square": name(s)}
+                for s, card in enumerate(state.cards)
+                if card == FACE_DOWN
+            ]
+        elif kind == "lay_down":
+            result += [
+                {"type": kind, "player": who, "squares": names(squares)}
+                for squares in itertools.combinations(flow.layable(state), len(d.hand))
+            ]
+        else:
+            result.append({"type": kind, "player": who})
+    return result
+
+
+def unavailable(state: State) -> dict[str, str]:
+    """Action types that would answer the pending decision but are not legal now,
+    each with the reason (for greyed-out buttons)."""
+    d = state.pending
+    if d.player is None:
+        return {}
+    who = state.players[d.player].colour
+    legal = set(legal_types(state))
+    reasons = {}
+    for kind in ALLOWED[d.kind]:
+        if kind in legal:
+            continue
+        if kind == "step":
+            reason = f"{who} cannot step onto any neighbouring square (see blocked)"
+        elif kind == "exchange":
+            reason = (
+                "fewer than two cards may be exchanged (face-down cards and "
+                f"{who}'s own face-up letters, with no sled on them)"
+            )
+        elif kind == "pick_up" and d.kind == "turn":
+            devil = state.players[d.player].devil
+            reason = TOO_FEW_FREE if devil else _no_devil_to_shuffle(who)
+        elif kind == "pick_up":
+            reason = HAND_FULL
+        elif kind == "lay_down":
+            reason = TOO_FEW_PICKED
+        elif kind == "pass":
+            reason = _cannot_pass(who)
+        elif kind == "peek":
+            reason = PEEK_USED if d.peeked else "no face-down card is left to peek at"
+        else:
+            assert kind == "return_devil", kind
+            reason = _no_devil(who)
+        reasons[kind] = reason
+    return reasons

@@ -1,0 +1,33 @@
+"""``TeufelRules``: the engine the service binds to the journal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Viewer
+from .actions import apply, legal_actions
+from .setup import setup
+from .state import State
+from .view import view
+
+
+class TeufelRules:
+    """Teufel, Teufel / Diable, diable (see docs/rules-teufel.md)."""
+
+    name = "teufel"
+
+    def setup(self, options: Mapping[str, Any]) -> State:
+        return setup(options)
+
+    def apply(self, state: State, action: Mapping[str, Any]) -> State:
+        return apply(state, action)
+
+    def legal_actions(self, state: State) -> list[dict[str, Any]]:
+        return legal_actions(state)
+
+    def is_over(self, state: State) -> bool:
+        return state.pending.kind == "over"
+
+    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
+        return view(state, viewer)
