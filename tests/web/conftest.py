@@ -1,0 +1,87 @@
+"""Fixtures for the dashboard tests: a started service on a temp data dir, its app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from controller.config import Config
+from controller.service import Service
+from web import create_app
+from web.security import PinThrottle
+
+PIN = "4321"
+REFEREE = {"X-Referee-Pin": PIN}
+
+
+class FakeClock:
+    """Seconds that move only when told (for the PIN throttle)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_service(data_dir: Path, **delays: float) -> Service:
+    config = Config(data_dir=data_dir)
+    config.server.referee_pin = PIN
+    config.box.seed = 7
+    service = Service(config, **delays)
+    service.start()
+    return service
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A service whose simulated toy never acts by itself (hours of delay)."""
+    svc = make_service(tmp_path, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
+    try:
+        yield svc
+    finally:
+        svc.stop()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def app(service: Service, clock: FakeClock) -> Flask:
+    return create_app(service, throttle=PinThrottle(clock=clock))
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def login(client: FlaskClient) -> str:
+    """Log the test client in as the referee; returns the CSRF token."""
+    resp = client.post("/api/session", json={"pin": PIN})
+    assert resp.status_code == 200, resp.get_json()
+    token = resp.get_json()["csrf"]
+    assert isinstance(token, str) and len(token) >= 20
+    return token
+
+
+def snapshot(service: Service) -> dict[str, Any]:
+    """Everything a refused request must leave alone."""
+    assert service.journal is not None
+    return {
+        "games": [(g.id, g.kind, g.title, g.finished is not None) for g in service.journal.games()],
+        "entries": {
+            g.id: [(e.seq, e.undo, e.action) for e in service.journal.entries(g.id)]
+            for g in service.journal.games()
+        },
+        "computer": {k: sorted(v) for k, v in service.computer.items()},
+        "toy": service.toy.status() if service.toy is not None else None,
+        "slots": service.box.slots() if service.box is not None else None,
+    }

@@ -1,0 +1,119 @@
+"""Pages: every shell renders, French/English, themes, installable, nothing external."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from flask.testing import FlaskClient
+
+from controller.service import Service
+
+from .conftest import login
+
+ABSOLUTE = re.compile(r'(?:src|href|action)="(?:https?:)?//([^/"]+)', re.I)
+
+
+def test_every_page_renders_without_external_references(
+    client: FlaskClient, service: Service
+) -> None:
+    game_id = service.new_game("sauteur", {})
+    for url in ("/", f"/games/{game_id}", "/box", "/history", f"/history/{game_id}"):
+        resp = client.get(url)
+        assert resp.status_code == 200, url
+        html = resp.get_data(as_text=True)
+        assert set(ABSOLUTE.findall(html)) <= {"localhost"}, url  # only the join link
+        assert '<script type="module" src="/static/js/' in html
+        assert "<script>" not in html  # no inline script: the CSP forbids it
+        boot = json.loads(
+            re.search(
+                r'<script type="application/json" id="boot">(.*?)</script>', html, re.S
+            ).group(1)
+        )  # type: ignore[union-attr]
+        assert boot["referee"] is False
+        assert 'name="csrf-token"' not in html
+    assert client.get("/games/999").status_code == 404
+
+
+def test_game_page_is_one_template_and_one_module(client: FlaskClient, service: Service) -> None:
+    game_id = service.new_game("sauteur", {})
+    html = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'src="/static/js/games/sauteur.js"' in html
+    assert 'id="board"' in html and 'id="slots"' in html
+
+
+def test_referee_page_carries_the_csrf_token(client: FlaskClient) -> None:
+    token = login(client)
+    html = client.get("/").get_data(as_text=True)
+    assert f'<meta name="csrf-token" content="{token}">' in html
+    assert '"referee": true' in html
+
+
+def test_language_from_accept_language_then_the_switch(client: FlaskClient) -> None:
+    html = client.get("/", headers={"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}).get_data(
+        as_text=True
+    )
+    assert '<html lang="fr"' in html and "Parties en cours" in html
+    html = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert '<html lang="en"' in html and "Games in progress" in html
+    resp = client.get("/lang/fr?next=/box")
+    assert resp.status_code == 302 and resp.headers["Location"] == "/box"
+    html = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert '<html lang="fr"' in html  # remembered over the browser's wish
+    assert client.get("/lang/de").status_code == 404
+
+
+def test_switch_redirects_stay_on_this_site(client: FlaskClient) -> None:
+    for target in ("//evil.example/x", "http://evil.example/", "javascript:alert(1)", "box"):
+        resp = client.get("/theme/dark", query_string={"next": target})
+        assert resp.headers["Location"] == "/", target
+    html = client.get("/").get_data(as_text=True)
+    assert 'data-theme="dark"' in html
+
+
+def test_every_message_exists_in_both_languages() -> None:
+    from web.i18n import MESSAGES
+
+    assert set(MESSAGES["en"]) == set(MESSAGES["fr"])
+    for lang, table in MESSAGES.items():
+        for key, text in table.items():
+            assert text.strip(), (lang, key)
+            assert (
+                re.findall(r"\{(\w+)\}", text) == re.findall(r"\{(\w+)\}", MESSAGES["en"][key])
+                or lang == "en"
+            ), (lang, key)
+
+
+def test_installable(client: FlaskClient) -> None:
+    manifest = client.get("/manifest.webmanifest")
+    assert manifest.mimetype == "application/manifest+json"
+    data = manifest.get_json(force=True)
+    assert data["display"] == "standalone" and data["start_url"] == "/"
+    sizes = {icon["sizes"] for icon in data["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in data["icons"]:
+        resp = client.get(icon["src"])
+        assert resp.status_code == 200, icon["src"]
+        assert resp.mimetype == icon["type"]
+    sw = client.get("/sw.js")
+    assert sw.status_code == 200 and sw.mimetype == "text/javascript"
+    for path in re.findall(r'"(/static/[^"]+)"', sw.get_data(as_text=True)):
+        assert client.get(path).status_code == 200, path
+
+
+def test_static_assets_make_no_external_requests(client: FlaskClient) -> None:
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[2] / "web" / "static"
+    for path in static.rglob("*"):
+        if path.suffix not in (".js", ".css", ".svg"):
+            continue
+        text = path.read_text()
+        urls = re.findall(r"https?://[^\s\"')]+", text)
+        assert all(u.startswith("http://www.w3.org/") for u in urls), (path, urls)
+
+
+def test_home_has_the_join_qr_code_inline(client: FlaskClient) -> None:
+    html = client.get("/", base_url="http://192.168.1.20:8000").get_data(as_text=True)
+    assert "<svg" in html and 'class="segno"' in html
+    assert "http://192.168.1.20:8000/" in html

@@ -1,0 +1,247 @@
+"""The JSON API under ``/api`` (described by ``/api/openapi.json``, see :mod:`web.openapi`).
+
+Reads are open. Every other method passes :func:`web.security.require_referee`
+first (cross-site check, JSON-only body, referee session + CSRF token or PIN
+header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
+401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box),
+503 (service busy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from controller.box.base import BoxError, BoxFault
+from controller.games.base import Refused, Viewer
+
+from . import operations, security
+from .payloads import available_kinds, game_payload
+from .security import ApiError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_ACTION_BYTES = 4096
+"""An action larger than this (as JSON) is refused before the rules see it."""
+
+
+def service() -> Any:
+    return current_app.extensions["diablotin"]
+
+
+@bp.before_request
+def _gate() -> None:
+    if request.method not in security.SAFE_METHODS and request.endpoint != "api.log_in":
+        security.require_referee()
+
+
+def refusal(exc: Refused) -> ApiError:
+    """Map a rules refusal to HTTP: unknown game 404, malformed 400, otherwise 409."""
+    if exc.code == "no-game":
+        return ApiError(404, exc.code, exc.reason)
+    if exc.code.startswith("bad-"):
+        return ApiError(400, exc.code, exc.reason)
+    return ApiError(409, exc.code, exc.reason)
+
+
+def guarded(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` turning refusals and box errors into :class:`ApiError`."""
+    try:
+        return fn()
+    except Refused as exc:
+        raise refusal(exc) from None
+    except BoxFault as exc:
+        raise ApiError(409, "box-fault", str(exc)) from None
+    except BoxError as exc:
+        raise ApiError(409, "box-refused", str(exc)) from None
+    except TimeoutError:
+        raise ApiError(503, "busy", "the box did not answer in time: try again") from None
+
+
+def json_body(required: bool = True) -> dict[str, Any]:
+    """The request's JSON object; 400 if it is missing, malformed or not an object."""
+    data = request.get_json(silent=True)
+    if data is None and not required and not request.get_data():
+        return {}
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad-body", "send a JSON object")
+    return data
+
+
+def referee() -> bool:
+    """Referee view? A session cookie, or a PIN header (checked and throttled: 401/429)."""
+    pin = request.headers.get(security.PIN_HEADER)
+    if pin is not None:
+        security.check_pin(pin)
+        return True
+    return security.is_referee()
+
+
+def table_for(game_id: int) -> Any:
+    return guarded(lambda: service().table(game_id))
+
+
+# --- session ---------------------------------------------------------------------------
+
+
+@bp.get("/session")
+def session_info() -> Response:
+    return jsonify({"referee": security.is_referee(), "csrf": security.csrf_token()})
+
+
+@bp.post("/session")
+def log_in() -> Response:
+    """Log in as the referee with ``{"pin": "..."}``: sets the HttpOnly session cookie."""
+    security.check_same_site()
+    security.check_json_body()
+    data = request.get_json(silent=True)
+    token = security.log_in(data.get("pin") if isinstance(data, dict) else None)
+    return jsonify({"referee": True, "csrf": token})
+
+
+@bp.delete("/session")
+def log_out() -> Response:
+    security.log_out()
+    return jsonify({"referee": False, "csrf": None})
+
+
+# --- games -----------------------------------------------------------------------------
+
+
+@bp.get("/games")
+def list_games() -> Response:
+    return jsonify({"games": service().games(), "kinds": available_kinds()})
+
+
+@bp.post("/games")
+def new_game() -> tuple[Response, int]:
+    """Start a game: ``{"kind": "sauteur", "options": {...}, "title": "..."}``."""
+    body = json_body()
+    kind, options, title = body.get("kind"), body.get("options", {}), body.get("title", "")
+    if kind not in available_kinds():
+        raise ApiError(400, "bad-game", f"kind must be one of {', '.join(available_kinds())}")
+    if not isinstance(options, dict):
+        raise ApiError(400, "bad-option", "options must be a JSON object")
+    if not isinstance(title, str) or len(title) > 80:
+        raise ApiError(400, "bad-title", "title must be text of at most 80 characters")
+    game_id = guarded(lambda: service().new_game(kind, options, title.strip()))
+    return jsonify(game_payload(service(), service().table(game_id), True)), 201
+
+
+@bp.get("/games/<int:game_id>")
+def get_game(game_id: int) -> Response:
+    return jsonify(game_payload(service(), table_for(game_id), referee()))
+
+
+@bp.post("/games/<int:game_id>/actions")
+def submit(game_id: int) -> Response:
+    """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``)."""
+    action = json_body()
+    if len(json.dumps(action)) > MAX_ACTION_BYTES:
+        raise ApiError(400, "bad-action", f"an action is at most {MAX_ACTION_BYTES} bytes")
+    if not isinstance(action.get("type"), str):
+        raise ApiError(400, "bad-action", "an action is a JSON object with a 'type'")
+    key = action.get("key")
+    if action["type"] == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
+        raise ApiError(400, "bad-key", f"keys are numbered 1 to 4, got {key!r}")
+    table = table_for(game_id)
+    result = guarded(lambda: service().submit(game_id, action))
+    payload = game_payload(service(), table, True)
+    if isinstance(result, dict) and "pressing" in result:
+        payload["pressing"] = result["pressing"]
+    return jsonify(payload)
+
+
+@bp.post("/games/<int:game_id>/undo")
+def undo(game_id: int) -> Response:
+    table = table_for(game_id)
+    guarded(lambda: service().undo(game_id))
+    return jsonify(game_payload(service(), table, True))
+
+
+@bp.put("/games/<int:game_id>/computer")
+def set_computer(game_id: int) -> Response:
+    """Let the computer pop for a player: ``{"player": "p2", "on": true}``."""
+    body = json_body()
+    player, on = body.get("player"), body.get("on")
+    if not isinstance(on, bool):
+        raise ApiError(400, "bad-body", '"on" must be true or false')
+    return jsonify(guarded(lambda: service().set_computer(game_id, player, on)))
+
+
+@bp.get("/games/<int:game_id>/odds")
+def odds(game_id: int) -> Response:
+    """The popper's odds per key (Diable sauteur): chance of the devil, expected gain."""
+    return jsonify(guarded(lambda: operations.odds(service(), game_id)))
+
+
+@bp.get("/games/<int:game_id>/steps/<int:step>")
+def step(game_id: int, step: int) -> Response:
+    """The game as it stood after ``step`` of its actions (0: the setup)."""
+    viewer = _viewer_for(game_id)
+    return jsonify(guarded(lambda: operations.step_view(service(), game_id, step, viewer)))
+
+
+def _viewer_for(game_id: int) -> Viewer:
+    """Unfinished games are stepped through by the referee only (nothing leaks early).
+    404 for an unknown game, whoever asks."""
+    table = table_for(game_id)
+    if referee():
+        return "referee"
+    if not table.finished:
+        raise ApiError(401, "pin-required", "only the referee may step through a game in play")
+    return "public"
+
+
+@bp.get("/games/<int:game_id>/export")
+def export(game_id: int) -> Response:
+    """The game as a ``diablotin-game/1`` JSON file (a download)."""
+    _viewer_for(game_id)
+    data = service().journal.export(game_id)
+    body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    resp = Response(body, mimetype="application/json")
+    resp.headers["Content-Disposition"] = f'attachment; filename="diablotin-game-{game_id}.json"'
+    return resp
+
+
+@bp.post("/import")
+def import_game() -> tuple[Response, int]:
+    """Store an exported game (checked by replaying it) as a new game."""
+    data = json_body()
+    game_id = guarded(lambda: service().import_game(data))
+    return jsonify({"id": game_id}), 201
+
+
+# --- the box ---------------------------------------------------------------------------
+
+
+@bp.get("/box")
+def box_status() -> Response:
+    return jsonify(guarded(lambda: service().box_status()))
+
+
+@bp.post("/box/coils/<int:key>/fire")
+def fire_coil(key: int) -> Response:
+    """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""
+    pulse = json_body(required=False).get("pulse_ms")
+    if pulse is not None and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
+        raise ApiError(400, "bad-pulse", "pulse_ms must be a number of milliseconds")
+    return jsonify(guarded(lambda: operations.coil_test(service(), key, pulse)))
+
+
+@bp.post("/box/toy")
+def toy_control() -> Response:
+    """Simulated toy: ``{"do": "hide"}``, ``{"do": "press", "key": k}`` (a hand press),
+    ``{"do": "jam", "key": k, "on": true}`` (a die that sticks)."""
+    body = json_body()
+    return jsonify(guarded(lambda: operations.toy_control(service(), body)))
+
+
+@bp.post("/box/jam")
+def resolve_jam() -> Response:
+    """After "key k jammed": ``{"key": k, "do": "retry" | "popped"}``."""
+    body = json_body()
+    return jsonify(guarded(lambda: service().resolve_jam(body)))

@@ -1,0 +1,235 @@
+"""The OpenAPI 3 document of the JSON API, built from a small route table.
+
+``ROUTES`` lists every ``/api`` route; a test compares it with Flask's URL map
+so the document cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from controller import __version__
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_OBJ: dict[str, Any] = {"type": "object"}
+_GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+_KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
+_STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
+
+# (method, path, summary, referee-only, request body schema or None, path parameters)
+ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, Any]]]] = [
+    ("get", "/api/openapi.json", "This document", False, None, []),
+    ("get", "/api/session", "Am I the referee? (and my CSRF token)", False, None, []),
+    (
+        "post",
+        "/api/session",
+        "Log in as the referee (throttled: 5 wrong PINs, then exponential lockout)",
+        False,
+        {"type": "object", "required": ["pin"], "properties": {"pin": {"type": "string"}}},
+        [],
+    ),
+    ("delete", "/api/session", "Log out", True, None, []),
+    (
+        "get",
+        "/api/games",
+        "Every game (summaries) and the kinds that can be started",
+        False,
+        None,
+        [],
+    ),
+    (
+        "post",
+        "/api/games",
+        "Start a game",
+        True,
+        {
+            "type": "object",
+            "required": ["kind"],
+            "properties": {
+                "kind": {"type": "string", "enum": ["sauteur", "teufel", "tails"]},
+                "options": _OBJ,
+                "title": {"type": "string", "maxLength": 80},
+            },
+        },
+        [],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}",
+        "A game: view (+ legal actions for the referee)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "post",
+        "/api/games/{game_id}/actions",
+        "Apply an action (the body is the action; a sauteur pop fires the key's solenoid)",
+        True,
+        {"$ref": "#/components/schemas/Action"},
+        [_GAME_ID],
+    ),
+    ("post", "/api/games/{game_id}/undo", "Take back the last action", True, None, [_GAME_ID]),
+    (
+        "put",
+        "/api/games/{game_id}/computer",
+        "Let the computer pop for a player (Diable sauteur)",
+        True,
+        {
+            "type": "object",
+            "required": ["player", "on"],
+            "properties": {
+                "player": {"type": "string", "enum": ["p1", "p2"]},
+                "on": {"type": "boolean"},
+            },
+        },
+        [_GAME_ID],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/odds",
+        "The popper's odds per key (Diable sauteur)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/steps/{step}",
+        "The game after its first `step` actions (unfinished games: referee only)",
+        False,
+        None,
+        [_GAME_ID, _STEP],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/export",
+        "Download the game (diablotin-game/1 JSON)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    ("post", "/api/import", "Store an exported game (it must replay)", True, _OBJ, []),
+    ("get", "/api/box", "Box status: link, faults, slots, lid, coils, notices", False, None, []),
+    (
+        "post",
+        "/api/box/coils/{key}/fire",
+        "Coil test: one pulse within the safety limits",
+        True,
+        {"type": "object", "properties": {"pulse_ms": {"type": "number"}}},
+        [_KEY],
+    ),
+    (
+        "post",
+        "/api/box/toy",
+        "Simulated toy: hide, hand press, faults on/off",
+        True,
+        {
+            "type": "object",
+            "required": ["do"],
+            "properties": {
+                "do": {
+                    "type": "string",
+                    "enum": ["hide", "press", "jam", "chatter", "missing_die"],
+                },
+                "key": {"type": "integer", "minimum": 1, "maximum": 4},
+                "on": {"type": "boolean"},
+            },
+        },
+        [],
+    ),
+    (
+        "post",
+        "/api/box/jam",
+        "After a jam: retry the key, or record that it was popped by hand",
+        True,
+        {
+            "type": "object",
+            "required": ["key", "do"],
+            "properties": {
+                "key": {"type": "integer", "minimum": 1, "maximum": 4},
+                "do": {"type": "string", "enum": ["retry", "popped"]},
+            },
+        },
+        [],
+    ),
+]
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
+
+
+def _operation(
+    method: str,
+    summary: str,
+    referee: bool,
+    body: dict[str, Any] | None,
+    params: list[dict[str, Any]],
+) -> dict[str, Any]:
+    responses: dict[str, Any] = {
+        "200": {"description": "OK", "content": {"application/json": {"schema": _OBJ}}},
+        "400": _error("Malformed request"),
+        "404": _error("No such game"),
+        "409": _error("Refused by the rules or the box; nothing changed"),
+    }
+    op: dict[str, Any] = {"summary": summary, "responses": responses}
+    if params:
+        op["parameters"] = params
+    if referee or method != "get":
+        op["security"] = [{"refereeSession": [], "csrfToken": []}, {"refereePin": []}]
+        responses["401"] = _error("Referee PIN needed or wrong")
+        responses["403"] = _error("Cross-site, non-JSON body or bad CSRF token")
+        responses["429"] = _error("Too many wrong PINs (see Retry-After)")
+    if body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    return op
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.0 document as a dict."""
+    paths: dict[str, dict[str, Any]] = {}
+    for method, path, summary, referee, body, params in ROUTES:
+        paths.setdefault(path, {})[method] = _operation(method, summary, referee, body, params)
+    paths["/api/session"]["post"].pop("security", None)  # logging in is how you get one
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "Diablotin dashboard API",
+            "version": __version__,
+            "description": "Reads are open to anyone on the network; everything that changes a "
+            "game or moves hardware needs the referee. Live updates: GET /stream (server-sent "
+            "events). See docs/api.md.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error", "reason"],
+                    "properties": {"error": {"type": "string"}, "reason": {"type": "string"}},
+                },
+                "Action": {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {"type": {"type": "string"}},
+                    "additionalProperties": True,
+                },
+            },
+            "securitySchemes": {
+                "refereeSession": {"type": "apiKey", "in": "cookie", "name": "diablotin_session"},
+                "csrfToken": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"},
+                "refereePin": {"type": "apiKey", "in": "header", "name": "X-Referee-Pin"},
+            },
+        },
+    }
+
+
+bp = Blueprint("openapi", __name__)
+
+
+@bp.get("/api/openapi.json")
+def openapi_json() -> Response:
+    return jsonify(document())

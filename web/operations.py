@@ -1,0 +1,98 @@
+"""Dashboard operations built on the service's public parts (tables, box, toy, worker).
+
+Kept in ``web/`` so the service stays small: odds, stepping through a game,
+the coil test and the simulated toy's controls. Each raises
+:class:`~controller.games.base.Refused` (or a box error) and changes nothing when
+it refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.box.base import KEYS
+from controller.games.base import Refused, Viewer, replay
+
+TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
+
+
+def odds(service: Any, game_id: int) -> dict[str, Any]:
+    """The popper's odds per key in a sauteur game (``controller.games.sauteur.odds``)."""
+    table = service.table(game_id)
+    if table.rules.name != "sauteur":
+        raise Refused("odds are for the Diable sauteur", "no-odds")
+    from controller.games.sauteur.odds import odds as sauteur_odds
+
+    with table.lock:
+        report: dict[str, Any] = sauteur_odds(table.state)
+        report["version"] = table.version
+    return report
+
+
+def step_view(service: Any, game_id: int, step: int, viewer: Viewer) -> dict[str, Any]:
+    """The game after its first ``step`` effective actions, through ``rules.view(state,
+    viewer)`` as ``Table.view`` does. Raises :class:`Refused` for a step out of range."""
+    table = service.table(game_id)
+    with table.lock:
+        actions = list(table.actions)
+    if not 0 <= step <= len(actions):
+        raise Refused(f"step must be 0 to {len(actions)}, got {step}", "bad-step")
+    state = replay(table.rules, table.options, actions[:step])
+    return {
+        "id": game_id,
+        "kind": table.rules.name,
+        "title": table.title,
+        "step": step,
+        "steps": len(actions),
+        "action": actions[step - 1] if step else None,
+        "state": table.rules.view(state, viewer),
+    }
+
+
+def coil_test(service: Any, key: int, pulse_ms: float | None) -> dict[str, Any]:
+    """One coil pulse within the limits (the box refuses what would break one).
+
+    Refused while the box's game has dice hidden: the pulse would pop a die.
+    """
+    table = service.box_game()
+    if table is not None:
+        phase = table.view("public")["state"].get("phase")
+        if phase not in ("hiding", "over"):
+            raise Refused(
+                f"game {table.game_id} has dice hidden: use its pop buttons, "
+                "or test the coils between hidings",
+                "box-in-use",
+            )
+    box = service.box
+    service.call(lambda: box.fire(key, pulse_ms))
+    return {"fired": key, "pulse_ms": pulse_ms or box.limits.pulse_ms}
+
+
+def toy_control(service: Any, command: Mapping[str, Any]) -> dict[str, Any]:
+    """The simulated toy: ``{"do": "hide"}``, ``{"do": "press", "key": k}`` (a hand press),
+    ``{"do": "jam" | "missing_die", "key": k, "on": bool}``, ``{"do": "chatter", "on": bool}``.
+    Returns the toy's status. Refused on a real box or for a bad command."""
+    toy = service.toy
+    if toy is None or not callable(getattr(toy, "hide", None)):
+        raise Refused("this box has no simulated toy", "no-toy")
+    do, key, on = command.get("do"), command.get("key"), command.get("on")
+    if do not in TOY_COMMANDS:
+        raise Refused(f"unknown toy command {do!r}: {', '.join(TOY_COMMANDS)}", "bad-command")
+    needs_key = do in ("press", "jam") or (do == "missing_die" and on)
+    if needs_key and (not isinstance(key, int) or isinstance(key, bool) or key not in KEYS):
+        raise Refused(f"key must be 1 to 4, got {key!r}", "bad-key")
+    if do in ("jam", "chatter", "missing_die") and not isinstance(on, bool):
+        raise Refused('"on" must be true or false', "bad-command")
+    if do == "hide":
+        service.call(toy.hide)
+    elif do == "press":
+        if not service.call(lambda: toy.press_by_hand(key)):
+            raise Refused(f"slot {key} is empty: nothing to press out", "slot-empty")
+    elif do == "jam":
+        service.call(lambda: toy.set_jam(key) if on else toy.clear_jam(key))
+    elif do == "chatter":
+        service.call(lambda: toy.set_chatter(on))
+    else:
+        service.call(lambda: toy.set_missing_die(key if on else None))
+    return {"toy": toy.status()}

@@ -1,0 +1,209 @@
+"""The HTML shells. Each page is one template + one JS module; the data comes live.
+
+A game page is ``templates/games/<kind>.html`` + ``static/js/games/<kind>.js``
+(``generic`` for kinds that have no page of their own yet), fed by the stream's
+``game:<id>`` events (``Table.view``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import segno
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
+from markupsafe import Markup
+
+from controller.games.base import Refused
+
+from . import security
+from .i18n import COOKIE, LANGS, MESSAGES, pick_language, translate
+from .payloads import available_kinds
+
+bp = Blueprint("pages", __name__)
+
+STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
+THEMES = ("auto", "light", "dark")
+YEAR_S = 365 * 24 * 3600
+LOOPBACK = ("127.", "localhost", "[::1]")
+
+
+def _render(template: str, page: str, module: str | None = None, **data: Any) -> str:
+    lang = pick_language()
+    theme = request.cookies.get("theme", "auto")
+    referee = security.is_referee()
+    boot = {
+        "page": page,
+        "lang": lang,
+        "referee": referee,
+        "messages": MESSAGES[lang],
+        **data,
+    }
+    return render_template(
+        template,
+        lang=lang,
+        theme=theme if theme in THEMES else "auto",
+        referee=referee,
+        csrf=security.csrf_token(),
+        page=page,
+        module=module or page,
+        boot=Markup(json.dumps(boot, ensure_ascii=False).replace("</", "<\\/")),
+        t=lambda key, **values: translate(lang, key, **values),
+        other_lang="fr" if lang == "en" else "en",
+        here=request.full_path.rstrip("?"),
+        **data,
+    )
+
+
+def _public_url() -> str:
+    """The address phones should open: the configured one when the browser used loopback."""
+    configured = current_app.config.get("PUBLIC_URL")
+    if configured and request.host.startswith(LOOPBACK):
+        return str(configured)
+    return request.host_url
+
+
+@bp.get("/")
+def home() -> str:
+    url = _public_url()
+    qr = segno.make(url, error="m").svg_inline(
+        dark="#111", light="#fff", border=4, omitsize=True, title=url
+    )
+    return _render("home.html", "home", kinds=available_kinds(), join_url=url, qr=Markup(qr))
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> str:
+    service = current_app.extensions["diablotin"]
+    try:
+        table = service.table(game_id)
+    except Refused:
+        abort(404)
+    kind = table.rules.name
+    has_page = (TEMPLATES / "games" / f"{kind}.html").is_file()
+    template = f"games/{kind}.html" if has_page else "games/generic.html"
+    module = "games/" + (kind if has_page else "generic")
+    return _render(template, "game", module, game_id=game_id, kind=kind, title=table.title)
+
+
+@bp.get("/box")
+def box() -> str:
+    return _render("box.html", "box")
+
+
+@bp.get("/history")
+def history() -> str:
+    return _render("history.html", "history")
+
+
+@bp.get("/history/<int:game_id>")
+def history_game(game_id: int) -> str:
+    service = current_app.extensions["diablotin"]
+    try:
+        table = service.table(game_id)
+    except Refused:
+        abort(404)
+    return _render(
+        "history_game.html",
+        "history_game",
+        game_id=game_id,
+        kind=table.rules.name,
+        title=table.title,
+    )
+
+
+def _back(default: str = "/") -> str:
+    """A same-site path to go back to (never another host)."""
+    target = request.args.get("next", default)
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return default
+    return target
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str) -> Response:
+    """Switch the language (remembered in a cookie for a year) and go back."""
+    if code not in LANGS:
+        abort(404)
+    resp = make_response(redirect(_back()))
+    resp.set_cookie(COOKIE, code, max_age=YEAR_S, httponly=True, samesite="Strict")
+    return resp
+
+
+@bp.get("/theme/<mode>")
+def set_theme(mode: str) -> Response:
+    """Light, dark or auto (the phone's setting), remembered for a year."""
+    if mode not in THEMES:
+        abort(404)
+    resp = make_response(redirect(_back()))
+    resp.set_cookie("theme", mode, max_age=YEAR_S, httponly=True, samesite="Strict")
+    return resp
+
+
+@bp.get("/manifest.webmanifest")
+def manifest() -> Response:
+    lang = pick_language()
+    data = {
+        "name": "Diablotin",
+        "short_name": "Diablotin",
+        "description": translate(lang, "home.join_hint"),
+        "lang": lang,
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#1b1420",
+        "theme_color": "#b3261e",
+        "icons": [
+            {
+                "src": url_for("static", filename="icons/icon-192.png"),
+                "sizes": "192x192",
+                "type": "image/png",
+            },
+            {
+                "src": url_for("static", filename="icons/icon-512.png"),
+                "sizes": "512x512",
+                "type": "image/png",
+            },
+            {
+                "src": url_for("static", filename="icons/icon.svg"),
+                "sizes": "any",
+                "type": "image/svg+xml",
+            },
+            {
+                "src": url_for("static", filename="icons/icon-maskable-512.png"),
+                "sizes": "512x512",
+                "type": "image/png",
+                "purpose": "maskable",
+            },
+        ],
+    }
+    resp = current_app.response_class(json.dumps(data), mimetype="application/manifest+json")
+    return resp
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, served from the root so its scope is the whole dashboard."""
+    resp = send_from_directory(STATIC / "js", "sw.js", mimetype="text/javascript", max_age=0)
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    return redirect(url_for("static", filename="icons/icon.svg"))  # type: ignore[return-value]

@@ -1,0 +1,56 @@
+"""What the dashboard sends about a game: always built on ``Table.view`` (public or referee).
+
+A game payload is the table's view envelope (``id, kind, title, version,
+finished, state``) and, in a separate "extras" object, what the page needs to
+offer buttons: who the computer plays, whether the game is the one on the box,
+and for the referee only the legal actions and the refused ones with reasons.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from controller.service import GAME_KINDS
+
+
+def viewer_for(referee: bool) -> str:
+    return "referee" if referee else "public"
+
+
+def game_view(table: Any, referee: bool) -> dict[str, Any]:
+    """The table's view for this viewer (the one choke point, ``Table.view``)."""
+    view: dict[str, Any] = table.view(viewer_for(referee))
+    return view
+
+
+def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
+    """Buttons-related facts; legal/refused actions only for the referee."""
+    box_game = service.box_game()
+    out: dict[str, Any] = {
+        "game": table.game_id,
+        "version": table.version,
+        "computer": sorted(service.computer.get(table.game_id, ())),
+        "on_box": box_game is not None and box_game.game_id == table.game_id,
+        "referee": referee,
+    }
+    if referee:
+        out["legal"] = table.legal_actions()
+        explain = getattr(table.rules, "explain", None)
+        if callable(explain):
+            with table.lock:
+                out["refused"] = explain(table.state)
+    return out
+
+
+def game_payload(service: Any, table: Any, referee: bool) -> dict[str, Any]:
+    return {"view": game_view(table, referee), "extras": extras(service, table, referee)}
+
+
+def available_kinds() -> list[str]:
+    """The game kinds whose rules engine is installed (others cannot be started)."""
+    return [
+        kind
+        for kind in GAME_KINDS
+        if importlib.util.find_spec(f"controller.games.{kind}") is not None
+    ]

@@ -1,0 +1,245 @@
+"""Who may change things: the referee PIN, its throttle, cross-site checks, security headers.
+
+Reading is open to anyone on the network. A request that changes a game or moves
+hardware must
+
+1. not come from another site: ``Sec-Fetch-Site`` (when the browser sends it) is
+   ``same-origin`` or ``none``, and ``Origin`` (when sent) names this host;
+2. carry a body of type ``application/json`` (a cross-site HTML form cannot);
+3. prove the referee: either the session cookie set by ``POST /api/session`` *plus*
+   the ``X-CSRF-Token`` header holding that session's token, or an
+   ``X-Referee-Pin`` header (scripts, curl). Wrong PINs are throttled per client IP.
+
+Failures answer 403 (cross-site, bad CSRF token, wrong content type), 401 (no or
+wrong PIN) or 429 with ``Retry-After`` (too many wrong PINs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Response, current_app, jsonify, request, session
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PIN_HEADER = "X-Referee-Pin"
+CSRF_HEADER = "X-CSRF-Token"
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'; manifest-src 'self'; worker-src 'self'"
+)
+
+
+class ApiError(Exception):
+    """An HTTP error with a JSON body ``{"error": code, "reason": text}``."""
+
+    def __init__(
+        self, status: int, code: str, reason: str, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.code = code
+        self.reason = reason
+        self.headers = headers or {}
+
+    def response(self) -> Response:
+        resp = jsonify({"error": self.code, "reason": self.reason})
+        resp.status_code = self.status
+        resp.headers.update(self.headers)
+        return resp
+
+
+@dataclass
+class _Tries:
+    failures: int = 0
+    locked_until: float = 0.0
+
+
+class PinThrottle:
+    """Wrong-PIN bookkeeping per client address.
+
+    ``free_tries`` wrong PINs are allowed; each further one locks the address out
+    for ``base_s * 2**(n - 1)`` seconds (n = failures past the free ones), capped at
+    ``max_s``. A right PIN clears the record. ``clock`` returns seconds (monotonic);
+    at most ``max_clients`` addresses are remembered (the oldest are forgotten).
+    """
+
+    def __init__(
+        self,
+        free_tries: int = 5,
+        base_s: float = 2.0,
+        max_s: float = 900.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = 4096,
+    ) -> None:
+        self.free_tries = free_tries
+        self.base_s = base_s
+        self.max_s = max_s
+        self.clock = clock
+        self.max_clients = max_clients
+        self._tries: OrderedDict[str, _Tries] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait_s(self, client: str) -> float:
+        """Seconds ``client`` must still wait before trying a PIN (0: may try now)."""
+        with self._lock:
+            tries = self._tries.get(client)
+            return max(0.0, tries.locked_until - self.clock()) if tries else 0.0
+
+    def failed(self, client: str) -> float:
+        """Book a wrong PIN; returns the lockout it starts in seconds (0 if none)."""
+        with self._lock:
+            tries = self._tries.pop(client, None) or _Tries()
+            self._tries[client] = tries
+            while len(self._tries) > self.max_clients:
+                self._tries.popitem(last=False)
+            tries.failures += 1
+            over = tries.failures - self.free_tries
+            if over <= 0:
+                return 0.0
+            lockout = min(self.max_s, self.base_s * 2.0 ** (over - 1))
+            tries.locked_until = self.clock() + lockout
+            return lockout
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._tries.pop(client, None)
+
+
+def load_or_make_secret(data_dir: Path) -> bytes:
+    """The key that signs session cookies, kept (mode 0600) in the data dir so a
+    restart does not log the referee out. Created on first use."""
+    path = data_dir / "web-secret"
+    if path.exists():
+        text = path.read_text().strip()
+        if len(text) >= 32:
+            return text.encode()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    text = secrets.token_hex(32)
+    path.write_text(text + "\n")
+    path.chmod(0o600)
+    return text.encode()
+
+
+def _pin_mark(pin: str) -> str:
+    """What the session remembers of the PIN: changing the PIN logs every referee out."""
+    key = current_app.secret_key
+    assert isinstance(key, bytes)
+    return hmac.new(key, b"referee:" + pin.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _service() -> Any:
+    return current_app.extensions["diablotin"]
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def is_referee() -> bool:
+    """True when this request carries a valid referee session cookie."""
+    mark = session.get("ref")
+    return isinstance(mark, str) and hmac.compare_digest(mark, _pin_mark(_service().referee_pin))
+
+
+def csrf_token() -> str | None:
+    """The referee session's CSRF token (``None`` for spectators)."""
+    token = session.get("csrf")
+    return token if is_referee() and isinstance(token, str) else None
+
+
+def check_pin(pin: Any) -> None:
+    """Raise :class:`ApiError` (429 locked out, 401 wrong) unless ``pin`` is the referee PIN."""
+    throttle: PinThrottle = current_app.extensions["diablotin.throttle"]
+    client = client_address()
+    wait = throttle.wait_s(client)
+    if wait > 0:
+        raise _locked(wait)
+    if not isinstance(pin, str) or not hmac.compare_digest(
+        pin.encode(), str(_service().referee_pin).encode()
+    ):
+        lockout = throttle.failed(client)
+        if lockout > 0:
+            raise _locked(lockout)
+        raise ApiError(401, "wrong-pin", "that is not the referee PIN")
+    throttle.succeeded(client)
+
+
+def _locked(wait_s: float) -> ApiError:
+    seconds = max(1, int(wait_s + 0.999))
+    return ApiError(
+        429,
+        "too-many-tries",
+        f"too many wrong PINs: try again in {seconds} s",
+        {"Retry-After": str(seconds)},
+    )
+
+
+def log_in(pin: Any) -> str:
+    """Check ``pin`` and start a referee session; returns its CSRF token."""
+    check_pin(pin)
+    session.clear()
+    session.permanent = True
+    session["ref"] = _pin_mark(_service().referee_pin)
+    session["csrf"] = secrets.token_urlsafe(24)
+    return str(session["csrf"])
+
+
+def log_out() -> None:
+    session.clear()
+
+
+def check_same_site() -> None:
+    """Refuse (403) a state-changing request that a browser says comes from elsewhere."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
+        raise ApiError(403, "cross-site", "requests from another site may not change anything")
+    origin = request.headers.get("Origin")
+    if origin is not None and (origin == "null" or urlsplit(origin).netloc != request.host):
+        raise ApiError(403, "cross-site", "requests from another origin may not change anything")
+
+
+def check_json_body() -> None:
+    """Refuse (403) a body that is not JSON: HTML forms cannot send ``application/json``."""
+    has_body = (request.content_length or 0) > 0 or "chunked" in request.headers.get(
+        "Transfer-Encoding", ""
+    )
+    if has_body and request.mimetype != "application/json":
+        raise ApiError(403, "json-only", "send the request body as application/json")
+
+
+def require_referee() -> None:
+    """The gate in front of every state-changing API request (see the module doc)."""
+    check_same_site()
+    check_json_body()
+    pin = request.headers.get(PIN_HEADER)
+    if pin is not None:
+        check_pin(pin)
+        return
+    if not is_referee():
+        raise ApiError(401, "pin-required", "only the referee may do this: enter the PIN")
+    token = request.headers.get(CSRF_HEADER, "")
+    expected = session.get("csrf")
+    if not isinstance(expected, str) or not hmac.compare_digest(token, expected):
+        raise ApiError(403, "bad-csrf-token", "missing or stale CSRF token: reload the page")
+
+
+def add_security_headers(resp: Response) -> Response:
+    resp.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    resp.headers.setdefault("Referrer-Policy", "same-origin")
+    resp.headers.setdefault("X-Frame-Options", "DENY")
+    resp.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+    resp.headers.setdefault("Cross-Origin-Resource-Policy", "same-origin")
+    return resp

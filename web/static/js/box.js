@@ -1,0 +1,99 @@
+// The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
+import { act, api, el, fill, live, referee, t, toast } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+let status = null;
+const flashing = {};
+
+function slotPresent(key) {
+  const slots = status.slots || {};
+  return slots[key] ?? slots[String(key)];
+}
+
+function render() {
+  if (!status) return;
+  $("backend").textContent = [status.backend, status.factory, status.simulated ? "(sim)" : ""].filter(Boolean).join(" ");
+  const up = status.link === undefined || status.link === "local" || status.link === true || status.link === "up";
+  $("link").textContent = typeof status.link === "string" && status.link !== "up" && status.link !== "down"
+    ? status.link : up ? t("box.up") : t("box.down");
+  $("link").dataset.ok = up ? "yes" : "no";
+  $("lid").textContent = status.lid === null || status.lid === undefined ? t("box.lid_none")
+    : status.lid ? t("box.lid_closed") : t("box.lid_open");
+  fill($("sensors"), [1, 2, 3, 4].map((key) => {
+    const present = slotPresent(key);
+    return el("div", { class: "slot" + (present ? " full" : " empty") + (flashing[key] ? " firing" : ""), "data-key": key },
+      el("div", { class: "slot-head" },
+        el("span", { class: "slot-key" }, key),
+        el("span", { class: "die", "aria-hidden": "true" }),
+        el("span", { class: "sensor" }, present ? t("slot.full") : t("slot.empty"))));
+  }));
+  const faults = status.faults || [];
+  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
+    : el("li", { class: "muted" }, t("box.nofault")));
+  const jammed = (status.watch && status.watch.jammed) || null;
+  fill($("jam-actions"), referee && jammed ? [
+    el("button", { type: "button", class: "primary big", onclick: (e) => jam(e, jammed, "retry") }, t("box.retry", { k: jammed })),
+    el("button", { type: "button", class: "secondary big", onclick: (e) => jam(e, jammed, "popped") }, t("box.popped_by_hand", { k: jammed })),
+  ] : []);
+  const lim = status.limits || {};
+  if ($("limits") && lim.pulse_ms) {
+    $("limits").textContent = t("box.limits", { max: 100, gap: lim.min_gap_ms, duty: Math.round(lim.max_duty * 100), win: lim.duty_window_s });
+    if (!$("pulse").value) $("pulse").value = lim.pulse_ms;
+  }
+  fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, n.text)));
+  renderToy();
+}
+
+async function jam(event, key, what) {
+  await act(event.currentTarget, () => api("POST", "/api/box/jam", { key, do: what }));
+}
+
+function renderCoils() {
+  if (!referee) return;
+  fill($("coils"), [1, 2, 3, 4].map((key) => el("button", { type: "button", class: "big coil", "data-key": key,
+    onclick: async (e) => {
+      const pulse = Number($("pulse").value) || undefined;
+      const r = await act(e.currentTarget, () => api("POST", `/api/box/coils/${key}/fire`, pulse ? { pulse_ms: pulse } : {}));
+      if (r) toast(t("box.fired", { k: key }), "notice");
+    } }, t("box.fire", { k: key }))));
+}
+
+function renderToy() {
+  const card = $("toy-card");
+  if (!card || !referee) return;
+  card.hidden = !status.simulated;
+  if (!status.simulated) return;
+  const toy = status.toy || {};
+  const jams = toy.jam || {};
+  fill($("toy-press"), [1, 2, 3, 4].map((key) => el("button", { type: "button", class: "big", "data-press": key,
+    disabled: !slotPresent(key),
+    onclick: (e) => act(e.currentTarget, () => api("POST", "/api/box/toy", { do: "press", key })) }, t("box.press", { k: key }))));
+  const toggle = (label, on, body) => el("button", { type: "button", class: "toggle", "aria-pressed": on ? "true" : "false",
+    onclick: async (e) => {
+      const r = await act(e.currentTarget, () => api("POST", "/api/box/toy", body(!on)));
+      if (r) { status = { ...status, toy: r.toy }; renderToy(); }
+    } }, on ? `${label} ✓` : label);
+  fill($("toy-faults"), [
+    ...[1, 2, 3, 4].map((key) => toggle(t("box.jam", { k: key }), String(key) in jams, (on) => ({ do: "jam", key, on }))),
+    toggle(t("box.chatter"), Boolean(toy.chatter), (on) => ({ do: "chatter", on })),
+    ...[1, 2, 3, 4].map((key) => toggle(t("box.missing", { k: key }), toy.missing_die === key, (on) => ({ do: "missing_die", key, on }))),
+  ]);
+}
+
+const hide = $("toy-hide");
+if (hide) hide.addEventListener("click", (e) => act(e.currentTarget, () => api("POST", "/api/box/toy", { do: "hide" })));
+renderCoils();
+
+live(["box"], {
+  box: (data) => {
+    if (data.event === "Status") status = data.status;
+    else if (!status) return;
+    else if (data.event === "SlotChanged") status = { ...status, slots: { ...status.slots, [data.key]: data.present } };
+    else if (data.event === "LidChanged") status = { ...status, lid: data.closed };
+    else if (data.event === "CoilFired") {
+      flashing[data.key] = true;
+      setTimeout(() => { flashing[data.key] = false; render(); }, 300);
+    } else return;
+    render();
+  },
+});

@@ -1,0 +1,201 @@
+// Shared by every page: boot data, translations, the JSON API, the live stream,
+// the referee login dialog and small DOM helpers. No framework, no build step.
+
+const bootEl = document.getElementById("boot");
+export const boot = JSON.parse(bootEl ? bootEl.textContent : "{}");
+export const referee = Boolean(boot.referee);
+
+/** Translate `key`, filling `{name}` placeholders from `values`. */
+export function t(key, values = {}) {
+  const text = (boot.messages && boot.messages[key]) || key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
+}
+
+/** Create an element: el("button", {class: "x", onclick: f}, "text", child, ...). */
+export function el(tag, attrs = {}, ...children) {
+  const svg = ["svg", "g", "circle", "rect", "path", "text", "line", "polygon", "title"].includes(tag);
+  const node = svg
+    ? document.createElementNS("http://www.w3.org/2000/svg", tag)
+    : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Replace the children of `node` with `children`. */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  for (const child of children.flat()) if (child) node.append(child);
+}
+
+let toastTimer = null;
+/** A short message at the bottom of the screen. */
+export function toast(text, kind = "error") {
+  const box = document.getElementById("toast");
+  if (!box) return;
+  box.textContent = text;
+  box.dataset.kind = kind;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
+}
+
+function csrf() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
+}
+
+/** Call the JSON API. Resolves to the JSON answer; rejects with an Error whose
+ *  message is the server's reason (and `.status`, `.code`). A 401 opens the PIN dialog. */
+export async function api(method, path, body) {
+  const init = {
+    method,
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+  };
+  if (method !== "GET") init.headers["X-CSRF-Token"] = csrf();
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let resp;
+  try {
+    resp = await fetch(path, init);
+  } catch (err) {
+    throw Object.assign(new Error(t("err.network")), { status: 0 });
+  }
+  const data = await resp.json().catch(() => ({}));
+  if (!resp.ok) {
+    const err = new Error(data.reason || resp.statusText);
+    err.status = resp.status;
+    err.code = data.error;
+    if (resp.status === 401) openLogin();
+    throw err;
+  }
+  return data;
+}
+
+/** Run an API call from a button: disables it meanwhile, toasts a refusal. */
+export async function act(button, call) {
+  if (button) button.disabled = true;
+  try {
+    return await call();
+  } catch (err) {
+    toast(err.message);
+    return null;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+// --- the live stream ------------------------------------------------------------------
+
+const liveEl = document.getElementById("live");
+function showLive(state, seconds) {
+  if (!liveEl) return;
+  liveEl.dataset.state = state;
+  liveEl.textContent =
+    state === "on" ? t("live.on")
+    : state === "reconnecting" ? t("live.reconnecting", { s: seconds })
+    : t("live.connecting");
+  document.body.classList.toggle("offline", state === "reconnecting");
+}
+
+/** Subscribe to server-sent events for `topics`; `handlers[eventName](data)`.
+ *  On error the EventSource is closed and reopened after 0.5, 1, 2, 4 ... s (max 10 s);
+ *  every (re)connect starts with a snapshot of each topic. */
+export function live(topics, handlers) {
+  let source = null;
+  let delay = 0.5;
+  let timer = null;
+  function connect() {
+    showLive("connecting");
+    source = new EventSource("/stream?topics=" + encodeURIComponent(topics.join(",")));
+    source.onopen = () => showLive("on");
+    for (const [name, handler] of Object.entries(handlers)) {
+      source.addEventListener(name, (event) => {
+        delay = 0.5;
+        showLive("on");
+        handler(JSON.parse(event.data));
+      });
+    }
+    source.onerror = () => {
+      source.close();
+      showLive("reconnecting", delay);
+      clearTimeout(timer);
+      timer = setTimeout(connect, delay * 1000);
+      delay = Math.min(10, delay * 2);
+    };
+  }
+  connect();
+  return {
+    close() { clearTimeout(timer); if (source) source.close(); },
+  };
+}
+
+// --- page chrome: role button and PIN dialog --------------------------------------------
+
+const dialog = document.getElementById("login");
+
+export function openLogin() {
+  if (!dialog || dialog.open) return;
+  document.getElementById("login-error").hidden = true;
+  document.getElementById("pin").value = "";
+  dialog.showModal();
+  document.getElementById("pin").focus();
+}
+
+function setupChrome() {
+  const role = document.getElementById("role");
+  if (role) {
+    role.addEventListener("click", async () => {
+      if (!referee) { openLogin(); return; }
+      role.textContent = t("login.logout") + "…";
+      await act(role, () => api("DELETE", "/api/session"));
+      location.reload();
+    });
+  }
+  if (!dialog) return;
+  document.getElementById("login-cancel").addEventListener("click", () => dialog.close());
+  document.getElementById("login-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = document.getElementById("login-error");
+    const pin = document.getElementById("pin").value.trim();
+    try {
+      const resp = await fetch("/api/session", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ pin }),
+      });
+      const data = await resp.json().catch(() => ({}));
+      if (!resp.ok) {
+        error.textContent = resp.status === 401 ? t("login.wrong") : (data.reason || resp.statusText);
+        error.hidden = false;
+        return;
+      }
+      location.reload();
+    } catch (err) {
+      error.textContent = t("err.network");
+      error.hidden = false;
+    }
+  });
+}
+
+setupChrome();
+
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}
+
+export function playerName(player) {
+  return t("player." + player);
+}

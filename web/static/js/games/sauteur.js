@@ -1,0 +1,227 @@
+// The Diable sauteur page: board, the four slots with live sensors, one pop button per
+// key, face entry in one tap, odds on request, the computer popper, scores and history.
+import { act, api, boot, el, fill, live, referee, t, toast, playerName } from "../common.js";
+import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
+
+const gameId = boot.game_id;
+const topic = "game:" + gameId;
+const $ = (id) => document.getElementById(id);
+
+let view = null; // Table.view envelope
+let extras = { legal: [], refused: [], computer: [], on_box: false };
+let slots = {}; // live sensor state from the box: {"1": true, ...}
+let oddsOpen = false;
+let oddsVersion = -1;
+
+
+// The referee is offered only what is legal in the state on screen: legal actions
+// computed for another version (a frame in flight) count as none.
+const legalNow = () => (view && extras.version === view.version ? extras.legal || [] : []);
+const legal = (match) => legalNow().find((a) => Object.entries(match).every(([k, v]) => a[k] === v));
+const refusedReason = (match) => {
+  const r = (extras.refused || []).find((x) => Object.entries(match).every(([k, v]) => x.action[k] === v));
+  return r ? r.reason : "";
+};
+
+async function submit(button, action) {
+  const result = await act(button, () => api("POST", `/api/games/${gameId}/actions`, action));
+  if (result) applyPayload(result);
+}
+
+function applyPayload(payload) {
+  if (payload.view) onGame(payload.view);
+  if (payload.extras) onExtras(payload.extras);
+}
+
+function onGame(envelope) {
+  if (view && envelope.version < view.version) return; // an older frame
+  view = envelope;
+  if (Array.isArray(envelope.computer)) extras = { ...extras, computer: envelope.computer };
+  render();
+}
+
+function onExtras(data) {
+  if (view && data.version < view.version) return;
+  extras = data;
+  render();
+}
+
+function prompt(s) {
+  const names = { hider: playerName(s.roles.hider), popper: playerName(s.roles.popper) };
+  if (s.over) return t("phase.over");
+  if (s.phase === "hiding") return t("phase.hiding", names);
+  if (s.phase === "face") return t("phase.face", { key: s.face_pending_key });
+  if (s.phase === "advance") return t("phase.advance", { ...names, n: s.pending_squares });
+  if (s.numbers_this_hiding >= 3) return t("phase.pop_three", names);
+  if (s.popped.length === 0) return t("phase.pop", names);
+  const end = t("end." + s.rule, { pot: s.pot });
+  return t("phase.pop_more", { ...names, end });
+}
+
+function render() {
+  if (!view) return;
+  const s = view.state;
+  document.body.dataset.version = view.version;
+  document.body.dataset.phase = s.phase;
+  $("meta").textContent = [t("game.rule", { rule: s.rule }), t("game.round", { r: s.round, n: s.rounds })].join(" · ");
+  drawScores($("scores"), s);
+  const banner = $("banner");
+  banner.hidden = !s.over;
+  if (s.over) banner.textContent = s.winner === "draw" ? t("game.draw") : t("game.winner", { p: playerName(s.winner) });
+  $("prompt").textContent = prompt(s);
+  $("prompt").dataset.phase = s.phase;
+  drawBoard($("board"), s);
+  $("board-legend").textContent = s.rule === "A"
+    ? s.figures.map((f) => `${figureLabel(f.name)} ${f.position} (${t("status." + f.status)})`).join(" · ")
+    : "";
+  $("onbox-note").hidden = !referee || extras.on_box || s.over;
+  renderSlots(s);
+  renderChoices(s);
+  renderComputer();
+  renderHistory(s);
+  const undo = $("undo");
+  if (undo) undo.disabled = view.version === 0;
+  if (oddsOpen && oddsVersion !== view.version) loadOdds();
+}
+
+function renderSlots(s) {
+  const popper = s.roles.popper;
+  fill($("slots"), [1, 2, 3, 4].map((key) => {
+    const present = slots[key] ?? slots[String(key)];
+    const popped = s.popped.includes(key) && s.phase !== "hiding";
+    const action = legal({ type: "pop", key });
+    const sensor = present === undefined ? "" : present ? t("slot.full") : t("slot.empty");
+    const button = el("button", {
+      type: "button",
+      class: "pop big",
+      "data-key": key,
+      disabled: !referee || !action || !extras.on_box,
+      title: action ? "" : refusedReason({ type: "pop", key }),
+      onclick: (e) => submit(e.currentTarget, { type: "pop", key, by: popper }),
+    }, t("slot.pop", { k: key }));
+    return el("div", { class: "slot" + (present ? " full" : " empty") + (popped ? " popped" : ""), "data-key": key },
+      el("div", { class: "slot-head" },
+        el("span", { class: "slot-key" }, key),
+        el("span", { class: "die", "aria-hidden": "true" }),
+        el("span", { class: "sensor" }, popped ? t("slot.popped") : sensor)),
+      referee ? button : null);
+  }));
+}
+
+function renderChoices(s) {
+  const box = $("choices");
+  const items = [];
+  if (!referee) { fill(box); return; }
+  if (s.phase === "hiding" && !s.over) {
+    const inSlots = [1, 2, 3, 4].filter((k) => slots[k] ?? slots[String(k)]).length;
+    items.push(el("p", { class: "muted" }, t("hiding.wait", { n: inSlots })));
+    if (legal({ type: "hidden" })) {
+      items.push(el("button", { type: "button", class: "secondary", id: "hidden-button",
+        onclick: (e) => submit(e.currentTarget, { type: "hidden" }) }, t("hiding.done")));
+    }
+  }
+  if (s.phase === "face") {
+    items.push(el("p", { class: "choice-title" }, t("face.title", { key: s.face_pending_key })));
+    items.push(el("div", { class: "faces" }, legalNow().filter((a) => a.type === "face").map((a) =>
+      el("button", { type: "button", class: "face big" + (a.face === "devil" ? " devil" : ""), "data-face": a.face,
+        onclick: (e) => submit(e.currentTarget, { type: "face", face: a.face }) },
+        a.face === "devil" ? t("face.devil") : a.face))));
+  }
+  if (s.phase === "advance") {
+    items.push(el("div", { class: "faces" }, legalNow().filter((a) => a.type === "advance").map((a) => {
+      const index = s.figures.findIndex((f) => f.name === a.figure);
+      const b = el("button", { type: "button", class: "advance big", "data-figure": a.figure,
+        onclick: (e) => submit(e.currentTarget, a) }, t("advance.move", { name: figureLabel(a.figure), n: s.pending_squares }));
+      b.style.borderColor = figureColour(a.figure, index);
+      return b;
+    })));
+  }
+  for (const type of ["rehide", "stop"]) {
+    const a = legal({ type });
+    if (a) {
+      items.push(el("button", { type: "button", class: "primary big", id: type + "-button",
+        onclick: (e) => submit(e.currentTarget, a) }, t(type, { pot: s.pot })));
+    }
+  }
+  fill(box, items);
+}
+
+function renderComputer() {
+  const box = $("computer");
+  if (!box || !referee) return;
+  fill(box, ["p1", "p2"].map((player) => {
+    const on = (extras.computer || []).includes(player);
+    return el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
+      "data-player": player,
+      onclick: async (e) => {
+        const r = await act(e.currentTarget, () => api("PUT", `/api/games/${gameId}/computer`, { player, on: !on }));
+        if (r) { extras = { ...extras, computer: r.computer }; renderComputer(); }
+      } }, `${playerName(player)} · ${on ? t("computer.yes") : t("computer.no")}`);
+  }));
+}
+
+function renderHistory(s) {
+  fill($("results"), s.results.map((r) => el("li", {},
+    s.rule === "A"
+      ? t("history.round_result", { r: r.round, p: playerName(r.popper), n: r.arrived, pts: r.points })
+      : t("history.race_result", { r: r.round, p: playerName(r.popper) }))));
+  const rows = s.history.slice().reverse().map((h) => el("li", {},
+    el("span", { class: "h-where" }, `${h.round}.${h.hiding}`),
+    h.key ? el("span", { class: "h-key" }, `${t("odds.key")} ${h.key}`) : null,
+    h.face !== null ? el("span", { class: "h-face" + (h.face === "devil" ? " devil" : "") }, h.face === "devil" ? t("face.devil") : h.face) : null,
+    el("span", { class: "h-effect" }, effectText(h.effect, boot.lang))));
+  if (!rows.length) rows.push(el("li", { class: "muted" }, t("history.none")));
+  fill($("history"), rows);
+}
+
+async function loadOdds() {
+  oddsVersion = view ? view.version : -1;
+  try {
+    const odds = await api("GET", `/api/games/${gameId}/odds`);
+    const pct = (x) => Math.round(x * 100) + "%";
+    const rows = odds.keys.map((k) => el("tr", {},
+      el("th", {}, k.key),
+      el("td", {}, pct(k.devil_chance)),
+      el("td", {}, k.expected_squares.toFixed(1)),
+      el("td", {}, (k.devil_captures || []).map(figureLabel).join(", "))));
+    const table = el("table", {},
+      el("thead", {}, el("tr", {}, el("th", {}, t("odds.key")), el("th", {}, t("odds.devil")),
+        el("th", {}, t("odds.gain")), el("th", {}, odds.rule === "A" ? t("odds.captures") : ""))),
+      el("tbody", {}, rows));
+    const advice = !odds.advice ? null
+      : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: odds.advice.expected.toFixed(1) })
+      : t("odds.advice_stop", { e: odds.advice.expected ?? 0 });
+    fill($("odds"), table, advice ? el("p", { class: "advice" }, t("odds.advice", { a: advice })) : null);
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+$("odds-toggle").addEventListener("click", () => {
+  oddsOpen = !oddsOpen;
+  $("odds").hidden = !oddsOpen;
+  $("odds-toggle").textContent = oddsOpen ? t("odds.hide") : t("odds.show");
+  if (oddsOpen) loadOdds();
+});
+
+const undoButton = $("undo");
+if (undoButton) {
+  undoButton.addEventListener("click", async (e) => {
+    const r = await act(e.currentTarget, () => api("POST", `/api/games/${gameId}/undo`));
+    if (r) applyPayload(r);
+  });
+}
+
+live([topic, "box"], {
+  [topic]: onGame,
+  extras: onExtras,
+  box: (data) => {
+    if (data.event === "Status") slots = { ...data.status.slots };
+    else if (data.event === "SlotChanged") slots = { ...slots, [data.key]: data.present };
+    else if (data.event === "Notice") toast(data.text, "notice");
+    else return;
+    if (view) { renderSlots(view.state); renderChoices(view.state); }
+  },
+});
+
+

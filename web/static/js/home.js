@@ -1,0 +1,32 @@
+// Home: games in progress (live), start a game (referee), the QR code to join.
+import { act, api, el, fill, live, t } from "./common.js";
+
+const list = document.getElementById("games");
+
+function render(games) {
+  const open = games.filter((g) => !g.finished).reverse();
+  if (!open.length) { fill(list, el("li", { class: "muted" }, t("home.none"))); return; }
+  fill(list, open.map((g) => el("li", {},
+    el("a", { href: `/games/${g.id}`, class: "game-link", "data-game": g.id },
+      el("strong", {}, g.title || t("kind." + g.kind)),
+      el("span", { class: "muted" }, ` #${g.id} · ${t("home.actions", { n: g.actions ?? 0 })}`)))));
+}
+
+live(["games"], { games: render });
+
+const form = document.getElementById("new-game");
+if (form) {
+  const kind = document.getElementById("kind");
+  const ruleField = document.getElementById("rule-field");
+  const syncRule = () => { ruleField.hidden = kind.value !== "sauteur"; };
+  kind.addEventListener("change", syncRule);
+  syncRule();
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const body = { kind: data.get("kind"), title: data.get("title") || "", options: {} };
+    if (body.kind === "sauteur") body.options.rule = data.get("rule");
+    const made = await act(document.getElementById("create"), () => api("POST", "/api/games", body));
+    if (made) location.href = `/games/${made.view.id}`;
+  });
+}

@@ -1,0 +1,166 @@
+"""Live updates: ``GET /stream?topics=games,box,game:3`` as server-sent events.
+
+On connect the phone gets a snapshot of each topic, then every change as the
+hub publishes it. Event names are the topics:
+
+- ``games``: the list of games (``Service.games()``);
+- ``box``: ``{"event": "Status", "status": {...}}`` snapshots, and box events
+  (``SlotChanged``, ``CoilFired``, ``Notice``, ...) as the hub sends them; after
+  any event other than a slot, lid or coil change a fresh Status follows;
+- ``game:<id>``: the game's view envelope (``Table.view``: public for spectators,
+  referee for the referee), followed for the referee by an ``extras`` event
+  (legal and refused actions, computer seats, on the box); when the computer
+  seats change the service publishes the view with a ``computer`` list added;
+
+Spectators' game frames are the hub's pre-serialised bytes: 50 phones cost one
+``json.dumps``. A comment line every ``HEARTBEAT_S`` keeps proxies and the server
+from closing an idle stream and detects a gone phone. Each stream holds one server
+thread, so at most ``MAX_STREAMS`` run at once (503 + ``Retry-After`` beyond).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from controller.games.base import Refused
+from controller.hub import sse_frame
+
+from . import security
+from .payloads import extras, game_view
+from .security import ApiError
+
+bp = Blueprint("stream", __name__)
+
+HEARTBEAT_S = 15.0
+RETRY_AFTER_S = 2
+MAX_TOPICS = 4
+_GAME_TOPIC = re.compile(r"game:([0-9]{1,9})")
+_PATCHED_BOX_EVENTS = frozenset({"SlotChanged", "LidChanged", "CoilFired"})
+
+
+class StreamCounter:
+    """How many streams are open (each holds a server thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def enter(self, limit: int) -> bool:
+        with self._lock:
+            if self.open >= limit:
+                return False
+            self.open += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+def parse_topics(raw: str, service: Any) -> tuple[list[str], list[Any]]:
+    """Validate ``?topics=``; returns (hub topics, tables of the game topics). Raises 400/404."""
+    names = [name for name in raw.split(",") if name]
+    if not names or len(names) > MAX_TOPICS or len(set(names)) != len(names):
+        raise ApiError(400, "bad-topics", f"topics: 1 to {MAX_TOPICS} of games, box, game:<id>")
+    topics: list[str] = []
+    tables = []
+    for name in names:
+        match = _GAME_TOPIC.fullmatch(name)
+        if name in ("games", "box"):
+            topics.append(name)
+        elif match:
+            try:
+                tables.append(service.table(int(match.group(1))))
+            except Refused as exc:
+                raise ApiError(404, exc.code, exc.reason) from None
+            topics.append(name)
+        else:
+            raise ApiError(400, "bad-topics", f"unknown topic {name!r}: games, box, game:<id>")
+    return topics, tables
+
+
+@bp.get("/stream")
+def stream() -> Response:
+    service = current_app.extensions["diablotin"]
+    topics, tables = parse_topics(request.args.get("topics", ""), service)
+    referee = security.is_referee()
+    counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())
+    if not counter.enter(current_app.config["MAX_STREAMS"]):
+        raise ApiError(
+            503, "busy", "too many live pages open: retrying", {"Retry-After": str(RETRY_AFTER_S)}
+        )
+    sub = service.hub.subscribe(topics)
+    try:
+        first = _snapshot(service, topics, tables, referee)
+    except BaseException:
+        sub.close()
+        counter.leave()
+        raise
+    by_topic = {table.topic: table for table in tables}
+    body = _events(service, sub, first, by_topic, referee, counter.leave)
+    resp = Response(body, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache, no-transform"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+def _snapshot(service: Any, topics: list[str], tables: list[Any], referee: bool) -> list[bytes]:
+    frames = [b"retry: 10000\n\n"]
+    if "games" in topics:
+        frames.append(sse_frame("games", service.games()))
+    if "box" in topics:
+        frames.append(_box_status(service))
+    for table in tables:
+        frames += _game_frames(service, table, referee)
+    return frames
+
+
+def _box_status(service: Any) -> bytes:
+    return sse_frame("box", {"event": "Status", "status": service.box_status()})
+
+
+def _game_frames(service: Any, table: Any, referee: bool) -> list[bytes]:
+    return [
+        sse_frame(table.topic, game_view(table, referee)),
+        sse_frame("extras", extras(service, table, referee)),
+    ]
+
+
+def _events(
+    service: Any,
+    sub: Any,
+    first: list[bytes],
+    tables: dict[str, Any],
+    referee: bool,
+    on_close: Callable[[], None],
+) -> Iterator[bytes]:
+    """The stream body: snapshot, then hub frames (re-rendered for the referee)."""
+    try:
+        yield b"".join(first)
+        while True:
+            try:
+                frame = sub.get(HEARTBEAT_S)
+            except EOFError:
+                return  # cut off (too far behind) or the service is stopping
+            if frame is None:
+                yield b": ping\n\n"
+                continue
+            yield b"".join(_relay(service, frame, tables, referee))
+    finally:
+        sub.close()
+        on_close()
+
+
+def _relay(service: Any, frame: bytes, tables: dict[str, Any], referee: bool) -> list[bytes]:
+    topic = frame[7 : frame.index(b"\n")].decode() if frame.startswith(b"event: ") else ""
+    if topic == "box":
+        name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()
+        return [frame] if name in _PATCHED_BOX_EVENTS else [frame, _box_status(service)]
+    if referee and topic in tables:
+        return _game_frames(service, tables[topic], True)
+    return [frame]
