@@ -174,8 +174,8 @@ def set_computer(game_id: int) -> Response:
 
 @bp.get("/games/<int:game_id>/odds")
 def odds(game_id: int) -> Response:
-    """The popper's odds per key (Diable sauteur): chance of the devil, expected gain."""
-    return jsonify(guarded(lambda: operations.odds(service(), game_id)))
+    """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor)."""
+    return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
 
 
 @bp.get("/games/<int:game_id>/steps/<int:step>")

@@ -14,18 +14,21 @@ from typing import Any
 from controller.box.base import KEYS
 from controller.games.base import Refused, Viewer, replay
 
+from .kinds import module_for
+
 TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
 
 
-def odds(service: Any, game_id: int) -> dict[str, Any]:
-    """The popper's odds per key in a sauteur game (``controller.games.sauteur.odds``)."""
-    table = service.table(game_id)
-    if table.rules.name != "sauteur":
-        raise Refused("odds are for the Diable sauteur", "no-odds")
-    from controller.games.sauteur.odds import odds as sauteur_odds
+def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
+    """Odds or advice for a game, from ``web.kinds.<kind>.odds`` (``args``: query parameters).
 
+    Raises :class:`Refused` for a game kind without odds or bad parameters."""
+    table = service.table(game_id)
+    helper = getattr(module_for(table.rules.name), "odds", None)
+    if helper is None:
+        raise Refused(f"there are no odds for {table.rules.name}", "no-odds")
     with table.lock:
-        report: dict[str, Any] = sauteur_odds(table.state)
+        report: dict[str, Any] = helper(table.state, args)
         report["version"] = table.version
     return report
 

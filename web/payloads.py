@@ -13,6 +13,8 @@ from typing import Any
 
 from controller.service import GAME_KINDS
 
+from .kinds import module_for
+
 
 def viewer_for(referee: bool) -> str:
     return "referee" if referee else "public"
@@ -34,6 +36,10 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
         "on_box": box_game is not None and box_game.game_id == table.game_id,
         "referee": referee,
     }
+    helper = getattr(module_for(table.rules.name), "extras", None)
+    if helper is not None:
+        with table.lock:
+            out.update(helper(table.state, referee))
     if referee:
         out["legal"] = table.legal_actions()
         explain = getattr(table.rules, "explain", None)
