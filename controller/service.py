@@ -176,6 +176,8 @@ class Service:
         """Start a game; raises :class:`Refused` on an unknown game or bad options."""
         rules = rules_for(kind, self.config)
         opts = self._default_options(kind) | dict(options or {})
+        if kind == "sauteur" and opts.get("rule") == "B" and "first_hider" not in opts:
+            opts["first_hider"] = secrets.choice(["p1", "p2"])  # "a draw picks the first hider"
         rules.setup(opts)  # validate before anything is stored
         assert self.journal is not None
         game_id = self.journal.create_game(kind, opts, title or _default_title(kind, opts))
@@ -245,7 +247,10 @@ class Service:
         """Apply a referee's action. A pop on the box's game presses the key instead."""
         table = self.table(game_id)
         if table.rules.name == "sauteur" and action.get("type") == "pop":
-            return self.press(game_id, int(action.get("key", 0)), by=action.get("by"))
+            key = action.get("key")
+            if not isinstance(key, int) or isinstance(key, bool):
+                raise Refused(f"keys are numbered 1 to 4, got {key!r}", "bad-key")
+            return self.press(game_id, key, by=action.get("by"))
         return table.submit(action)
 
     def undo(self, game_id: int) -> dict[str, Any]:
