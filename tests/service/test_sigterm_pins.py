@@ -1,0 +1,44 @@
+"""A real SIGTERM to this process while `serve` runs and a coil is mid-pulse:
+every coil pin is low afterwards (strict, on gpiozero's MockFactory pins)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+from controller.server import serve
+from controller.service import Service
+
+from .conftest import make_config, wait_for
+
+
+def test_sigterm_mid_pulse_leaves_every_coil_low(tmp_path):
+    assert threading.current_thread() is threading.main_thread()  # signal handlers need it
+    config = make_config(tmp_path)
+    config.box.limits.pulse_ms = 100
+    service = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
+    service.start()
+    gid = service.new_game("sauteur", {"rule": "A"})
+    table = service.table(gid)
+    wait_for(lambda: table.state.phase == "pop", what="hiding done")
+    coil = service.toy.coil_pin(2)
+    seen: dict[str, bool] = {}
+
+    def ready(server) -> None:
+        def fire_then_terminate() -> None:
+            service.press(gid, 2)
+            seen["on before SIGTERM"] = bool(coil.state)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=fire_then_terminate, daemon=True).start()
+
+    lines: list[str] = []
+    serve(service, "127.0.0.1", 0, 16, log=lines.append, ready=ready)  # returns on SIGTERM
+    assert lines[-1] == "Diablotin stopped: coils off."
+    assert seen == {"on before SIGTERM": True}
+    assert [bool(service.toy.coil_pin(k).state) for k in (1, 2, 3, 4)] == [False] * 4
+    states = coil.states
+    assert [bool(s.state) for s in states] == [False, True, False]
+    assert states[2].timestamp < 0.095  # cut short by the stop, not by the pulse's own end
+    assert signal.getsignal(signal.SIGTERM) is not None  # the previous handler is restored
