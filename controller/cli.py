@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("selftest", help="pulse each coil once and show each sensor")
     box_option(p)
 
+    p = sub.add_parser(
+        "doctor", help="check pins, sensors, port, data dir and the Pico; exit 1 on a problem"
+    )
+    box_option(p)
+    sub.add_parser("coils-off", help="force every coil off (systemd runs it after the service)")
+
     p = sub.add_parser("play", help="play a game in the terminal")
     p.add_argument("game", choices=["sauteur"])
     p.add_argument("--rule", choices=["A", "B"], default=None)
@@ -125,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         config = load(args)
+        if config.box.backend == "gpio" and config.box.pin_factory == "lgpio":
+            from .checks import prepare_lgpio_workdir
+
+            prepare_lgpio_workdir(config.data_dir)  # import lgpio makes a pipe in the cwd
         return int(COMMANDS[args.command](args, config) or 0)
     except ConfigError as exc:
         print(f"diablotin: config error: {exc}", file=sys.stderr)
@@ -142,6 +152,10 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         config.server.host = args.host
     if args.port is not None:
         config.server.port = args.port
+    from .checks import preflight
+
+    if not preflight(config):  # prints failures and warnings, with the fix, to stderr
+        return 1
     service = Service(config)
     try:
         service.start()
@@ -170,6 +184,18 @@ def cmd_selftest(args: argparse.Namespace, config: Config) -> int:
     finally:
         box.close()
         clock.close()
+
+
+def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
+    from .checks import doctor
+
+    return doctor(config)
+
+
+def cmd_coils_off(args: argparse.Namespace, config: Config) -> int:
+    from .coils_off import coils_off
+
+    return coils_off(config)
 
 
 def cmd_play(args: argparse.Namespace, config: Config) -> int:
@@ -293,6 +319,8 @@ def cmd_config(args: argparse.Namespace, config: Config) -> int:
 COMMANDS = {
     "serve": cmd_serve,
     "selftest": cmd_selftest,
+    "doctor": cmd_doctor,
+    "coils-off": cmd_coils_off,
     "play": cmd_play,
     "sim": cmd_sim,
     "games": cmd_games,

@@ -121,6 +121,8 @@ def load_config(path: Path | None) -> Config:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read it ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     return _from_dict(raw, where, path)

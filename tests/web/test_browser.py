@@ -7,6 +7,7 @@ without reloading. Screenshots of every page go to artifacts/screenshots/.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -47,7 +48,10 @@ STEP_IS = "(v) => document.getElementById('step').value === v"
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests")
+        message = f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests"
+        if os.environ.get("DIABLOTIN_REQUIRE_BROWSER"):
+            pytest.fail(message + " (CI requires them)")
+        pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
