@@ -7,6 +7,8 @@ are what remains after each undo removes the latest action still standing.
 an acknowledged action survives a power cut or ``kill -9``.
 
 Thread-safe: one connection guarded by a lock (SQLite serialises writers anyway).
+WAL checkpoints (copying the log back into the database, two more fsyncs) run on
+a background thread with their own connection, never inside an ``append``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 EXPORT_FORMAT = "diablotin-game/1"
+CHECKPOINT_EVERY = 200
+"""Appends between two WAL checkpoints."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -91,10 +95,38 @@ class Journal:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
         self._lock = threading.Lock()
+        self._checkpoint_due = threading.Event()
+        self._closing = False
+        self._since_checkpoint = 0
+        self._checkpointer: threading.Thread | None = None
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = threading.Thread(
+                target=self._checkpoint_loop, name="journal-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
 
     def close(self) -> None:
+        self._closing = True
+        self._checkpoint_due.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(timeout=5)
         with self._lock:
             self._db.close()
+
+    def _checkpoint_loop(self, every: int = CHECKPOINT_EVERY) -> None:
+        """Checkpoint the WAL after ``every`` appends (and once more at close)."""
+        db = sqlite3.connect(self.path, check_same_thread=False)
+        try:
+            while not self._closing:
+                self._checkpoint_due.wait()
+                self._checkpoint_due.clear()
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass  # a busy or closed database: the next start checkpoints anyway
+        finally:
+            db.close()
 
     # -- games ---------------------------------------------------------------
     def create_game(self, kind: str, options: Mapping[str, Any], title: str = "") -> int:
@@ -156,6 +188,10 @@ class Journal:
                     (game_id, last + 1, time.time(), int(undo), payload),
                 )
                 self._db.execute("COMMIT")
+                self._since_checkpoint += 1
+                if self._since_checkpoint >= CHECKPOINT_EVERY:
+                    self._since_checkpoint = 0
+                    self._checkpoint_due.set()
             except sqlite3.IntegrityError:
                 self._db.execute("ROLLBACK")
                 raise GameNotFound(f"no game {game_id}") from None

@@ -100,3 +100,18 @@ def test_committed_rows_visible_to_another_connection(tmp_path):
     assert other.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == 1
     other.close()
     j.close()
+
+
+def test_checkpoints_run_off_the_append_path_and_close_truncates_the_wal(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    j = Journal(path)
+    assert j._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    gid = j.create_game("tails", {})
+    for n in range(450):
+        j.append(gid, {"type": "a", "n": n})
+    j.close()
+    wal = tmp_path / "j.sqlite3-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    again = Journal(path)
+    assert [a["n"] for a in again.actions(gid)] == list(range(450))
+    again.close()
