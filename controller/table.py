@@ -59,8 +59,7 @@ class Table:
             self.journal.append(self.game_id, dict(action))
             self.version += 1
             self.actions.append(dict(action))
-            self._set(new_state)
-            return self.view("public")
+            return self._set(new_state)
 
     def undo(self) -> dict[str, Any]:
         """Take back the last action (recorded as an undo entry); raises :class:`Refused`."""
@@ -72,8 +71,7 @@ class Table:
             self.journal.append(self.game_id, {"type": "undo"}, undo=True)
             self.version += 1
             self.actions = remaining
-            self._set(state)
-            return self.view("public")
+            return self._set(state)
 
     def legal_actions(self) -> list[dict[str, Any]]:
         with self.lock:
@@ -103,13 +101,16 @@ class Table:
                 "actions": len(self.actions),
             }
 
-    def _set(self, state: Any) -> None:
+    def _set(self, state: Any) -> dict[str, Any]:
+        """Swap in ``state``, publish its public view and return that view."""
         self.state = state
         self.last_change = time.time()
         over = self.rules.is_over(state)
         if over != self.finished:
             self.journal.mark_finished(self.game_id, over)
             self.finished = over
-        self.hub.publish(self.topic, self.view("public"))
+        view = self.view("public")
+        self.hub.publish(self.topic, view)
         for listener in list(self.listeners):
             listener(self)
+        return view
