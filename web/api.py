@@ -19,6 +19,7 @@ from controller.box.base import BoxError, BoxFault
 from controller.games.base import Refused, Viewer
 
 from . import operations, security
+from .kinds import module_for
 from .payloads import available_kinds, game_payload
 from .security import ApiError
 
@@ -176,6 +177,24 @@ def set_computer(game_id: int) -> Response:
 def odds(game_id: int) -> Response:
     """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor)."""
     return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
+
+
+@bp.get("/games/<int:game_id>/layout")
+def layout(game_id: int) -> Response:
+    """A game's static drawing geometry (``web.kinds.<kind>.layout``; the tail-tile board),
+    fetched once by its page. ETag'd: a phone that has it gets 304. 404 ``no-layout`` for
+    a game kind without one."""
+    table = table_for(game_id)
+    helper = getattr(module_for(table.rules.name), "layout", None)
+    if helper is None:
+        raise ApiError(404, "no-layout", f"{table.rules.name} has no board layout to fetch")
+    with table.lock:
+        state = table.state
+    resp = jsonify(helper(state))
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.add_etag()
+    resp.make_conditional(request)  # 304 without a body when the phone has this ETag
+    return resp
 
 
 @bp.get("/games/<int:game_id>/steps/<int:step>")

@@ -90,7 +90,18 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/games/{game_id}/odds",
-        "The popper's odds per key (Diable sauteur)",
+        "Odds or advice: the popper's odds per key (Diable sauteur); the tail-tile advisor "
+        "(query `kind=A..G` for the card drawn, `lookahead=1`; no kind: cells before the draw); "
+        "Teufel Teufel: per face-down square the chance of a devil, a tower or one of the "
+        "player's missing letters (query `player=<colour>`, default: whose turn it is)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/layout",
+        "The game's static board geometry, fetched once (tail-tile game; ETag, 404 no-layout)",
         False,
         None,
         [_GAME_ID],

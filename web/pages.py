@@ -83,7 +83,15 @@ def home() -> str:
     qr = segno.make(url, error="m").svg_inline(
         dark="#111", light="#fff", border=4, omitsize=True, title=url
     )
-    return _render("home.html", "home", kinds=available_kinds(), join_url=url, qr=Markup(qr))
+    service = current_app.extensions["diablotin"]
+    return _render(
+        "home.html",
+        "home",
+        kinds=available_kinds(),
+        join_url=url,
+        qr=Markup(qr),
+        teufel_colours=list(service.config.teufel.colours),
+    )
 
 
 @bp.get("/games/<int:game_id>")

@@ -1,5 +1,6 @@
 // Home: games in progress (live), start a game (referee), the QR code to join.
-import { act, api, el, fill, live, t } from "./common.js";
+import { act, api, el, fill, live, t, toast } from "./common.js";
+import { setupTeufelForm } from "./games/teufel-start.js";
 
 const list = document.getElementById("games");
 
@@ -21,11 +22,16 @@ if (form) {
   const syncRule = () => { ruleField.hidden = kind.value !== "sauteur"; };
   kind.addEventListener("change", syncRule);
   syncRule();
+  const teufelOptions = setupTeufelForm(kind);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
     const body = { kind: data.get("kind"), title: data.get("title") || "", options: {} };
     if (body.kind === "sauteur") body.options.rule = data.get("rule");
+    if (body.kind === "teufel") {
+      body.options = teufelOptions();
+      if (!body.options) { toast(t("teufel.need_players", { min: 2, max: 6 })); return; }
+    }
     const made = await act(document.getElementById("create"), () => api("POST", "/api/games", body));
     if (made) location.href = `/games/${made.view.id}`;
   });

@@ -1,0 +1,98 @@
+"""Dashboard helpers for the tail-tile game: the advisor, the board's geometry, refusals.
+
+- ``odds(state, args)`` answers ``GET /api/games/<id>/odds``: with ``kind=E`` the best
+  placements of the card just drawn (``lookahead=1`` also plays the next placement),
+  without a kind the best cells to name before the draw;
+- ``layout(state)`` answers ``GET /api/games/<id>/layout``: the board's static geometry,
+  fetched once by the page (it is not part of the view);
+- ``extras(state, referee)`` gives the referee, with every payload, the engine's reason
+  for each cell the pending placement may not use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.games.base import Refused
+from controller.games.tails import (
+    TailsState,
+    advise,
+    advise_cell,
+    cell_refusals,
+    pending,
+)
+from controller.games.tails import layout as board_layout
+
+ODDS_PARAMETERS = ("kind", "lookahead")
+"""The query parameters ``odds`` accepts."""
+
+LAYOUT_DIGITS = 4
+"""Coordinates in the layout are rounded to this many decimals (unit: a cell's side)."""
+
+ADVICE_COUNT = 3
+"""Suggestions returned, best first."""
+
+
+def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
+    """The advisor for the player to move.
+
+    ``args``: ``kind`` (A–G, the card just drawn; absent: rank cells before the draw) and
+    ``lookahead`` (``0``/``1``, only with a kind). Returns ``mode`` (``"placement"`` or
+    ``"cell"``), ``kind``, ``lookahead``, ``to_move`` (``{seat, side}`` or null),
+    ``must_pass``, ``finished`` and ``suggestions`` (``cell, kind, rotation, value, gain``,
+    best first; empty when the player must pass or the game is over). Raises
+    :class:`Refused` (code ``bad-query``, ``bad-kind`` or ``no-stock``) for bad parameters.
+    """
+    unknown = sorted(set(args) - set(ODDS_PARAMETERS))
+    if unknown:
+        raise Refused(
+            f"unknown parameter(s) {', '.join(unknown)}: use kind and lookahead", "bad-query"
+        )
+    kind = args.get("kind")
+    lookahead_arg = args.get("lookahead", "0")
+    if lookahead_arg not in ("0", "1"):
+        raise Refused(f"lookahead must be 0 or 1, not {lookahead_arg!r}", "bad-query")
+    lookahead = lookahead_arg == "1"
+    if kind is None and lookahead:
+        raise Refused("lookahead needs the kind of the card drawn", "bad-query")
+    if kind is None:
+        suggestions = advise_cell(state, top=ADVICE_COUNT)
+    else:
+        suggestions = advise(state, kind, lookahead=lookahead, top=ADVICE_COUNT)
+    due = pending(state)
+    return {
+        "game": "tails",
+        "mode": "cell" if kind is None else "placement",
+        "kind": kind,
+        "lookahead": lookahead,
+        "to_move": None if due is None else {"seat": due.seat, "side": due.side},
+        "must_pass": due is not None and not due.legal,
+        "finished": due is None,
+        "suggestions": [suggestion.as_dict() for suggestion in suggestions],
+    }
+
+
+def layout(state: TailsState) -> dict[str, Any]:
+    """The game's board geometry (:func:`controller.games.tails.layout`), coordinates
+    rounded to :data:`LAYOUT_DIGITS` decimals to keep it small (≈ 15 kB)."""
+    rounded: dict[str, Any] = _round(board_layout(state.board))
+    return rounded
+
+
+def extras(state: TailsState, referee: bool) -> dict[str, Any]:
+    """For the referee, ``refusals``: cell id → the engine's reason it may not take the
+    pending placement (empty once the game is over). Nothing for spectators."""
+    if not referee:
+        return {}
+    return {"refusals": cell_refusals(state)}
+
+
+def _round(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, LAYOUT_DIGITS)
+    if isinstance(value, dict):
+        return {key: _round(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_round(item) for item in value]
+    return value
