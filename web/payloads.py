@@ -40,7 +40,7 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
     if helper is not None:
         with table.lock:
             out.update(helper(table.state, referee))
-    if referee:
+    if referee and getattr(module_for(table.rules.name), "LEGAL_IN_EXTRAS", True):
         out["legal"] = table.legal_actions()
         explain = getattr(table.rules, "explain", None)
         if callable(explain):

@@ -5,6 +5,7 @@ A module ``web.kinds.<kind>`` may define (all optional, all pure over the table'
 - ``odds(state, args) -> dict``: what ``GET /api/games/<id>/odds`` answers (``args`` are
   the query parameters); raise :class:`~controller.games.base.Refused` for bad ones;
 - ``extras(state, referee) -> dict``: merged into a game payload's ``extras``.
+- ``LEGAL_IN_EXTRAS = False``: leave the (long) list of legal actions out of the referee's extras.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ from controller.games.tails import (
 )
 from controller.games.tails import layout as board_layout
 
+LEGAL_IN_EXTRAS = False
+"""The page reads what is legal from the view itself: no long ``legal`` list per frame."""
+
 ODDS_PARAMETERS = ("kind", "lookahead")
 """The query parameters ``odds`` accepts."""
 

@@ -10,6 +10,9 @@ from controller.games.teufel import odds as teufel_odds
 from controller.games.teufel.cards import LETTERS
 from controller.games.teufel.state import FACE_DOWN, State
 
+LEGAL_IN_EXTRAS = False
+"""The page reads what is legal from the view itself: no long ``legal`` list per frame."""
+
 
 def odds(state: State, args: Mapping[str, str]) -> dict[str, Any]:
     """For each face-down card, the chance (0–1) it is a devil, a tower or one of the
