@@ -7,7 +7,6 @@ without reloading. Screenshots of every page go to artifacts/screenshots/.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -22,15 +21,6 @@ from web import create_app
 
 from .conftest import PIN, make_service
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
@@ -43,21 +33,6 @@ NEWER_OR_TOAST = (
     "document.querySelector('#toast:not([hidden])') !== null"
 )
 STEP_IS = "(v) => document.getElementById('step').value === v"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests"
-        if os.environ.get("DIABLOTIN_REQUIRE_BROWSER"):
-            pytest.fail(message + " (CI requires them)")
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -281,3 +256,22 @@ def test_a_cross_site_form_post_from_another_site_changes_nothing(browser: Any, 
     assert service.table(game_id).version == before
     assert "pin-required" in page.content() or "cross-site" in page.content()
     ctx.close()
+
+
+def test_the_home_form_starts_a_tails_game_for_three_or_four(browser: Any, live: Any) -> None:
+    base, service = live
+    context, page, _requests = phone(browser, base, locale="en-GB")
+    try:
+        page.goto(base + "/")
+        log_in(page)
+        assert page.is_hidden("#tails-field")
+        page.select_option("#kind", "tails")
+        assert page.is_visible("#tails-field") and page.is_hidden("#rule-field")
+        page.check("#tails-field input[value='3']", force=True)
+        page.click("#create")
+        page.wait_for_url("**/games/*")
+        game_id = int(page.url.rsplit("/", 1)[1])
+        assert service.table(game_id).options["players"] == 3
+        assert service.table(game_id).view("public")["state"]["players"] == 3
+    finally:
+        context.close()

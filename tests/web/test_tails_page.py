@@ -38,8 +38,6 @@ from web import create_app
 from .conftest import PIN, REFEREE, login, make_service
 
 RULES = TailsRules()
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 MOVES_ARE = "(n) => Number(document.body.dataset.moves) === n"
@@ -168,18 +166,6 @@ def test_a_refused_placement_gets_the_engines_reason_and_changes_nothing(
 
 
 # --- real Chromium -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from controller.service import Service
 from web import create_app
 
 from .conftest import REFEREE, make_service, snapshot
-from .test_browser import ARGS, CHROMIUM, NEWER, log_in, phone, shot, version
+from .test_browser import NEWER, log_in, phone, shot, version
 
 TWO = {"players": ["blue", "green"]}
 """Two players, blue first: enough for most positions."""
@@ -150,18 +150,6 @@ def test_the_home_page_offers_teufels_players_and_first(
 
 
 # --- in Chromium ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

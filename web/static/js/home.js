@@ -19,7 +19,11 @@ const form = document.getElementById("new-game");
 if (form) {
   const kind = document.getElementById("kind");
   const ruleField = document.getElementById("rule-field");
-  const syncRule = () => { ruleField.hidden = kind.value !== "sauteur"; };
+  const tailsField = document.getElementById("tails-field");
+  const syncRule = () => {
+    ruleField.hidden = kind.value !== "sauteur";
+    tailsField.hidden = kind.value !== "tails";
+  };
   kind.addEventListener("change", syncRule);
   syncRule();
   const teufelOptions = setupTeufelForm(kind);
@@ -28,6 +32,7 @@ if (form) {
     const data = new FormData(form);
     const body = { kind: data.get("kind"), title: data.get("title") || "", options: {} };
     if (body.kind === "sauteur") body.options.rule = data.get("rule");
+    if (body.kind === "tails") body.options.players = Number(data.get("tails_players"));
     if (body.kind === "teufel") {
       body.options = teufelOptions();
       if (!body.options) { toast(t("teufel.need_players", { min: 2, max: 6 })); return; }
