@@ -275,3 +275,44 @@ def test_the_home_form_starts_a_tails_game_for_three_or_four(browser: Any, live:
         assert service.table(game_id).view("public")["state"]["players"] == 3
     finally:
         context.close()
+
+
+def _finished_game(service: Service, kind: str, seed: int) -> int:
+    """A finished game of ``kind`` from seeded random legal actions, through the service."""
+    import random
+
+    from controller.bench.teufel import random_game
+
+    if kind == "teufel":
+        game = random_game(seed)
+        options, actions = game.options, iter(game.actions)
+    else:
+        options, actions = {"players": 2}, None
+    game_id = service.new_game(kind, options)
+    table, rng = service.table(game_id), random.Random(seed)
+    while not table.finished:
+        table.submit(next(actions) if actions else rng.choice(table.legal_actions()))
+    return game_id
+
+
+@pytest.mark.parametrize("kind, marker", [("tails", ".tcell"), ("teufel", "rect")])
+def test_history_draws_each_games_board(browser, live, kind, marker) -> None:
+    base, service = live
+    game_id = _finished_game(service, kind, seed=4)
+    context, page, requests = phone(browser, base, locale="en-GB")
+    try:
+        page.goto(f"{base}/history/{game_id}")
+        page.wait_for_selector(f"#board-card:not([hidden]) #board {marker}")
+        steps = len(service.table(game_id).actions)
+        assert page.input_value("#step") == str(steps)
+        page.click("#first")
+        page.wait_for_function("() => document.getElementById('step').value === '0'")
+        assert page.locator("#board *").count() > 20
+        shot(page, f"history-{kind}-start")
+        page.click("#last")
+        page.wait_for_function(STEP_IS, arg=str(steps))
+        shot(page, f"history-{kind}-final")
+        layouts = [u for u in requests if u.endswith(f"/api/games/{game_id}/layout")]
+        assert len(layouts) == (1 if kind == "tails" else 0)  # fetched once, then reused
+    finally:
+        context.close()

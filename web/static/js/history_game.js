@@ -1,6 +1,8 @@
 // Step through one game: the view after each action, drawn as the live page draws it.
 import { api, boot, playerName, t } from "./common.js";
 import { drawBoard, drawScores, figureLabel } from "./games/sauteur-board.js";
+import { drawBoard as drawTails, geometry as tailsGeometry } from "./games/tails-board.js";
+import { drawBoard as drawTeufel } from "./games/teufel-board.js";
 
 const gameId = boot.game_id;
 const $ = (id) => document.getElementById(id);
@@ -19,8 +21,28 @@ function describe(action) {
     rehide: () => t("act.rehide", { who }),
     stop: () => t("act.stop", { who }),
   };
-  return boot.kind === "sauteur" && words[action.type] ? words[action.type]() : JSON.stringify(action);
+  if (boot.kind === "sauteur" && words[action.type]) return words[action.type]();
+  if (boot.kind === "tails" && action.type === "place") {
+    return `${action.cell} ← ${action.kind}${action.rotation ? " ↻" + action.rotation : ""}`;
+  }
+  const { type, ...rest } = action;
+  const detail = Object.entries(rest).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(" ") : v}`);
+  return [type.replaceAll("_", " "), ...detail].join(" · ");
 }
+
+const BOARD_CLASS = { tails: "tails-board", teufel: "tf-board" }; // each page's own styles
+let tailsGeo = null; // the tail-tile board's geometry, fetched once
+
+/** Each game's own board drawing, as on its live page (spectator's view, nothing tappable). */
+const boards = {
+  sauteur: async (state) => { drawBoard($("board"), state); drawScores($("scores"), state); },
+  teufel: async (state) => { drawTeufel($("board"), state); $("scores").replaceChildren(); },
+  tails: async (state) => {
+    tailsGeo = tailsGeo || tailsGeometry(await api("GET", `/api/games/${gameId}/layout`));
+    drawTails($("board"), tailsGeo, state);
+    $("scores").replaceChildren();
+  },
+};
 
 async function show(step) {
   try {
@@ -32,10 +54,11 @@ async function show(step) {
     $("step-label").textContent = t("hist.step", { i: current, n: steps });
     $("step-action").textContent = data.action ? describe(data.action) : t("hist.setup");
     $("state").textContent = JSON.stringify(data.state, null, 1);
-    const board = boot.kind === "sauteur";
+    const board = boards[boot.kind];
+    $("board").setAttribute("class", `board ${BOARD_CLASS[boot.kind] || ""}`);
     $("board-card").hidden = !board;
     $("state-card").open = !board;
-    if (board) { drawBoard($("board"), data.state); drawScores($("scores"), data.state); }
+    if (board) await board(data.state);
     $("step-error").hidden = true;
   } catch (err) {
     $("step-error").textContent = err.message;
