@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +116,21 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
+
+
+@contextmanager
+def live_server(tmp_path: Path, delay_s: float) -> Iterator[tuple[str, Service]]:
+    """The real WSGI server (cheroot) on 127.0.0.1:<free port> in a thread, for a Service
+    whose toy waits ``delay_s`` before hiding, showing faces and thinking (3600: never)."""
+    from controller.server import bound_port, make_server
+
+    service = make_service(tmp_path, think_s=delay_s, face_delay_s=delay_s, hide_delay_s=delay_s)
+    server = make_server(create_app(service), "127.0.0.1", 0, 32)
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{bound_port(server)}", service
+    finally:
+        service.hub.close_all()
+        server.stop()
+        service.stop()

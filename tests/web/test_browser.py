@@ -7,7 +7,6 @@ without reloading. Screenshots of every page go to artifacts/screenshots/.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,11 +14,9 @@ from typing import Any
 
 import pytest
 
-from controller.server import bound_port, make_server
 from controller.service import Service
-from web import create_app
 
-from .conftest import PIN, make_service
+from .conftest import PIN, live_server
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -38,17 +35,8 @@ STEP_IS = "(v) => document.getElementById('step').value === v"
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[str, Service]]:
     """The real WSGI server on 127.0.0.1:<free port> in a thread, short delays."""
-    service = make_service(tmp_path, think_s=0.05, face_delay_s=0.05, hide_delay_s=0.05)
-    app = create_app(service)
-    server = make_server(app, "127.0.0.1", 0, 32)
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{bound_port(server)}", service
-    finally:
-        service.hub.close_all()
-        server.stop()
-        service.stop()
+    with live_server(tmp_path, 0.05) as live:
+        yield live
 
 
 def shot(page: Any, name: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -31,11 +30,9 @@ from controller.games.tails import (
     legal_cells,
     score_record,
 )
-from controller.server import bound_port, make_server
 from controller.service import Service
-from web import create_app
 
-from .conftest import PIN, REFEREE, login, make_service
+from .conftest import PIN, REFEREE, live_server, login
 
 RULES = TailsRules()
 PHONE = {"width": 390, "height": 844}
@@ -171,17 +168,8 @@ def test_a_refused_placement_gets_the_engines_reason_and_changes_nothing(
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Service]]:
     """The real WSGI server on 127.0.0.1:<free port> in a thread (the toy stays still)."""
-    service = make_service(tmp_path, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
-    app = create_app(service)
-    httpd = make_server(app, "127.0.0.1", 0, 16)
-    thread = threading.Thread(target=httpd.serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{bound_port(httpd)}", service
-    finally:
-        service.hub.close_all()
-        httpd.stop()
-        service.stop()
+    with live_server(tmp_path, 3600.0) as live:
+        yield live
 
 
 def phone(browser: Any, base: str, locale: str, **extra: Any) -> tuple[Any, Any, list[str]]:

@@ -8,7 +8,6 @@ engine's own view after every step. Screenshots: artifacts/screenshots/teufel-*.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,9 @@ from flask.testing import FlaskClient
 
 from controller.games.base import Refused
 from controller.games.teufel import TeufelRules, odds
-from controller.server import bound_port, make_server
 from controller.service import Service
-from web import create_app
 
-from .conftest import REFEREE, make_service, snapshot
+from .conftest import REFEREE, live_server, snapshot
 from .test_browser import NEWER, log_in, phone, shot, version
 
 TWO = {"players": ["blue", "green"]}
@@ -155,16 +152,8 @@ def test_the_home_page_offers_teufels_players_and_first(
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[str, Service]]:
     """The real server on 127.0.0.1:<free port> in a thread."""
-    service = make_service(tmp_path, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
-    server = make_server(create_app(service), "127.0.0.1", 0, 32)
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{bound_port(server)}", service
-    finally:
-        service.hub.close_all()
-        server.stop()
-        service.stop()
+    with live_server(tmp_path, 3600.0) as live:
+        yield live
 
 
 class Table:

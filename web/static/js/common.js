@@ -12,11 +12,21 @@ export function t(key, values = {}) {
 }
 
 /** Create an element: el("button", {class: "x", onclick: f}, "text", child, ...). */
+const SVG_TAGS = ["svg", "g", "circle", "rect", "path", "text", "line", "polygon", "title"];
+
+/** An HTML element (or an SVG one for the usual SVG tags): el("p", {class, onclick}, ...). */
 export function el(tag, attrs = {}, ...children) {
-  const svg = ["svg", "g", "circle", "rect", "path", "text", "line", "polygon", "title"].includes(tag);
-  const node = svg
-    ? document.createElementNS("http://www.w3.org/2000/svg", tag)
-    : document.createElement(tag);
+  return build(SVG_TAGS.includes(tag) ? svgNode(tag) : document.createElement(tag), attrs, children);
+}
+
+/** Always an SVG element (any SVG tag): svgEl("ellipse", {cx: 1}, child, ...). */
+export function svgEl(tag, attrs = {}, ...children) {
+  return build(svgNode(tag), attrs, children);
+}
+
+const svgNode = (tag) => document.createElementNS("http://www.w3.org/2000/svg", tag);
+
+function build(node, attrs, children) {
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith("on")) node.addEventListener(name.slice(2), value);

@@ -2,30 +2,16 @@
 // cards face down and face up in their colours, vines, the devil face with its pegs,
 // the sleds, where the mover can go, the move under way and (on request) the odds.
 // Every square is a <g data-square data-card data-sleds> so tests and taps can find it.
-import { t } from "../common.js";
+import { svgEl, t } from "../common.js";
 import { cardName, colourCss, colourName, inkOn } from "./teufel-colours.js";
 
-const NS = "http://www.w3.org/2000/svg";
 export const CELL = 48;
 const LEFT = 14; // room for the rank numbers
 const TOP = 2;
 const FILES = "abcdefg";
 
 /** An SVG element: svg("rect", {x: 1, onclick: f, dataset: {...}}, child, ...). */
-export function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(NS, tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else if (name === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
+export const svg = svgEl;
 
 /** The top-left corner of a square ("c4") in board units. */
 function corner(square, size) {
