@@ -18,7 +18,7 @@ from typing import Any
 from . import __version__
 from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
 
-BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service")
+BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "all")
 
 
 def _box_arg(value: str) -> tuple[str, str | None]:
@@ -99,6 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="print benchmark numbers")
     p.add_argument("area", choices=BENCH_AREAS)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    p = sub.add_parser(
+        "reliability",
+        help="kill -9, live load and box faults, end to end (--short: under a minute)",
+        prefix_chars="+",  # every option goes to controller.reliability's own parser
+        add_help=False,
+    )
     p.add_argument("rest", nargs=argparse.REMAINDER)
 
     p = sub.add_parser("firmware", help="the Pico co-processor's firmware")
@@ -305,6 +313,12 @@ def cmd_firmware(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_reliability(args: argparse.Namespace, config: Config) -> int:
+    from .reliability import main as reliability_main
+
+    return int(reliability_main(args.rest) or 0)
+
+
 def cmd_config(args: argparse.Namespace, config: Config) -> int:
     print(f"# from: {config.source or 'defaults (no config file)'}")
     print(f"box: {config.box}")
@@ -328,6 +342,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "tails": cmd_tails,
     "bench": cmd_bench,
+    "reliability": cmd_reliability,
     "firmware": cmd_firmware,
     "config": cmd_config,
 }

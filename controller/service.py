@@ -23,7 +23,7 @@ from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
 from .clock import Clock, RealClock
 from .config import Config
 from .games.base import Action, Refused, Rules, replay
-from .games.sauteur.rules import ADVANCE, FACE, HIDING, POP
+from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP
 from .hub import Hub
 from .journal import GameNotFound, Journal
 from .table import Table
@@ -89,6 +89,7 @@ class Service:
         self._lock = threading.RLock()
         self._notices: list[dict[str, Any]] = []
         self._hiding_token: tuple[int, int, int] | None = None
+        self._queued_pops: list[int] = []
         self.started = False
 
     # -- life cycle ---------------------------------------------------------
@@ -331,11 +332,19 @@ class Service:
         if name == "HidingDone" and table.state.phase == HIDING:
             self._submit_quietly(table, {"type": "hidden"})
         elif name == "Popped":
-            action = {"type": "pop", "key": event.key, "by": table.state.popper}
-            if self._submit_quietly(table, action) and self.toy is not None:
-                self._face_later(table, event.key)
+            if table.state.phase in (FACE, ADVANCE):
+                # A second die out before the first one's face (or figure) is in: it is
+                # journaled right after, in the order the dice came out.
+                self._queued_pops.append(event.key)
+            else:
+                self._pop(table, event.key)
         elif name == "Jammed":
             self.notice(f"key {event.key} jammed: retry, or tell the box it was popped by hand")
+
+    def _pop(self, table: Table, key: int) -> None:
+        action = {"type": "pop", "key": key, "by": table.state.popper}
+        if self._submit_quietly(table, action) and self.toy is not None:
+            self._face_later(table, key)
 
     def _resume_toy(self, table: Table) -> None:
         """The simulated toy forgot everything on restart: seat the dice as the game says."""
@@ -376,6 +385,13 @@ class Service:
         if table is None or self.watch is None:
             return
         state = table.state
+        if self._queued_pops and state.phase == POP:
+            self._pop(table, self._queued_pops.pop(0))
+            return
+        if self._queued_pops and state.phase in (HIDING, OVER):
+            keys = ", ".join(map(str, self._queued_pops))
+            self.notice(f"key(s) {keys} came out after this hiding ended: not counted")
+            self._queued_pops.clear()
         if state.phase == HIDING:
             token = (table.game_id, state.round, state.hidings)
             if token != self._hiding_token:
@@ -400,7 +416,9 @@ class Service:
         state = table.state
         if state.popper not in self.computer.get(table.game_id, ()):
             return
-        if state.phase not in (POP, ADVANCE) or self.watch.state()["pressing"] is not None:
+        if state.phase not in (POP, ADVANCE) or self._queued_pops:
+            return
+        if self.watch.state()["pressing"] is not None:
             return
         action = choose(state)
         try:

@@ -37,7 +37,9 @@ class Table:
         self.version = len(entries)
         self.actions = effective_actions(entries)
         self.state = replay(rules, self.options, self.actions)
-        self.finished = record.finished is not None
+        self.finished = rules.is_over(self.state)  # the replay decides, not the stored flag
+        if self.finished != (record.finished is not None):
+            journal.mark_finished(game_id, self.finished)  # killed between the two writes
         self.listeners: list[ChangeListener] = []
         self.last_change = time.time()
 

@@ -268,21 +268,27 @@ class VirtualCoprocessor:
         self._delayed.clear()
 
     def _run(self) -> None:
+        """Wait for the host's bytes outside the lock; read them only under it, and only
+        from the pty that is still open (drop/reset close fds under the lock, and a closed
+        fd number can be reused at once by any new socket or pty)."""
         while not self._stop.is_set():
             master = self._master
-            data = b""
+            ready = False
             if master is None:
                 time.sleep(LOOP_S)
             else:
                 try:
-                    ready, _, _ = select.select([master], [], [], LOOP_S)
-                    if ready:
-                        data = os.read(master, 4096)
+                    ready = bool(select.select([master], [], [], LOOP_S)[0])
                 except OSError:
-                    data = b""  # closed under us by drop/reset: the next turn sees it
+                    ready = False  # closed under us by drop/reset: the next turn sees it
             with self._lock:
-                if data and master == self._master:
-                    self._receive(data)
+                if ready and master == self._master and self._master is not None:
+                    try:
+                        data = os.read(self._master, 4096)
+                    except (BlockingIOError, OSError):
+                        data = b""
+                    if data:
+                        self._receive(data)
                 self.firmware.poll(self._ticks())
                 self._release_delayed()
 

@@ -221,3 +221,46 @@ def test_coils_are_low_after_an_exception_in_the_service(tmp_path, backend):
         assert svc.table(gid).state.phase in ("pop", "face", "advance")
     finally:
         svc.stop()
+
+
+def test_a_second_die_out_before_the_first_face_is_journaled_after_it(tmp_path, backend):
+    from .conftest import make_config
+
+    # The referee enters faces (the toy's own report is held back for 30 s).
+    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
+    svc.start()
+    try:
+        gid = start_popping(svc)
+        table = svc.table(gid)
+        svc.press(gid, 1)
+        wait_for(lambda: table.state.phase == "face", what="key 1 waiting for its face")
+        assert svc.toy.press_by_hand(3)  # a quick hand, before the face is in
+        wait_for(lambda: svc.watch.state()["popped"] == [1, 3], what="the watch saw key 3")
+        assert [a["type"] for a in table.actions] == ["hidden", "pop"]  # held, not lost
+        svc.submit(gid, {"type": "face", "face": 2})
+        svc.submit(gid, {"type": "advance", "figure": "blue", "by": table.state.popper})
+        wait_for(lambda: table.state.phase == "face", what="key 3's pop journaled")
+        assert table.actions[-1] == {"type": "pop", "key": 3, "by": table.state.popper}
+        svc.submit(gid, {"type": "face", "face": "devil"})
+        assert table.state.phase == "hiding"
+    finally:
+        svc.stop()
+
+
+def test_a_die_out_after_a_devil_is_not_counted_and_said_so(tmp_path, backend):
+    from .conftest import make_config
+
+    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
+    svc.start()
+    try:
+        gid = start_popping(svc)
+        table = svc.table(gid)
+        svc.press(gid, 2)
+        wait_for(lambda: table.state.phase == "face", what="key 2 waiting for its face")
+        assert svc.toy.press_by_hand(4)
+        wait_for(lambda: 4 in svc.watch.state()["popped"], what="the watch saw key 4")
+        svc.submit(gid, {"type": "face", "face": "devil"})  # the hiding is over
+        wait_for(lambda: any("came out after" in n["text"] for n in svc.box_status()["notices"]))
+        assert [a.get("key") for a in table.actions if a["type"] == "pop"] == [2]
+    finally:
+        svc.stop()

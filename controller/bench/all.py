@@ -1,0 +1,364 @@
+"""``diablotin bench all``: the one table.
+
+- **action -> dashboard** with 1, 10, 50 and 100 live clients: a real ``diablotin serve``
+  (simulated box, temporary data dir, 127.0.0.1); a referee enters tail-tile actions over
+  HTTP (placements and undos, about 20 a second); each client is a live stream
+  (``/stream?topics=game:<id>``, ``bench web``'s client process). Latency is from the
+  moment the action's request is sent to the moment a client has the event, both on
+  ``time.monotonic`` (one clock for the machine): it includes the request, the rules,
+  the journal's fsync and the fan-out.
+- **action acknowledged**: the same requests' round trip to their 200 (all client counts):
+  where the dashboard's time goes when it is not the fan-out.
+- **naive baseline**, in the same server run: a page polling ``GET /api/games/<id>`` once
+  a second, latency from the action to the first poll showing its version, side by side
+  with one live stream on the same actions, and their ratio.
+- **tap -> coil** (server time: ``Service.press`` to the mock coil pin high),
+  **sauteur sim games/s**: ``bench service``'s run.
+- **idle CPU** of the running server over N s (``/proc/<pid>/stat`` utime+stime, with a
+  tail-tile and a sauteur game open, no page), **RSS** idle and with 100 clients
+  (``/proc/<pid>/status``), **start-up** (process start -> first 200 from ``/api/games``).
+- **engines**: ``bench tails``'s full-board scoring, ``bench teufel``'s random games
+  replayed through ``apply``.
+
+``--quick`` shortens every phase (idle CPU over 3 s instead of 60 s). Exit status 1 when a
+target is missed or a measurement failed (an action refused, an event lost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from controller import reliability as rel
+
+CLIENT_COUNTS = (1, 10, 50, 100)
+TARGET_LATENCY_MS = 50.0
+TARGET_COIL_MS = 10.0
+TARGET_IDLE_CPU = 1.0
+TARGET_START_S = 2.0
+POLL_S = 1.0
+"""The naive page's polling period (s)."""
+
+LATENCY = {n: f"action -> dashboard, {n} client{'s' if n > 1 else ''} (ms)" for n in CLIENT_COUNTS}
+ACK = "  action acknowledged, HTTP 200 (ms)"
+POLLING = "baseline: page polling 1/s (ms)"
+POLLING_LIVE = "  same actions, 1 live stream (ms)"
+RATIO = "  polling / live stream (x)"
+COIL = "tap -> coil high, server time (ms)"
+IDLE = "idle CPU of diablotin serve (%)"
+RSS_IDLE = "server RSS idle (MB)"
+RSS_BUSY = "server RSS, 100 clients (MB)"
+START = "start-up to first 200 (s)"
+SIM = "sauteur sim, rule A (games/s)"
+TAILS = "tails: score a full board (ms)"
+TEUFEL = "teufel: apply one action (ms)"
+ROWS = (
+    *LATENCY.values(),
+    ACK,
+    POLLING,
+    POLLING_LIVE,
+    RATIO,
+    COIL,
+    IDLE,
+    RSS_IDLE,
+    RSS_BUSY,
+    START,
+    SIM,
+    TAILS,
+    TEUFEL,
+)
+"""Every row of the table, in order (the smoke test checks them all)."""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    actions: int
+    baseline_actions: int
+    idle_s: float
+    starts: int
+    coil_samples: int
+    boards: int
+    teufel_games: int
+
+
+FULL = Sizes(
+    actions=200,
+    baseline_actions=30,
+    idle_s=60.0,
+    starts=3,
+    coil_samples=200,
+    boards=20,
+    teufel_games=100,
+)
+QUICK = Sizes(
+    actions=20, baseline_actions=3, idle_s=3.0, starts=1, coil_samples=10, boards=3, teufel_games=8
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line: ``first`` is the p50 (or the value), ``second`` the p99 (or the max)."""
+
+    name: str
+    n: int
+    first: float
+    second: float | None = None
+    target: str = "—"
+    ok: bool | None = None
+
+
+def judged(name: str, n: int, value: float, limit: float, *, above: bool = False) -> Row:
+    """A single value against a limit (below it, or ``above`` it)."""
+    ok = value > limit if above else value < limit
+    return Row(name, n, value, None, f"{'>' if above else '<'} {limit:g}", ok)
+
+
+def spread(name: str, values: list[float], limit: float | None = None) -> Row:
+    """p50 and p99 of ``values``, judged on the p99 against ``limit``."""
+    p99 = rel.quantile(values, 0.99)
+    if limit is None:
+        return Row(name, len(values), rel.quantile(values, 0.5), p99)
+    return Row(name, len(values), rel.quantile(values, 0.5), p99, f"p99 < {limit:g}", p99 < limit)
+
+
+class ServerBench:
+    """One ``diablotin serve`` run: start-ups, idle, latencies, baseline."""
+
+    def __init__(self, sizes: Sizes, seed: int, workdir: Path, log: Callable[[str], None]):
+        self.sizes = sizes
+        self.seed = seed
+        self.log = log
+        self.server = rel.ServeProcess(workdir / "serve", seed=seed)
+        self.rows: list[Row] = []
+        self.errors: list[str] = []
+        self.walk = rel.TailsWalk(random.Random(seed), players=4)
+        self.game_id = 0
+        self.ack_ms: list[float] = []
+
+    def run(self) -> None:
+        starts = []
+        for attempt in range(self.sizes.starts):
+            starts.append(self.server.start())
+            if attempt < self.sizes.starts - 1:
+                self.server.stop()
+        try:
+            row = judged(START, len(starts), statistics.median(starts), TARGET_START_S)
+            self.rows.append(dataclasses.replace(row, second=max(starts)))
+            self._idle()
+            for count in CLIENT_COUNTS:
+                self._latency(count)
+            self.rows.append(spread(ACK, self.ack_ms))
+            self._baseline()
+        finally:
+            status = self.server.stop()
+            if status != 0:
+                self.errors.append(f"diablotin serve exited with {status} on SIGTERM")
+
+    def _idle(self) -> None:
+        api = self.server.api
+        game = api.call("POST", "/api/games", {"kind": "tails", "options": self.walk.options})
+        self.game_id = int(game["view"]["id"])
+        api.call("POST", "/api/games", {"kind": "sauteur", "options": {"rule": "A"}})
+        time.sleep(1.8)  # the simulated toy hides (1 s), the box sees the dice settle (0.5 s)
+        pid, seconds = self.server.pid, self.sizes.idle_s
+        self.log(f"idle CPU over {seconds:g} s")
+        before, started = rel.cpu_seconds(pid), time.monotonic()
+        time.sleep(seconds)
+        share = (rel.cpu_seconds(pid) - before) / (time.monotonic() - started) * 100
+        self.rows.append(judged(IDLE, round(seconds), share, TARGET_IDLE_CPU))
+        self.rows.append(judged(RSS_IDLE, 1, rel.rss_mb(pid), rel.TARGET_RSS_MB))
+
+    def _enter(self, times: list[float], acks: list[float] | None = None) -> dict[int, float]:
+        """Enter actions at ``times``; returns their send times by version (and adds each
+        one's request -> 200 time to ``acks``)."""
+        sent: dict[int, float] = {}
+        answered: dict[int, float] = {}
+        try:
+            rel.enter_actions(self.server.api, self.game_id, self.walk, times, sent, answered)
+        except rel.HttpError as exc:
+            self.errors.append(f"an action was refused: {exc}")
+        if acks is not None:
+            acks += [(answered[v] - sent[v]) * 1000 for v in answered]
+        return sent
+
+    def _version(self) -> int:
+        view = self.server.api.call("GET", f"/api/games/{self.game_id}", referee=False)
+        return int(view["view"]["version"])
+
+    def _latency(self, count: int) -> None:
+        self.log(f"{count} live client(s), {self.sizes.actions} actions")
+        child, pipe = rel.spawn_clients(self.server.port, count, f"game:{self.game_id}")
+        first = self._version() + 1
+        rng = random.Random(self.seed + count)
+        start = time.monotonic() + 0.1
+        times = [start + i * 0.05 + rng.uniform(0, 0.02) for i in range(self.sizes.actions)]
+        sent = self._enter(times, self.ack_ms)
+        time.sleep(0.3)
+        if count == CLIENT_COUNTS[-1]:
+            self.rows.append(
+                judged(RSS_BUSY, count, rel.rss_mb(self.server.pid), rel.TARGET_RSS_MB)
+            )
+        latencies = self._latencies(rel.stop_clients(child, pipe), sent, first)
+        self.rows.append(spread(LATENCY[count], latencies, TARGET_LATENCY_MS))
+        self._drain()
+
+    def _drain(self) -> None:
+        """A few more actions after the clients left: writing them to the closed sockets
+        ends those streams, so their server threads are free for the next phase."""
+        self._enter([time.monotonic() + i * 0.05 for i in range(3)])
+        time.sleep(0.2)
+
+    def _latencies(
+        self, seen: dict[int, list[tuple[int, float]]], sent: dict[int, float], first: int
+    ) -> list[float]:
+        """Receipt minus send time, every client, every version; a gap is an error."""
+        last = max(sent, default=first - 1)
+        for client, received in seen.items():
+            gap = rel.version_gaps([v for v, _ in received], first, last)
+            if gap is not None:
+                self.errors.append(f"{len(seen)} clients: client {client}: {gap}")
+                break
+        return [
+            (t - sent[v]) * 1000 for received in seen.values() for v, t in received if v in sent
+        ]
+
+    def _baseline(self) -> None:
+        count = self.sizes.baseline_actions
+        self.log(f"baseline: a page polling once a second, {count} actions")
+        polls: list[tuple[float, int]] = []
+        stop = threading.Event()
+        poller = threading.Thread(target=self._poll, args=(polls, stop), daemon=True)
+        child, pipe = rel.spawn_clients(self.server.port, 1, f"game:{self.game_id}")
+        first = self._version() + 1
+        poller.start()
+        rng = random.Random(self.seed)
+        times, at = [], time.monotonic() + POLL_S
+        for _ in range(count):
+            at += rng.uniform(0.6, 1.4)  # out of step with the poll
+            times.append(at)
+        sent = self._enter(times)
+        time.sleep(POLL_S + 0.3)
+        stop.set()
+        poller.join()
+        live = self._latencies(rel.stop_clients(child, pipe), sent, first)
+        polled = []
+        for version, at in sorted(sent.items()):
+            shown = [t for t, v in polls if t > at and v >= version]
+            if shown:
+                polled.append((min(shown) - at) * 1000)
+            else:
+                self.errors.append(f"the polling page never showed version {version}")
+        self.rows.append(spread(POLLING, polled))
+        self.rows.append(spread(POLLING_LIVE, live))
+        ratio_50 = rel.quantile(polled, 0.5) / rel.quantile(live, 0.5)
+        ratio_99 = rel.quantile(polled, 0.99) / rel.quantile(live, 0.99)
+        self.rows.append(Row(RATIO, len(polled), ratio_50, ratio_99))
+
+    def _poll(self, polls: list[tuple[float, int]], stop: threading.Event) -> None:
+        """The naive page: ``GET /api/games/<id>`` every second; (receipt time, version)."""
+        while not stop.is_set():
+            asked = time.monotonic()
+            polls.append((time.monotonic(), self._version()))
+            stop.wait(max(0.0, asked + POLL_S - time.monotonic()))
+
+
+def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
+    """Tap -> coil and sim games/s (``bench service``), tails scoring, Teufel apply."""
+    from controller.games.tails import score
+
+    from . import service, tails, teufel
+
+    press_ms, _edges, games_per_s = service.run(sizes.coil_samples)
+    rows = [
+        spread(COIL, press_ms, TARGET_COIL_MS),
+        judged(SIM, 2000, games_per_s, service.TARGET_GAMES_PER_S, above=True),
+    ]
+    rng = random.Random(seed)
+    score_ms: list[float] = []
+    for players in (2, 3, 4):
+        for _ in range(sizes.boards):
+            state = tails._play(rng, players)
+            score_ms += tails._times_ms(partial(score, state.board, state.cards, state.players), 10)
+    rows.append(spread(TAILS, score_ms, tails.TARGET_SCORE_MS))
+    apply_ms: list[float] = []
+    for index in range(sizes.teufel_games):
+        game = teufel.random_game(seed + index, keep_states=True)
+        before = teufel.RULES.setup(game.options)
+        for action, after in zip(game.actions, game.states, strict=True):
+            apply_ms.append(teufel._time_ms(partial(teufel.RULES.apply, before, action)))
+            before = after
+    rows.append(spread(TEUFEL, apply_ms, teufel.TARGET_APPLY_MS))
+    return rows
+
+
+def measure(
+    quick: bool, seed: int, workdir: Path, log: Callable[[str], None] = print
+) -> tuple[list[Row], list[str]]:
+    """Run everything; returns the rows in :data:`ROWS` order and the errors met."""
+    sizes = QUICK if quick else FULL
+    bench = ServerBench(sizes, seed, workdir, log)
+    try:
+        bench.run()
+    except (OSError, RuntimeError, rel.HttpError) as exc:
+        bench.errors.append(f"{type(exc).__name__}: {exc}")
+    log(f"tap -> coil ({sizes.coil_samples} samples) and engines")
+    rows = {row.name: row for row in [*bench.rows, *engine_rows(sizes, seed)]}
+    return [rows[name] for name in ROWS if name in rows], bench.errors
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
+
+
+def format_table(rows: list[Row]) -> str:
+    """The table: measure, n, p50 (or value), p99 (or max), target, verdict."""
+    width = max(len(name) for name in ROWS)
+    head = f"{'measure':<{width}} {'n':>6} {'p50|value':>10} {'p99|max':>9}  {'target':<15} ok"
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        verdict = {True: "ok", False: "MISS", None: ""}[row.ok]
+        lines.append(
+            f"{row.name:<{width}} {row.n:>6} {_number(row.first):>10} {_number(row.second):>9}"
+            f"  {row.target:<15} {verdict}".rstrip()
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="diablotin bench all", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="short phases (about 30 s)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="diablotin-bench-all-") as tmp:
+        rows, errors = measure(args.quick, args.seed, Path(tmp))
+    after = os.getloadavg()
+    print()
+    print(
+        f"diablotin bench all{' --quick' if args.quick else ''}: {os.cpu_count()} cores, "
+        f"load average {load[0]:.2f} at start, {after[0]:.2f} at end"
+    )
+    print(format_table(rows))
+    missing = [name.strip() for name in ROWS if name not in {row.name for row in rows}]
+    for error in [*errors, *(f"no number for {name}" for name in missing)]:
+        print(f"error: {error}")
+    missed = [row.name.strip() for row in rows if row.ok is False]
+    if missed:
+        print("targets missed: " + "; ".join(missed))
+    return 1 if errors or missed or missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
