@@ -773,13 +773,8 @@ class FaultCase:
 
 
 def dice_out(toy: Any) -> set[int]:
-    """Keys whose die is out of its slot on the simulated toy itself (the ground truth,
-    not what the sensors, the link or the service made of it).
-
-    Reads the toy's own model: ``SimulatedToy`` has no public accessor for it.
-    """
-    with toy._lock:
-        return {key for key, die in toy._dice.items() if die is None}
+    """Keys whose die is out of its slot on the simulated toy itself (the ground truth)."""
+    return set(toy.dice_out())
 
 
 class FaultRig:

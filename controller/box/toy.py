@@ -169,6 +169,12 @@ class SimulatedToy:
 
     # -- the hider ----------------------------------------------------------
 
+    def dice_out(self) -> set[int]:
+        """Keys whose die is out of its slot (the toy's own truth, not what the sensors,
+        the link or the service made of it). For tests and the reliability suite."""
+        with self._lock:
+            return {key for key, die in self._dice.items() if die is None}
+
     def coil_pin(self, key: int) -> MockPin:
         """The mock pin under coil ``key`` (tests read its ``states``)."""
         return self._coil_pins[key]
