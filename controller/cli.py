@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p1", choices=["computer", "random"], default="computer")
     p.add_argument("--p2", choices=["computer", "random"], default="random")
     p.add_argument("--hider", choices=["random", "devil-on-4"], default="random")
+    p.add_argument(
+        "--workers", type=int, default=None, help="processes (default: one per core; 1: serial)"
+    )
 
     sub.add_parser("games", help="list the games in the journal")
 
@@ -217,13 +220,16 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:
-    from .sim import format_report, simulate
+    from .sim import format_report, simulate_parallel
 
     if args.games < 1:
         print("diablotin: --games must be at least 1", file=sys.stderr)
         return 2
     poppers = {"p1": args.p1, "p2": args.p2}
-    print(format_report(simulate(args.rule, args.games, args.seed, poppers, args.hider)))
+    report = simulate_parallel(
+        args.rule, args.games, args.seed, poppers, args.hider, workers=args.workers
+    )
+    print(format_report(report))
     return 0
 
 

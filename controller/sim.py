@@ -14,9 +14,11 @@ misses).
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +83,8 @@ class SimReport:
     mean_rounds: float = 0.0
     mean_hidings: float = 0.0
     elapsed_s: float = 0.0
+    workers: int = 1
+    """Processes the games were split over (see :func:`simulate_parallel`)."""
 
     @property
     def games_per_s(self) -> float:
@@ -102,6 +106,68 @@ def _strategies(popper_strategy: str | Mapping[str, str]) -> dict[str, str]:
         if name not in STRATEGIES:
             raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
     return names
+
+
+def simulate_parallel(
+    rule: str,
+    games: int,
+    seed: int,
+    popper_strategy: str | Mapping[str, str] = "computer",
+    hider: str = "random",
+    options: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+) -> SimReport:
+    """:func:`simulate` split over ``workers`` processes (default: one per core).
+
+    Worker ``i`` plays its share with seed ``seed * 1000 + i``, so a report depends on
+    ``(seed, workers)``. ``elapsed_s`` is the wall time of the whole run (pool start
+    included). With one worker this is exactly :func:`simulate`.
+    """
+    workers = max(1, min(workers or os.cpu_count() or 1, games))
+    if workers == 1:
+        return simulate(rule, games, seed, popper_strategy, hider, options)
+    shares = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
+    started = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(
+            pool.map(
+                simulate,
+                [rule] * workers,
+                shares,
+                [seed * 1000 + i for i in range(workers)],
+                [popper_strategy] * workers,
+                [hider] * workers,
+                [options] * workers,
+            )
+        )
+    report = _merge(parts, seed)
+    report.elapsed_s = time.perf_counter() - started
+    return report
+
+
+def _merge(parts: list[SimReport], seed: int) -> SimReport:
+    """One report from the workers' reports (sums, and means weighted by games)."""
+    games = sum(part.games for part in parts)
+    first = parts[0]
+    report = SimReport(first.rule, games, seed, first.hider, first.strategies)
+    report.wins = {key: sum(part.wins[key] for part in parts) for key in first.wins}
+
+    def mean(get: Callable[[SimReport], float]) -> float:
+        return sum(get(part) * part.games for part in parts) / games
+
+    report.mean_points = {
+        player: sum(part.mean_points[player] * part.games for part in parts) / games
+        for player in PLAYERS
+    }
+    report.mean_actions = mean(lambda part: part.mean_actions)
+    report.mean_rounds = mean(lambda part: part.mean_rounds)
+    report.mean_hidings = mean(lambda part: part.mean_hidings)
+    report.strategy_win_rate = {
+        name: sum(part.strategy_win_rate[name] * part.games for part in parts) / games
+        for name in first.strategy_win_rate
+    }
+    report.workers = len(parts)
+    return report
 
 
 def simulate(
@@ -213,7 +279,8 @@ def format_report(report: SimReport) -> str:
         f"mean per game: {report.mean_actions:.1f} actions, {report.mean_rounds:.2f} rounds, "
         f"{report.mean_hidings:.1f} hidings"
     )
-    lines.append(f"speed: {report.games_per_s:,.0f} games/s ({report.elapsed_s:.2f} s)")
+    procs = f", {report.workers} processes" if report.workers > 1 else ""
+    lines.append(f"speed: {report.games_per_s:,.0f} games/s ({report.elapsed_s:.2f} s{procs})")
     return "\n".join(lines)
 
 

@@ -101,3 +101,25 @@ def test_format_report_and_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert "rule A: 20 games, seed 3" in printed and "computer" in printed
     with pytest.raises(SystemExit):
         main(["--rule", "A", "--games", "0"])
+
+
+def test_simulate_parallel_splits_and_merges_exactly() -> None:
+    from controller.sim import simulate, simulate_parallel
+
+    two = simulate_parallel("A", 201, 7, {"p1": "computer", "p2": "random"}, workers=2)
+    again = simulate_parallel("A", 201, 7, {"p1": "computer", "p2": "random"}, workers=2)
+    parts = [
+        simulate("A", n, 7000 + i, {"p1": "computer", "p2": "random"})
+        for i, n in enumerate((101, 100))
+    ]
+    assert (two.games, two.workers) == (201, 2)
+    assert (
+        two.wins
+        == again.wins
+        == {key: parts[0].wins[key] + parts[1].wins[key] for key in ("p1", "p2", "draw")}
+    )
+    assert sum(two.wins.values()) == 201
+    expected = (parts[0].mean_actions * 101 + parts[1].mean_actions * 100) / 201
+    assert abs(two.mean_actions - expected) < 1e-9
+    one = simulate_parallel("A", 50, 3, "computer", workers=1)
+    assert (one.wins, one.workers) == (simulate("A", 50, 3, "computer").wins, 1)
