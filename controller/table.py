@@ -104,15 +104,16 @@ class Table:
             }
 
     def _set(self, state: Any) -> dict[str, Any]:
-        """Swap in ``state``, publish its public view and return that view."""
+        """Swap in ``state`` (already journaled), tell the listeners, publish its public
+        view and return that view. Listeners must return at once (hand work to a thread)."""
         self.state = state
         self.last_change = time.time()
         over = self.rules.is_over(state)
         if over != self.finished:
             self.journal.mark_finished(self.game_id, over)
             self.finished = over
-        view = self.view("public")
-        self.hub.publish(self.topic, view)
         for listener in list(self.listeners):
             listener(self)
+        view = self.view("public")
+        self.hub.publish(self.topic, view)
         return view

@@ -4,8 +4,9 @@
   checked, handed to the service thread, coil guard, coil thread) until the mock
   coil pin is high;
 - sensor edge -> game state updated: a key pressed by hand on the simulated toy
-  (the slot's sensor pin changes) until the pop is journaled and the new state is
-  published. The 20 ms debounce is deliberate; the target is for the time beyond it;
+  (the slot's sensor pin changes) until the pop is journaled (committed to disk) and
+  the new state is in place. The 20 ms debounce is deliberate; the target is for the
+  time beyond it. Publishing to the phones is measured by ``bench web`` and ``bench all``;
 - ``sim`` games per second (rule A, computer against random, through the engine, as
   ``diablotin sim`` runs it: one process per core).
 
