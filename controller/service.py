@@ -496,7 +496,7 @@ def _default_title(kind: str, options: Mapping[str, Any]) -> str:
         "teufel": "Teufel Teufel",
         "tails": "Le Diable par la queue",
     }
-    extra = f" — rule {options['rule']}" if kind == "sauteur" and "rule" in options else ""
+    extra = f" — {options['rule']}" if kind == "sauteur" and "rule" in options else ""  # FR and EN
     return names.get(kind, kind) + extra
 
 
