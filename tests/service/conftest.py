@@ -46,3 +46,13 @@ def service(tmp_path, backend) -> Iterator[Service]:
     svc.start()
     yield svc
     svc.stop()
+
+
+@pytest.fixture
+def referee_faces(tmp_path, backend) -> Iterator[Service]:
+    """A started Service whose toy holds its own face report back for 30 s: the referee
+    enters the faces (as on a box whose dice the sensors cannot read)."""
+    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
+    svc.start()
+    yield svc
+    svc.stop()

@@ -109,26 +109,19 @@ def test_popping_an_empty_slot_is_refused(service):
     assert f"key {key}" in error.reason or str(key) in error.reason
 
 
-def test_a_face_the_die_cannot_show_is_refused(tmp_path, backend):
-    from .conftest import make_config
-
-    # The referee reports the face (the toy's own report is held back for 30 s).
-    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
-    svc.start()
-    try:
-        gid = start_popping(svc)
-        table = svc.table(gid)
-        svc.press(gid, 1)
-        wait_for(lambda: table.state.phase == "face", what="the popped die waiting for its face")
-        for face in (7, 0, "six", "1", True):
-            error = refused_without_change(
-                svc, gid, lambda f=face: svc.submit(gid, {"type": "face", "face": f}), "bad-face"
-            )
-            assert "cannot show" in error.reason or "face" in error.reason
-        svc.submit(gid, {"type": "face", "face": 5})
-        assert table.state.phase == "advance" and table.actions[-1] == {"type": "face", "face": 5}
-    finally:
-        svc.stop()
+def test_a_face_the_die_cannot_show_is_refused(referee_faces):
+    svc = referee_faces
+    gid = start_popping(svc)
+    table = svc.table(gid)
+    svc.press(gid, 1)
+    wait_for(lambda: table.state.phase == "face", what="the popped die waiting for its face")
+    for face in (7, 0, "six", "1", True):
+        error = refused_without_change(
+            svc, gid, lambda f=face: svc.submit(gid, {"type": "face", "face": f}), "bad-face"
+        )
+        assert "cannot show" in error.reason or "face" in error.reason
+    svc.submit(gid, {"type": "face", "face": 5})
+    assert table.state.phase == "advance" and table.actions[-1] == {"type": "face", "face": 5}
 
 
 def test_an_action_by_the_wrong_role_is_refused(service):
@@ -223,44 +216,31 @@ def test_coils_are_low_after_an_exception_in_the_service(tmp_path, backend):
         svc.stop()
 
 
-def test_a_second_die_out_before_the_first_face_is_journaled_after_it(tmp_path, backend):
-    from .conftest import make_config
-
-    # The referee enters faces (the toy's own report is held back for 30 s).
-    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
-    svc.start()
-    try:
-        gid = start_popping(svc)
-        table = svc.table(gid)
-        svc.press(gid, 1)
-        wait_for(lambda: table.state.phase == "face", what="key 1 waiting for its face")
-        assert svc.toy.press_by_hand(3)  # a quick hand, before the face is in
-        wait_for(lambda: svc.watch.state()["popped"] == [1, 3], what="the watch saw key 3")
-        assert [a["type"] for a in table.actions] == ["hidden", "pop"]  # held, not lost
-        svc.submit(gid, {"type": "face", "face": 2})
-        svc.submit(gid, {"type": "advance", "figure": "blue", "by": table.state.popper})
-        wait_for(lambda: table.state.phase == "face", what="key 3's pop journaled")
-        assert table.actions[-1] == {"type": "pop", "key": 3, "by": table.state.popper}
-        svc.submit(gid, {"type": "face", "face": "devil"})
-        assert table.state.phase == "hiding"
-    finally:
-        svc.stop()
+def test_a_second_die_out_before_the_first_face_is_journaled_after_it(referee_faces):
+    svc = referee_faces
+    gid = start_popping(svc)
+    table = svc.table(gid)
+    svc.press(gid, 1)
+    wait_for(lambda: table.state.phase == "face", what="key 1 waiting for its face")
+    assert svc.toy.press_by_hand(3)  # a quick hand, before the face is in
+    wait_for(lambda: svc.watch.state()["popped"] == [1, 3], what="the watch saw key 3")
+    assert [a["type"] for a in table.actions] == ["hidden", "pop"]  # held, not lost
+    svc.submit(gid, {"type": "face", "face": 2})
+    svc.submit(gid, {"type": "advance", "figure": "blue", "by": table.state.popper})
+    wait_for(lambda: table.state.phase == "face", what="key 3's pop journaled")
+    assert table.actions[-1] == {"type": "pop", "key": 3, "by": table.state.popper}
+    svc.submit(gid, {"type": "face", "face": "devil"})
+    assert table.state.phase == "hiding"
 
 
-def test_a_die_out_after_a_devil_is_not_counted_and_said_so(tmp_path, backend):
-    from .conftest import make_config
-
-    svc = Service(make_config(tmp_path, backend), think_s=0.01, face_delay_s=30, hide_delay_s=0.01)
-    svc.start()
-    try:
-        gid = start_popping(svc)
-        table = svc.table(gid)
-        svc.press(gid, 2)
-        wait_for(lambda: table.state.phase == "face", what="key 2 waiting for its face")
-        assert svc.toy.press_by_hand(4)
-        wait_for(lambda: 4 in svc.watch.state()["popped"], what="the watch saw key 4")
-        svc.submit(gid, {"type": "face", "face": "devil"})  # the hiding is over
-        wait_for(lambda: any("came out after" in n["text"] for n in svc.box_status()["notices"]))
-        assert [a.get("key") for a in table.actions if a["type"] == "pop"] == [2]
-    finally:
-        svc.stop()
+def test_a_die_out_after_a_devil_is_not_counted_and_said_so(referee_faces):
+    svc = referee_faces
+    gid = start_popping(svc)
+    table = svc.table(gid)
+    svc.press(gid, 2)
+    wait_for(lambda: table.state.phase == "face", what="key 2 waiting for its face")
+    assert svc.toy.press_by_hand(4)
+    wait_for(lambda: 4 in svc.watch.state()["popped"], what="the watch saw key 4")
+    svc.submit(gid, {"type": "face", "face": "devil"})  # the hiding is over
+    wait_for(lambda: any("came out after" in n["text"] for n in svc.box_status()["notices"]))
+    assert [a.get("key") for a in table.actions if a["type"] == "pop"] == [2]
