@@ -26,5 +26,6 @@ def score_main(path: str) -> int:
     except RecordError as error:
         print(f"{path}:{error.line}: {error.reason}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=2))
+    # exactly the documented shape: {"devils": {...all 18}, "totals": [...]}
+    print(json.dumps({"devils": result["devils"], "totals": result["totals"]}, indent=2))
     return 0

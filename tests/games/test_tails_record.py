@@ -91,7 +91,11 @@ def test_score_main_prints_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
     path.write_text(RECORD, encoding="utf-8")
     assert score_main(str(path)) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out) == score_record(RECORD) and err == ""
+    full = score_record(RECORD)
+    printed = json.loads(out)
+    assert list(printed) == ["devils", "totals"] and err == ""  # exactly the documented shape
+    assert printed == {"devils": full["devils"], "totals": full["totals"]}
+    assert sorted(printed["devils"]) == sorted("ABCDEFGHIKLMNPQRST")
 
 
 def test_score_main_reports_an_illegal_line(
