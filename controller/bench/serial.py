@@ -24,10 +24,11 @@ import time
 from collections.abc import Callable
 
 from controller.box.base import Limits
-from controller.box.pins import PinMap
-from controller.box.protocol import core, firmware_dir, wire
+from controller.box.pins import PinMap, load_pin_map
+from controller.box.protocol import core, expected_settings, firmware_dir, wire
 from controller.box.virtual import make_virtual_box
 from controller.clock import RealClock
+from controller.config import DEFAULT_PINS
 
 PINS = PinMap(coils=(10, 11, 12, 13), sensors=(2, 3, 4, 5), led=25)
 TARGET_FIRE_P99_MS = 20.0
@@ -110,21 +111,7 @@ class _QuietHal:
 def bench_firmware_parser(count: int, corrupt: bool) -> float:
     """Frames per second through ``Firmware.receive`` (host heartbeats, in a session)."""
     hal = _QuietHal()
-    settings = {
-        "coils": [10, 11, 12, 13],
-        "sensors": [2, 3, 4, 5],
-        "present": "low",
-        "lid": None,
-        "led": 25,
-        "limits": {
-            "max_ms": 100,
-            "gap_ms": 250,
-            "window_s": 10,
-            "duty": 0.1,
-            "debounce_ms": 20,
-            "silence_ms": 1000,
-        },
-    }
+    settings = expected_settings(load_pin_map(DEFAULT_PINS, "pico"), Limits())
     firmware = core.Firmware(hal, settings, 0, 1)
     firmware.receive(wire.encode({"t": "hello", "s": 1, "proto": wire.PROTOCOL}), 0)
     valid = b"".join(wire.encode({"t": "hb"}) for _ in range(count))
