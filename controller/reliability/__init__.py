@@ -1,6 +1,6 @@
-"""``diablotin reliability [--short]``: kill -9, live load and box faults, end to end.
+"""``diablotin reliability [--short]``: kill -9, live load, box faults and attacks, end to end.
 
-Three parts, each bounded in count and time; every byte goes to 127.0.0.1.
+Four parts, each bounded in count and time; every byte goes to 127.0.0.1.
 
 1. **crash** — scripted games of all three kinds against a real ``diablotin serve``
    process (simulated box), each killed with SIGKILL at a random point, then the server
@@ -21,11 +21,17 @@ Three parts, each bounded in count and time; every byte goes to 127.0.0.1.
    virtual co-processor. Each passes when the journaled pops always equal the dice that
    really left the toy, the fault shows in ``GET /api/box``, coils end low, and a pop
    works again once the fault is gone.
+4. **attack** — hostile clients against real ``diablotin serve`` processes, from many
+   loopback source addresses: a flood of idle live streams and slow-header connections,
+   PIN guessing, a stale session after logout, hostile requests (each must answer 4xx),
+   the server's memory over thousands of them, a hostile title in the game's page, and
+   bad configs, a second server and an emptied journal at start-up (:mod:`.attack`).
+   Each attack is reported held or failed with its figures.
 
 Exit status 0 when every check passed, 1 otherwise, 2 for bad arguments.
 
 Modules: :mod:`.common` (the server process, the API client), :mod:`.crash`,
-:mod:`.live`, :mod:`.faults` (the parts), :mod:`.report` (the summary lines).
+:mod:`.live`, :mod:`.faults`, :mod:`.attack` (the parts), :mod:`.report` (the summary lines).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .attack import ATTACKS, FULL_ATTACK, SHORT_ATTACK, Attack, AttackPlan, run_attack
 from .common import (
     KINDS,
     PIN,
@@ -74,18 +81,24 @@ from .live import (
     stop_clients,
     version_gaps,
 )
-from .report import crash_report, faults_report, live_report, quantile
+from .report import attack_report, crash_report, faults_report, live_report, quantile
 
 __all__ = [
+    "ATTACKS",
     "FAULTS",
     "FULL",
+    "FULL_ATTACK",
     "KINDS",
+    "PARTS",
     "PIN",
     "RSS_GROWTH_LIMIT_MB",
     "SHORT",
+    "SHORT_ATTACK",
     "TARGET_RSS_MB",
     "TEUFEL_OPS_CAP",
     "Api",
+    "Attack",
+    "AttackPlan",
     "CrashGame",
     "FaultCase",
     "FaultRig",
@@ -98,6 +111,7 @@ __all__ = [
     "StreamWatcher",
     "TailsWalk",
     "acked_problems",
+    "attack_report",
     "cpu_seconds",
     "crash_report",
     "enter_actions",
@@ -107,6 +121,7 @@ __all__ = [
     "main",
     "quantile",
     "rss_mb",
+    "run_attack",
     "run_crash",
     "run_faults",
     "run_live",
@@ -123,6 +138,9 @@ __all__ = [
 # --- the command ------------------------------------------------------------------------------
 
 
+PARTS = ["crash", "live", "faults", "attack"]
+
+
 @dataclass(frozen=True)
 class Plan:
     games: int
@@ -130,10 +148,11 @@ class Plan:
     rate: float
     duration_s: float
     fault_rounds: int
+    attack: AttackPlan
 
 
-FULL = Plan(games=100, clients=100, rate=20.0, duration_s=60.0, fault_rounds=3)
-SHORT = Plan(games=6, clients=20, rate=20.0, duration_s=10.0, fault_rounds=1)
+FULL = Plan(games=100, clients=100, rate=20.0, duration_s=60.0, fault_rounds=3, attack=FULL_ATTACK)
+SHORT = Plan(games=6, clients=20, rate=20.0, duration_s=10.0, fault_rounds=1, attack=SHORT_ATTACK)
 
 
 @contextlib.contextmanager
@@ -151,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin reliability", description=__doc__)
     parser.add_argument("--short", action="store_true", help="the quick version (< 60 s)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", choices=["crash", "live", "faults"], action="append")
+    parser.add_argument("--only", choices=PARTS, action="append")
     parser.add_argument("--games", type=int, help="kill -9 games (default 100; short 6)")
     parser.add_argument("--workdir", help="keep data and server logs here (default: a temp dir)")
     args = parser.parse_args(argv)
@@ -159,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     games = plan.games if args.games is None else args.games
     if games < 1:
         parser.error("--games must be at least 1")
-    parts = args.only or ["crash", "live", "faults"]
+    parts = args.only or PARTS
     started = time.monotonic()
     report: list[str] = []
     ok = True
@@ -179,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
             cases = run_faults(plan.fault_rounds, args.seed, workdir)
             ok &= all(c.ok for c in cases)
             report += faults_report(cases)
+        if "attack" in parts:
+            print(f"attacks on {plan.attack.streams} streams, PIN, requests, start-up")
+            attacks = run_attack(plan.attack, workdir, args.seed)
+            ok &= all(a.held for a in attacks)
+            report += attack_report(attacks)
     print()
     print("\n".join(report))
     elapsed = time.monotonic() - started

@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from .attack import Attack
 from .common import KINDS
 from .crash import CrashGame
 from .faults import FaultCase
@@ -66,4 +67,19 @@ def faults_report(cases: Sequence[FaultCase]) -> list[str]:
             f"  {backend:9s} {name:17s} {sum(c.ok for c in mine)}/{len(mine)} ok, "
             f"{sum(c.pops for c in mine)} pops journaled"
         )
+    return lines
+
+
+def attack_report(attacks: Sequence[Attack]) -> list[str]:
+    """A line per attack (held or FAILED, its figures), and for a failed one what failed."""
+    held = sum(a.held for a in attacks)
+    lines = [f"attacks: {held}/{len(attacks)} held"]
+    for attack in attacks:
+        verdict = "held" if attack.held else "FAILED"
+        lines.append(f"  {attack.name:38s} {verdict:6s} {attack.figures}")
+        if attack.problems:
+            more = len(attack.problems) - 4
+            lines.append(
+                "      " + "; ".join(attack.problems[:4]) + (f"; … {more} more" if more > 0 else "")
+            )
     return lines
