@@ -21,24 +21,44 @@ and time. Each attack ends *held* or *failed* with its figures (docs/reliability
 
 from __future__ import annotations
 
-import contextlib
 import http.client
-import json
 import math
 import random
 import re
-import selectors
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .common import PIN, Log, ServeProcess, free_port, rss_mb
+from .hostile import (
+    HOST,
+    HOSTILE_GROUPS,
+    ORIGIN,
+    Hostile,
+    Rotation,
+    holds,
+    hostile_requests,
+    send_hostile,
+)
+from .loopback import (
+    CLOSED,
+    NO_ANSWER,
+    Answer,
+    Referee,
+    close_all,
+    http_status,
+    log_in,
+    open_many,
+    request,
+    status_text,
+    stream_request,
+)
 
 ACTION_TARGET_MS = 100.0
 """A referee's action under the stream flood must answer within this (p99)."""
@@ -54,12 +74,8 @@ GUESSES_PER_MINUTE = 10
 """Wrong PINs the server may check (answer 401) per minute, from all addresses together."""
 ATTACK_RSS_GROWTH_MB = 10.0
 """The server's RSS may grow at most this over the hostile-request mix."""
-DEPTH = 50_000
-"""Nesting depth of the deep JSON bodies."""
 START_TIMEOUT_S = 15.0
 """A ``serve`` that should refuse to start and neither exits nor answers within this fails."""
-HUGE_BYTES = 2 * 1024 * 1024
-"""A body over the server's 1 MiB limit."""
 GIVE_UP_SEED = 152
 """``bench teufel``'s random game from this seed reaches "devil, devil" (give up two
 letters) after 70 actions: the Teufel game the hostile ``give_up_letters`` go to."""
@@ -72,11 +88,6 @@ CAP_ADDRESS = "127.0.0.202"
 FREED_ADDRESS = "127.0.0.203"
 SESSION_ADDRESS = "127.0.0.204"
 LOGOUT_ADDRESS = "127.0.0.205"
-
-NO_ANSWER = 0
-"""Status of a request that got no HTTP answer in time."""
-CLOSED = -1
-"""Status of a request whose connection failed or was closed without an answer."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +135,10 @@ class Attack:
     figures: str = ""
     problems: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if self.name not in ATTACKS:
+            raise ValueError(f"{self.name!r} is not one of ATTACKS")
+
     @property
     def held(self) -> bool:
         return not self.problems
@@ -135,15 +150,7 @@ ATTACKS = (
     "flood: referee actions p99 < 100 ms",
     "flood: a new phone's stream",
     "logout ends the session",
-    "deep JSON on every JSON endpoint",
-    "game ids >= 2^63",
-    "lone surrogates",
-    "teufel give_up_letters [[A],[B]]",
-    "teufel position with nested lists",
-    "NaN and Infinity in JSON",
-    "huge bodies",
-    "wrong Host on a mutation: 403",
-    "cross-site Origin: 403",
+    *HOSTILE_GROUPS,
     "RSS over the hostile mix",
     "hostile title escaped in its page",
     "PIN guessing from many addresses",
@@ -156,80 +163,11 @@ ATTACKS = (
     "journal truncated to 0 bytes",
 )
 """Every attack, in the order they run and are reported."""
+STREAM_ATTACKS = ATTACKS[:4]
+"""The attacks on server A; the others are on server B and at start-up."""
 
 
 # --- HTTP from any loopback address ------------------------------------------------------------
-
-
-@dataclass
-class Answer:
-    """An HTTP answer: ``status`` (:data:`NO_ANSWER`, :data:`CLOSED` when there was none),
-    ``ms`` from connect to the whole answer."""
-
-    status: int
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
-    ms: float = float("inf")
-    error: str = ""
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    body: bytes | dict[str, Any] | None = None,
-    *,
-    headers: dict[str, str] | None = None,
-    source: str = "127.0.0.1",
-    timeout: float = 5.0,
-) -> Answer:
-    """One request on a new connection from ``source``; never raises for network errors
-    (the answer's status says what happened). A dict body is sent as JSON."""
-    sent_headers = dict(headers or {})
-    if isinstance(body, dict):
-        body = json.dumps(body).encode()
-    if body is not None:
-        sent_headers.setdefault("Content-Type", "application/json")
-    started = time.monotonic()
-    conn = http.client.HTTPConnection(
-        "127.0.0.1", port, timeout=timeout, source_address=(source, 0)
-    )
-    try:
-        conn.request(method, path, body=body, headers=sent_headers)
-        resp = conn.getresponse()
-        data = resp.read()
-    except TimeoutError as exc:
-        return Answer(NO_ANSWER, error=f"no answer in {timeout:g} s ({exc})")
-    except (OSError, http.client.HTTPException) as exc:
-        return Answer(CLOSED, error=f"{type(exc).__name__}: {exc}")
-    finally:
-        conn.close()
-    ms = (time.monotonic() - started) * 1000
-    return Answer(resp.status, data, {k.lower(): v for k, v in resp.getheaders()}, ms)
-
-
-@dataclass
-class Referee:
-    """A referee's logged-in session: the cookie and its CSRF token."""
-
-    cookie: str
-    csrf: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Cookie": self.cookie, "X-CSRF-Token": self.csrf}
-
-
-def log_in(port: int, source: str, timeout: float = 5.0) -> tuple[Referee | None, Answer]:
-    """``POST /api/session`` with the PIN from ``source``: the session, or ``None``."""
-    answer = request(port, "POST", "/api/session", {"pin": PIN}, source=source, timeout=timeout)
-    cookie = answer.headers.get("set-cookie", "").split(";", 1)[0]
-    if answer.status != 200 or not cookie:
-        return None, answer
-    return Referee(cookie, str(answer.json()["csrf"])), answer
 
 
 def new_tails_game(port: int, referee: Referee, source: str, timeout: float = 5.0) -> Answer:
@@ -237,71 +175,6 @@ def new_tails_game(port: int, referee: Referee, source: str, timeout: float = 5.
     return request(
         port, "POST", "/api/games", body, headers=referee.headers, source=source, timeout=timeout
     )
-
-
-def _http_status(head: bytes) -> int:
-    """The status code of a response starting with ``head`` (:data:`CLOSED` if none)."""
-    match = re.match(rb"HTTP/1\.[01] (\d{3})", head)
-    return int(match.group(1)) if match else CLOSED
-
-
-def open_many(
-    port: int, sources: Sequence[str], request_bytes: bytes, *, status: bool, timeout: float
-) -> list[tuple[socket.socket, int]]:
-    """Connect from each of ``sources`` at once (non-blocking), send ``request_bytes`` and,
-    with ``status``, wait for each answer's status line (all within ``timeout`` s).
-    Returns (socket, status) pairs: an HTTP status, :data:`NO_ANSWER` when none came in
-    time, :data:`CLOSED` when the connection failed; without ``status``, 1 once sent.
-    The sockets stay open (the caller closes them)."""
-    sel = selectors.DefaultSelector()
-    socks: list[socket.socket] = []
-    results = [NO_ANSWER] * len(sources)
-    heads = [b""] * len(sources)
-    for index, source in enumerate(sources):
-        sock = socket.socket()
-        sock.setblocking(False)
-        sock.bind((source, 0))
-        sock.connect_ex(("127.0.0.1", port))
-        sel.register(sock, selectors.EVENT_WRITE, index)
-        socks.append(sock)
-    pending = len(sources)
-    deadline = time.monotonic() + timeout
-    while pending and time.monotonic() < deadline:
-        for key, mask in sel.select(max(0.0, deadline - time.monotonic())):
-            index, sock = key.data, socks[key.data]
-            done = False
-            try:
-                if mask & selectors.EVENT_WRITE:
-                    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
-                        results[index], done = CLOSED, True
-                    else:
-                        sock.send(request_bytes)
-                        if status:
-                            sel.modify(sock, selectors.EVENT_READ, index)
-                        else:
-                            results[index], done = 1, True
-                else:
-                    data = sock.recv(4096)
-                    heads[index] += data
-                    if not data or b"\r\n" in heads[index]:
-                        results[index], done = _http_status(heads[index]), True
-            except OSError:
-                results[index], done = CLOSED, True
-            if done:
-                sel.unregister(sock)
-                pending -= 1
-    sel.close()
-    return list(zip(socks, results, strict=True))
-
-
-def stream_request(port: int, topic: str) -> bytes:
-    return f"GET /stream?topics={topic} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
-
-
-def close_all(socks: Iterator[socket.socket] | Sequence[socket.socket]) -> None:
-    for sock in socks:
-        with contextlib.suppress(OSError):
-            sock.close()
 
 
 def quantile_ms(values: Sequence[float], q: float) -> float:
@@ -319,19 +192,20 @@ def _ms(value: float) -> str:
 # --- server A: live streams ------------------------------------------------------------------
 
 
+def _open_stream(port: int, source: str, topic: str) -> tuple[socket.socket, int]:
+    """One live stream from ``source``: its socket (left open) and the answer's status."""
+    ((sock, status),) = open_many(
+        port, [source], stream_request(port, topic), status=True, timeout=5
+    )
+    return sock, status
+
+
 def _stream_cap(port: int, topic: str) -> Attack:
-    attack = Attack(ATTACKS[0])
-    statuses = []
-    socks = []
-    try:
-        for _ in range(STREAMS_PER_ADDRESS + 1):  # one after the other: the 5th is last
-            ((sock, status),) = open_many(
-                port, [CAP_ADDRESS], stream_request(port, topic), status=True, timeout=5
-            )
-            socks.append(sock)
-            statuses.append(status)
-    finally:
-        close_all(socks)
+    """One address opens streams one after the other: the first 4 served, the 5th refused."""
+    attack = Attack("streams: 5th from one address refused")
+    opened = [_open_stream(port, CAP_ADDRESS, topic) for _ in range(STREAMS_PER_ADDRESS + 1)]
+    close_all(sock for sock, _ in opened)
+    statuses = [status for _, status in opened]
     attack.figures = f"statuses {', '.join(map(str, statuses))}"
     if statuses[:-1] != [200] * STREAMS_PER_ADDRESS:
         attack.problems.append(f"the first {STREAMS_PER_ADDRESS} streams were not all served")
@@ -341,39 +215,27 @@ def _stream_cap(port: int, topic: str) -> Attack:
 
 
 def _stream_freed(port: int, topic: str) -> Attack:
-    attack = Attack(ATTACKS[1])
-    socks = []
-    try:
-        statuses = []
-        for _ in range(STREAMS_PER_ADDRESS + 1):
-            ((sock, status),) = open_many(
-                port, [FREED_ADDRESS], stream_request(port, topic), status=True, timeout=5
-            )
-            socks.append(sock)
-            statuses.append(status)
-        if statuses[-1] not in (429, 503):
-            attack.problems.append(
-                f"stream {STREAMS_PER_ADDRESS + 1} answered {statuses[-1]}: no per-address "
-                "limit, so no slot to free"
-            )
-        socks.pop(0).close()
-        closed_at = time.monotonic()
-        again = NO_ANSWER
-        while time.monotonic() - closed_at < FREED_WITHIN_S:
-            ((sock, again),) = open_many(
-                port, [FREED_ADDRESS], stream_request(port, topic), status=True, timeout=1
-            )
-            socks.append(sock)
-            if again == 200:
-                break
-            time.sleep(0.05)
-        waited_ms = (time.monotonic() - closed_at) * 1000
-    finally:
-        close_all(socks)
-    attack.figures = (
-        f"5th answered {statuses[-1]}; after a close the next answered {again} "
-        f"in {waited_ms:.0f} ms"
-    )
+    """4 streams and a refused 5th; one closed by its client; then a new one is served
+    within :data:`FREED_WITHIN_S` (tried every 50 ms)."""
+    attack = Attack("streams: slot freed on close")
+    opened = [_open_stream(port, FREED_ADDRESS, topic) for _ in range(STREAMS_PER_ADDRESS + 1)]
+    fifth = opened[-1][1]
+    if fifth not in (429, 503):
+        attack.problems.append(
+            f"stream {STREAMS_PER_ADDRESS + 1} answered {fifth}: no per-address limit, "
+            "so no slot to free"
+        )
+    opened.pop(0)[0].close()
+    closed_at = time.monotonic()
+    while True:
+        opened.append(_open_stream(port, FREED_ADDRESS, topic))
+        again = opened[-1][1]
+        if again == 200 or time.monotonic() - closed_at >= FREED_WITHIN_S:
+            break
+        time.sleep(0.05)
+    waited_ms = (time.monotonic() - closed_at) * 1000
+    close_all(sock for sock, _ in opened)
+    attack.figures = f"5th answered {fifth}; after a close, {again} in {waited_ms:.0f} ms"
     if again != 200:
         attack.problems.append(f"no stream served within {FREED_WITHIN_S:g} s of the close")
     return attack
@@ -406,7 +268,10 @@ def _flood(
     port: int, plan: AttackPlan, idle_topic: str, phone_topic: str, log: Log
 ) -> list[Attack]:
     """Idle streams and slow-header connections; a referee's actions and a new phone."""
-    actions, phone = Attack(ATTACKS[2]), Attack(ATTACKS[3])
+    actions, phone = (
+        Attack("flood: referee actions p99 < 100 ms"),
+        Attack("flood: a new phone's stream"),
+    )
     flood_sources = [
         f"127.0.0.{STREAM_FLOOD_FIRST + i % plan.addresses}" for i in range(plan.streams)
     ]
@@ -490,7 +355,7 @@ def _new_phone(port: int, topic: str, attack: Attack) -> None:
                     break
         except OSError:
             pass
-    status = _http_status(received)
+    status = http_status(received)
     ms = (time.monotonic() - started) * 1000
     snapshot = f"event: {topic}".encode() in received
     attack.figures = f"status {status if received else 'none'}, snapshot in {ms:.0f} ms"
@@ -520,7 +385,7 @@ def run_streams(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[At
 
 
 def _logout(port: int) -> Attack:
-    attack = Attack(ATTACKS[4])
+    attack = Attack("logout ends the session")
     referee, answer = log_in(port, LOGOUT_ADDRESS)
     if referee is None:
         attack.problems.append(f"the login answered {answer.status}")
@@ -538,194 +403,6 @@ def _logout(port: int) -> Attack:
     return attack
 
 
-@dataclass(frozen=True)
-class Hostile:
-    """One hostile request. ``expect``: the statuses that hold (``None``: any 4xx).
-    ``raw``: bytes sent as they are (bodies that lie about their length). ``rotate``:
-    from a new address each time (it counts as a wrong PIN). ``mix``: part of the
-    memory mix (not when an accepted one would store something)."""
-
-    attack: str
-    label: str
-    method: str = "POST"
-    path: str = ""
-    body: bytes | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    expect: frozenset[int] | None = None
-    raw: bytes | None = None
-    rotate: bool = False
-    mix: bool = True
-
-
-def _json_endpoints(port: int, ids: dict[str, int]) -> list[tuple[str, str]]:
-    """(method, path) of every endpoint ``/api/openapi.json`` says takes a JSON body, and
-    ``POST /api/session``; path parameters filled with a tail-tile game, key 1, step 0."""
-    doc = request(port, "GET", "/api/openapi.json").json()
-    found = {("POST", "/api/session")}
-    for path, methods in doc["paths"].items():
-        for method, operation in methods.items():
-            if "requestBody" in operation:
-                filled = path.format(game_id=ids["tails"], key=1, step=0)
-                found.add((method.upper(), filled))
-    return sorted(found, key=lambda mp: (mp[1], mp[0]))
-
-
-def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee) -> list[Hostile]:
-    """The hostile requests (see docs/reliability.md, "Attacks"): ``ids`` of a tail-tile
-    game and of a Teufel game waiting for ``who`` to give up two letters; hand-made
-    requests carry ``referee``'s cookie and token (the others get them when sent). JSON bodies are
-    written as text: ``\\ud800`` is sent as those six characters, as an attacker would."""
-    tails, teufel = ids["tails"], ids["teufel"]
-    cases: list[Hostile] = []
-
-    def add(attack: int, method: str, path: str, body: str | bytes | None, **more: Any) -> None:
-        data = body.encode() if isinstance(body, str) else body
-        label = more.pop("label", f"{method} {path} {body if isinstance(body, str) else ''}")
-        rotate = path == "/api/session"  # each counts as a wrong PIN: a new address each
-        cases.append(Hostile(ATTACKS[attack], label, method, path, data, rotate=rotate, **more))
-
-    for method, path in _json_endpoints(port, ids):
-        add(5, method, path, b"[" * DEPTH + b"]" * DEPTH, label=f"{method} {path} [[[…]]]")
-        deep = b'{"a":' * DEPTH + b"1" + b"}" * DEPTH
-        add(5, method, path, deep, label=f'{method} {path} {{"a":{{"a":…}}}}')
-    for big in (2**63, 2**64, 10**30):
-        for path in (f"/api/games/{big}", f"/api/games/{big}/export", f"/games/{big}"):
-            add(6, "GET", path, None)
-        add(6, "GET", f"/api/games/{tails}/steps/{big}", None)
-        for path in (f"/api/games/{big}/actions", f"/api/games/{big}/undo"):
-            add(6, "POST", path, '{"type": "x"}')
-        add(6, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
-    add(7, "POST", "/api/games", '{"kind": "tails", "options": {"players": 2}, "title": "\\ud800"}')
-    add(
-        7,
-        "POST",
-        "/api/games",
-        '{"kind": "tails", "options": {"players": 3}, "title": "a\\udfffb"}',
-    )
-    add(7, "POST", "/api/games", '{"kind": "teufel", "options": {"players": ["\\ud800", "blue"]}}')
-    add(7, "POST", f"/api/games/{tails}/actions", '{"type": "\\ud800"}')
-    add(7, "PUT", f"/api/games/{tails}/computer", '{"player": "\\udc00", "on": true}')
-    add(7, "POST", "/api/session", '{"pin": "\\ud800"}')
-    for letters in ('[["A"], ["B"]]', '[{"A": 1}, {"B": 2}]', '[["A", "B"]]'):
-        action = f'{{"type": "give_up_letters", "player": "{who}", "letters": {letters}}}'
-        add(8, "POST", f"/api/games/{teufel}/actions", action, label=f"letters {letters}")
-    for position in (
-        '{"left": [["blue"]]}',
-        '{"devils": [["blue"]]}',
-        '{"letters": {"blue": [["A"]]}}',
-        '{"sleds": {"blue": ["c3"], "green": "e5"}}',
-        '{"sleds": {"blue": [["c3"]], "green": "e5"}}',
-        '{"face_up": {"c4": ["blue-A"]}}',
-        '{"empty": [["b2"]]}',
-    ):
-        options = f'{{"players": ["blue", "green"], "position": {position}}}'
-        body = f'{{"kind": "teufel", "options": {options}}}'
-        add(9, "POST", "/api/games", body, label=f"position {position}")
-    add(10, "POST", "/api/games", '{"kind": "tails", "options": {"players": NaN}}')
-    add(10, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": Infinity}}')
-    add(10, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": 1e999}}')
-    add(10, "POST", f"/api/games/{tails}/actions", '{"type": "place", "x": NaN, "y": -Infinity}')
-    for pulse in ("NaN", "Infinity", "-Infinity"):
-        add(10, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
-    add(10, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
-    add(10, "POST", "/api/session", '{"pin": NaN}')
-    auth = "".join(f"\r\n{name}: {value}" for name, value in referee.headers.items())
-    for path in ("/api/import", "/api/games", "/api/session"):
-        head = _head("POST", path, port, f"Content-Length: {HUGE_BYTES}{auth}")
-        label = f"POST {path}, Content-Length {HUGE_BYTES} (64 KiB sent)"
-        add(11, "POST", path, None, raw=head + b" " * 65536, label=label)
-    head = _head("POST", "/api/import", port, f"Content-Length: {HUGE_BYTES}")
-    label = f"POST /api/import, no referee, Content-Length {HUGE_BYTES} (64 KiB sent)"
-    add(11, "POST", "/api/import", None, raw=head + b" " * 65536, label=label, mix=False)
-    head = _head("POST", "/api/games", port, f"Content-Length: {10**23}{auth}")
-    add(11, "POST", "/api/games", None, raw=head + b"{}", label="Content-Length 10^23")
-    chunks = (b"10000\r\n" + b" " * 0x10000 + b"\r\n") * 18 + b"0\r\n\r\n"
-    chunked = _head("POST", "/api/import", port, f"Transfer-Encoding: chunked{auth}") + chunks
-    label = "POST /api/import, 1.1 MiB chunked"
-    add(11, "POST", "/api/import", None, raw=chunked, label=label, mix=False)
-    title = '{"kind": "tails", "options": {"players": 2}, "title": "' + "x" * 900_000 + '"}'
-    add(11, "POST", "/api/games", title, label="a title of 900,000 characters")
-    wide = '{"type": "place", "x": [' + "0," * 300_000 + "0]}"
-    add(11, "POST", f"/api/games/{tails}/actions", wide, label="an action of 300,001 numbers")
-    game = '{"kind": "tails", "options": {"players": 2}}'
-    login = json.dumps({"pin": PIN})
-    forbidden = frozenset({403})
-    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):
-        more = {"headers": (("Host", host),), "expect": forbidden, "mix": False}
-        add(12, "POST", "/api/games", game, label=f"new game, Host: {host}", **more)
-    more = {"headers": (("Host", "evil.example"),), "expect": forbidden, "mix": False}
-    add(12, "POST", "/api/session", login, label="log in, Host: evil.example", **more)
-    for name, value in (
-        ("Origin", "http://evil.example"),
-        ("Origin", "null"),
-        ("Origin", f"http://127.0.0.1:{port}.evil.example"),
-        ("Sec-Fetch-Site", "cross-site"),
-    ):
-        more = {"headers": ((name, value),), "expect": forbidden}
-        add(13, "POST", "/api/games", game, label=f"new game, {name}: {value}", **more)
-    more = {"headers": (("Origin", "http://evil.example"),), "expect": forbidden}
-    add(13, "POST", "/api/session", login, label="log in, Origin: http://evil.example", **more)
-    return cases
-
-
-def _head(method: str, path: str, port: int, header: str) -> bytes:
-    """A JSON request's head with one more ``header`` line, for a hand-made body."""
-    return (
-        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-        f"Content-Type: application/json\r\n{header}\r\n\r\n"
-    ).encode()
-
-
-class Rotation:
-    """New loopback addresses, one per call: 127.2.0.1, 127.2.0.2, … (thread-safe)."""
-
-    def __init__(self, second: int) -> None:
-        self.second = second
-        self._count = 0
-        self._lock = threading.Lock()
-
-    def next(self) -> str:
-        with self._lock:
-            n = self._count
-            self._count += 1
-        return f"127.{self.second}.{n // 250 % 250}.{n % 250 + 1}"
-
-
-def send_hostile(port: int, case: Hostile, referee: Referee, rotation: Rotation) -> int:
-    """Send ``case`` (with the referee's cookie and CSRF token); returns the status."""
-    source = rotation.next() if case.rotate else "127.0.0.1"
-    if case.raw is not None:
-        return _send_raw(port, case.raw, source)
-    headers = dict(referee.headers)
-    headers.update(case.headers)
-    return request(port, case.method, case.path, case.body, headers=headers, source=source).status
-
-
-def _send_raw(port: int, data: bytes, source: str, timeout: float = 5.0) -> int:
-    with socket.socket() as sock:
-        sock.bind((source, 0))
-        sock.settimeout(timeout)
-        head = b""
-        try:
-            sock.connect(("127.0.0.1", port))
-            with contextlib.suppress(OSError):  # the server may answer and close early
-                sock.sendall(data)
-            while b"\r\n" not in head:
-                more = sock.recv(4096)
-                if not more:
-                    break
-                head += more
-        except TimeoutError:
-            return NO_ANSWER if not head else _http_status(head)
-        except OSError:
-            pass
-    return _http_status(head)
-
-
-def _holds(case: Hostile, status: int) -> bool:
-    return status in case.expect if case.expect is not None else 400 <= status < 500
-
-
 def _hostile(
     port: int, cases: Sequence[Hostile], referee: Referee, rotation: Rotation
 ) -> list[Attack]:
@@ -734,28 +411,22 @@ def _hostile(
     held: dict[str, int] = dict.fromkeys(attacks, 0)
     for case in cases:
         status = send_hostile(port, case, referee, rotation)
-        if _holds(case, status):
+        if holds(case, status):
             held[case.attack] += 1
         else:
             attacks[case.attack].problems.append(f"{case.label[:70]} -> {status_text(status)}")
     for name, attack in attacks.items():
         total = sum(case.attack == name for case in cases)
-        want = "403" if name in (ATTACKS[12], ATTACKS[13]) else "4xx"
+        want = "403" if name in (HOST, ORIGIN) else "4xx"
         attack.figures = f"{held[name]}/{total} answered {want}"
     return list(attacks.values())
-
-
-def status_text(status: int) -> str:
-    if status == NO_ANSWER:
-        return "no answer in 5 s"
-    return "closed without an answer" if status == CLOSED else str(status)
 
 
 def _memory(
     port: int, pid: int, cases: Sequence[Hostile], count: int, referee: Referee, rotation: Rotation
 ) -> Attack:
     """``count`` requests cycling through the mix (4 threads); RSS before and after."""
-    attack = Attack(ATTACKS[14])
+    attack = Attack("RSS over the hostile mix")
     mix = [case for case in cases if case.mix]
     statuses: dict[int, int] = {}
     lock = threading.Lock()
@@ -798,7 +469,7 @@ HOSTILE_TITLE = '<!--<script>alert("diablotin")</script><!--'
 
 
 def _hostile_title(port: int, referee: Referee) -> Attack:
-    attack = Attack(ATTACKS[15])
+    attack = Attack("hostile title escaped in its page")
     body = {"kind": "tails", "options": {"players": 2}, "title": HOSTILE_TITLE}
     answer = request(port, "POST", "/api/games", body, headers=referee.headers)
     if 400 <= answer.status < 500:
@@ -833,7 +504,10 @@ def _pin_guessing(
     """Wrong PINs from a new address each, ``guess_rate`` a second for ``guess_s``, half
     by logging in, half in the PIN header; meanwhile a logged-in referee creates a game
     every 0.25 s."""
-    guessing, session = Attack(ATTACKS[16]), Attack(ATTACKS[17])
+    guessing, session = (
+        Attack("PIN guessing from many addresses"),
+        Attack("referee session during PIN guessing"),
+    )
     referee, answer = log_in(port, SESSION_ADDRESS)
     if referee is None:
         session.problems.append(f"the referee's login answered {answer.status}")
@@ -1016,10 +690,10 @@ def _bad_configs(workdir: Path, seed: int) -> list[Attack]:
     workdir.mkdir(parents=True, exist_ok=True)
     runs = []
     for name, extra, expect in (
-        (ATTACKS[18], "[limits]\nmin_gap_ms = nan\n", "min_gap_ms"),
-        (ATTACKS[19], "[limits]\nduty_window_s = inf\n", "duty_window_s"),
-        (ATTACKS[20], "[limits]\nduty_window_s = 3600\n", "duty_window_s"),
-        (ATTACKS[21], "# caf\udce9\n", "not-utf8.toml"),
+        ("config: min_gap_ms = nan", "[limits]\nmin_gap_ms = nan\n", "min_gap_ms"),
+        ("config: duty_window_s = inf", "[limits]\nduty_window_s = inf\n", "duty_window_s"),
+        ("config: duty_window_s = 3600", "[limits]\nduty_window_s = 3600\n", "duty_window_s"),
+        ("config: not UTF-8", "# caf\udce9\n", "not-utf8.toml"),
     ):
         port = free_port()
         index = ATTACKS.index(name)
@@ -1047,7 +721,9 @@ def _second_serve(server: ServeProcess, workdir: Path) -> Attack:
     config = workdir / "second.toml"
     config.write_text(serve_config(port, server.data, 1))
     expect = rf"(?i)lock|in use|already|another|{re.escape(str(server.data))}"
-    return refuses_to_start(ATTACKS[22], config, port, workdir / "serve.log", expect)
+    return refuses_to_start(
+        "second serve on the same data dir", config, port, workdir / "serve.log", expect
+    )
 
 
 def _truncated_journal(server: ServeProcess) -> Attack:
@@ -1055,7 +731,9 @@ def _truncated_journal(server: ServeProcess) -> Attack:
     server.journal_path.write_bytes(b"")
     log_path = server.workdir / "serve-truncated.log"
     expect = r"(?i)journal|sqlite3|empty|truncat"
-    return refuses_to_start(ATTACKS[23], server.config, server.port, log_path, expect)
+    return refuses_to_start(
+        "journal truncated to 0 bytes", server.config, server.port, log_path, expect
+    )
 
 
 def run_attack(plan: AttackPlan, workdir: Path, seed: int = 1, log: Log = print) -> list[Attack]:
@@ -1076,4 +754,4 @@ def run_attack(plan: AttackPlan, workdir: Path, seed: int = 1, log: Log = print)
 
 
 def _part_attacks(part: Callable[..., Any]) -> Sequence[str]:
-    return ATTACKS[:4] if part is run_streams else ATTACKS[4:]
+    return STREAM_ATTACKS if part is run_streams else ATTACKS[len(STREAM_ATTACKS) :]

@@ -8,15 +8,20 @@ fix is merged, move its attacks from :data:`AWAITING` to :data:`EXPECTED_HELD`.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller import reliability as rel
 from controller.reliability import attack as atk
+from controller.reliability.attack import run_attack
 
 EXPECTED_HELD = {
     "NaN and Infinity in JSON",
@@ -51,10 +56,33 @@ AWAITING = {
 """Attacks that fail on this branch, and the branch expected to fix each (not asserted)."""
 
 
+@dataclass
+class Run:
+    attacks: list[rel.Attack]
+    status: int
+    output: str
+
+
 @pytest.fixture(scope="module")
-def attacks(tmp_path_factory: pytest.TempPathFactory) -> list[rel.Attack]:
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """``diablotin reliability --short --only attack``, keeping the attacks it reported."""
     workdir = tmp_path_factory.mktemp("attack")
-    return rel.run_attack(rel.SHORT_ATTACK, workdir, seed=1, log=lambda _: None)
+    attacks: list[rel.Attack] = []
+
+    def recording(*args: Any, **kwargs: Any) -> list[rel.Attack]:
+        attacks.extend(run_attack(*args, **kwargs))
+        return attacks
+
+    output = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(output):
+        patch.setattr(rel, "run_attack", recording)
+        status = rel.main(["--short", "--only", "attack", "--workdir", str(workdir)])
+    return Run(attacks, status, output.getvalue())
+
+
+@pytest.fixture(scope="module")
+def attacks(run: Run) -> list[rel.Attack]:
+    return run.attacks
 
 
 def test_every_attack_ran_and_has_a_verdict(attacks: list[rel.Attack]) -> None:
@@ -94,6 +122,12 @@ def test_the_attacks_were_made_at_full_strength(attacks: list[rel.Attack]) -> No
     assert min(totals.values()) >= 3
 
 
+def test_the_command_prints_the_report_and_fails_unless_all_held(run: Run) -> None:
+    assert "\n".join(rel.attack_report(run.attacks)) in run.output
+    assert run.status == (0 if all(a.held for a in run.attacks) else 1)
+    assert re.search(r"^(PASSED|FAILED) in \d+ s$", run.output, re.M)
+
+
 def test_the_report_has_a_line_per_attack(attacks: list[rel.Attack]) -> None:
     lines = rel.attack_report(attacks)
     held = sum(a.held for a in attacks)
@@ -111,12 +145,13 @@ def test_a_refused_start_holds_and_a_start_fails(tmp_path: Path) -> None:
     port = rel.free_port()
     config = tmp_path / "refused.toml"
     config.write_text(atk.serve_config(port, tmp_path / "data", 1, "[limits]\nmin_gap_ms = 10\n"))
-    held = atk.refuses_to_start("min_gap_ms = 10", config, port, tmp_path / "a.log", "min_gap_ms")
+    name = "config: min_gap_ms = nan"  # the check's name; the config here says 10
+    held = atk.refuses_to_start(name, config, port, tmp_path / "a.log", "min_gap_ms")
     assert held.held, held.problems
     assert held.figures.startswith("exit 2: diablotin: config error:")
     good = tmp_path / "good.toml"
     good.write_text(atk.serve_config(port, tmp_path / "data", 1))
-    started = atk.refuses_to_start("good", good, port, tmp_path / "b.log", "x")
+    started = atk.refuses_to_start(name, good, port, tmp_path / "b.log", "min_gap_ms")
     assert started.problems == ["it started"]
 
 
