@@ -499,18 +499,15 @@ def _hostile_title(port: int, referee: Referee) -> Attack:
 
 
 def _pin_guessing(
-    port: int, plan: AttackPlan, gid: int, rotation: Rotation
+    port: int, plan: AttackPlan, gid: int, referee: Referee, rotation: Rotation
 ) -> tuple[Attack, Attack]:
     """Wrong PINs from a new address each, ``guess_rate`` a second for ``guess_s``, half
-    by logging in, half in the PIN header; meanwhile a logged-in referee creates a game
-    every 0.25 s."""
+    by logging in, half in the PIN header; meanwhile ``referee`` (logged in at
+    :data:`SESSION_ADDRESS` before any wrong PIN was sent) creates a game every 0.25 s."""
     guessing, session = (
         Attack("PIN guessing from many addresses"),
         Attack("referee session during PIN guessing"),
     )
-    referee, answer = log_in(port, SESSION_ADDRESS)
-    if referee is None:
-        session.problems.append(f"the referee's login answered {answer.status}")
     rng = random.Random(7)
     statuses: dict[int, int] = {}
     done = threading.Event()
@@ -541,7 +538,7 @@ def _pin_guessing(
     guesser.start()
     plays: list[float] = []
     failed: list[int] = []
-    while referee is not None and not done.wait(0.25):
+    while not done.wait(0.25):
         answer = new_tails_game(port, referee, SESSION_ADDRESS)
         if answer.status == 201:
             plays.append(answer.ms)
@@ -567,7 +564,7 @@ def _pin_guessing(
     )
     if failed:
         session.problems.append(f"{len(failed)} refused: {sorted(set(failed))}")
-    if not plays and referee is not None:
+    if not plays and not failed:
         session.problems.append("no action was tried")
     return guessing, session
 
@@ -611,10 +608,8 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
             server.api.call("POST", f"/api/games/{ids['teufel']}/actions", action)
         tails = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
         ids["tails"] = int(tails["view"]["id"])
+        referee, player = _log_in(port, "127.0.0.1"), _log_in(port, SESSION_ADDRESS)
         attacks.append(_logout(port))
-        referee, answer = log_in(port, "127.0.0.1")
-        if referee is None:
-            raise RuntimeError(f"the referee's login answered {answer.status}")
         cases = hostile_requests(port, ids, who, referee)
         log(f"  {len(cases)} hostile requests, then {plan.hostile} in a mix")
         rotation = Rotation(2)
@@ -622,13 +617,22 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
         attacks.append(_memory(port, server.pid, cases, plan.hostile, referee, rotation))
         attacks.append(_hostile_title(port, referee))
         log(f"  PIN guessing for {plan.guess_s:g} s")
-        attacks += _pin_guessing(port, plan, ids["tails"], Rotation(3))
+        attacks += _pin_guessing(port, plan, ids["tails"], player, Rotation(3))
         attacks += _bad_configs(workdir / "attack-configs", seed)
         attacks.append(_second_serve(server, workdir / "attack-second"))
     finally:
         server.stop()
     attacks.append(_truncated_journal(server))
     return attacks
+
+
+def _log_in(port: int, source: str) -> Referee:
+    """A referee's session from ``source``; ``RuntimeError`` if the login is refused.
+    Server B's referees log in first, before any wrong PIN could set off a limiter."""
+    referee, answer = log_in(port, source)
+    if referee is None:
+        raise RuntimeError(f"the referee's login from {source} answered {answer.status}")
+    return referee
 
 
 # --- start-up ----------------------------------------------------------------------------------
