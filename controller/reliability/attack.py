@@ -149,12 +149,12 @@ ATTACKS = (
     "streams: slot freed on close",
     "flood: referee actions p99 < 100 ms",
     "flood: a new phone's stream",
+    "PIN guessing from many addresses",
+    "referee session during PIN guessing",
     "logout ends the session",
     *HOSTILE_GROUPS,
     "RSS over the hostile mix",
     "hostile title escaped in its page",
-    "PIN guessing from many addresses",
-    "referee session during PIN guessing",
     "config: min_gap_ms = nan",
     "config: duty_window_s = inf",
     "config: duty_window_s = 3600",
@@ -163,8 +163,9 @@ ATTACKS = (
     "journal truncated to 0 bytes",
 )
 """Every attack, in the order they run and are reported."""
-STREAM_ATTACKS = ATTACKS[:4]
-"""The attacks on server A; the others are on server B and at start-up."""
+STREAM_ATTACKS, GUESS_ATTACKS, REQUEST_ATTACKS = ATTACKS[:4], ATTACKS[4:6], ATTACKS[6:]
+"""The attacks on server A (streams), server C (PIN guessing), server B (requests, then
+start-up)."""
 
 
 # --- HTTP from any loopback address ------------------------------------------------------------
@@ -425,21 +426,26 @@ def _hostile(
 def _memory(
     port: int, pid: int, cases: Sequence[Hostile], count: int, referee: Referee, rotation: Rotation
 ) -> Attack:
-    """``count`` requests cycling through the mix (4 threads); RSS before and after."""
+    """``count`` requests cycling through the mix (4 at a time); the server's RSS before,
+    after each quarter (growth that levels off is a high-water mark, growth that goes on
+    a leak) and 0.5 s after the end."""
     attack = Attack("RSS over the hostile mix")
     mix = [case for case in cases if case.mix]
     statuses: dict[int, int] = {}
+    quarters: list[float] = []
     lock = threading.Lock()
-    no_answer_run = [0]
+    silent_run = [0]
 
     def worker(offset: int) -> None:
         for i in range(offset, count, 4):
-            if no_answer_run[0] >= 20:
+            if silent_run[0] >= 20:
                 return  # the server stopped answering: do not wait 5 s for each of the rest
             status = send_hostile(port, mix[i % len(mix)], referee, rotation)
             with lock:
                 statuses[status] = statuses.get(status, 0) + 1
-                no_answer_run[0] = no_answer_run[0] + 1 if status in (NO_ANSWER, CLOSED) else 0
+                silent_run[0] = silent_run[0] + 1 if status in (NO_ANSWER, CLOSED) else 0
+                if sum(statuses.values()) % max(1, count // 4) == 0 and len(quarters) < 3:
+                    quarters.append(rss_mb(pid))
 
     start = rss_mb(pid)
     started = time.monotonic()
@@ -454,9 +460,11 @@ def _memory(
     sent = sum(statuses.values())
     errors = sum(n for status, n in statuses.items() if status >= 500)
     silent = statuses.get(NO_ANSWER, 0) + statuses.get(CLOSED, 0)
+    steps = "".join(f" -> {mb:.1f}" for mb in quarters)
     attack.figures = (
         f"{sent} requests in {seconds:.0f} s ({errors} 5xx, {silent} unanswered): "
-        f"RSS {start:.1f} -> {end:.1f} MB (+{end - start:.1f}, limit {ATTACK_RSS_GROWTH_MB:g})"
+        f"RSS {start:.1f}{steps} -> {end:.1f} MB by quarters "
+        f"(+{end - start:.1f}, limit {ATTACK_RSS_GROWTH_MB:g})"
     )
     if not end - start <= ATTACK_RSS_GROWTH_MB:
         attack.problems.append(f"RSS grew {end - start:.1f} MB")
@@ -569,6 +577,20 @@ def _pin_guessing(
     return guessing, session
 
 
+def run_guessing(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
+    """Server C, fresh (no wrong PIN before): a referee logs in, then the guessing starts."""
+    server = ServeProcess(workdir / "attack-pin", seed=seed)
+    server.start()
+    try:
+        game = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
+        referee = _log_in(server.port, SESSION_ADDRESS)
+        log(f"  PIN guessing for {plan.guess_s:g} s")
+        gid = int(game["view"]["id"])
+        return list(_pin_guessing(server.port, plan, gid, referee, Rotation(3)))
+    finally:
+        server.stop()
+
+
 def give_up_script() -> tuple[dict[str, Any], list[dict[str, Any]], str]:
     """A Teufel game's options and actions that end waiting for "devil, devil: give up two
     letters", and the colour who must (``bench teufel``'s random games from
@@ -593,9 +615,9 @@ def give_up_script() -> tuple[dict[str, Any], list[dict[str, Any]], str]:
 
 
 def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
-    """Server B: logout, hostile requests, memory, the hostile title, PIN guessing; then,
-    while it runs, the start-up attacks (a second ``serve`` on its data dir), and after
-    it stopped, its journal truncated."""
+    """Server B: logout, hostile requests, memory, the hostile title; then, while it
+    runs, the start-up attacks (a second ``serve`` on its data dir), and after it
+    stopped, its journal truncated."""
     server = ServeProcess(workdir / "attack-requests", seed=seed)
     server.start()
     attacks: list[Attack] = []
@@ -608,7 +630,7 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
             server.api.call("POST", f"/api/games/{ids['teufel']}/actions", action)
         tails = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
         ids["tails"] = int(tails["view"]["id"])
-        referee, player = _log_in(port, "127.0.0.1"), _log_in(port, SESSION_ADDRESS)
+        referee = _log_in(port, "127.0.0.1")
         attacks.append(_logout(port))
         cases = hostile_requests(port, ids, who, referee)
         log(f"  {len(cases)} hostile requests, then {plan.hostile} in a mix")
@@ -616,8 +638,6 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
         attacks += _hostile(port, cases, referee, rotation)
         attacks.append(_memory(port, server.pid, cases, plan.hostile, referee, rotation))
         attacks.append(_hostile_title(port, referee))
-        log(f"  PIN guessing for {plan.guess_s:g} s")
-        attacks += _pin_guessing(port, plan, ids["tails"], player, Rotation(3))
         attacks += _bad_configs(workdir / "attack-configs", seed)
         attacks.append(_second_serve(server, workdir / "attack-second"))
     finally:
@@ -627,8 +647,7 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
 
 
 def _log_in(port: int, source: str) -> Referee:
-    """A referee's session from ``source``; ``RuntimeError`` if the login is refused.
-    Server B's referees log in first, before any wrong PIN could set off a limiter."""
+    """A referee's session from ``source``; ``RuntimeError`` if the login is refused."""
     referee, answer = log_in(port, source)
     if referee is None:
         raise RuntimeError(f"the referee's login from {source} answered {answer.status}")
@@ -740,22 +759,24 @@ def _truncated_journal(server: ServeProcess) -> Attack:
     )
 
 
+SERVERS: tuple[tuple[Callable[[AttackPlan, Path, int, Log], list[Attack]], Sequence[str]], ...] = (
+    (run_streams, STREAM_ATTACKS),
+    (run_guessing, GUESS_ATTACKS),
+    (run_requests, REQUEST_ATTACKS),
+)
+"""Each server's run and the attacks it reports, in the order of :data:`ATTACKS`."""
+
+
 def run_attack(plan: AttackPlan, workdir: Path, seed: int = 1, log: Log = print) -> list[Attack]:
     """Every attack of :data:`ATTACKS`, in order; an attack that could not run fails with
     the reason."""
     attacks: list[Attack] = []
-    for part in (run_streams, run_requests):
+    for part, names in SERVERS:
         try:
             attacks += part(plan, workdir, seed, log)
         except (OSError, http.client.HTTPException, RuntimeError, ValueError) as exc:
             log(f"  {part.__name__} stopped: {type(exc).__name__}: {exc}")
             reason = f"not run: {type(exc).__name__}: {exc}"
             done = {a.name for a in attacks}
-            attacks += [
-                Attack(name, problems=[reason]) for name in _part_attacks(part) if name not in done
-            ]
+            attacks += [Attack(name, problems=[reason]) for name in names if name not in done]
     return attacks
-
-
-def _part_attacks(part: Callable[..., Any]) -> Sequence[str]:
-    return STREAM_ATTACKS if part is run_streams else ATTACKS[len(STREAM_ATTACKS) :]
