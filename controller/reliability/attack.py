@@ -318,7 +318,7 @@ def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]
     referee, answer = log_in(port, REFEREE_ADDRESS, timeout=ACTION_TIMEOUT_S)
     latencies = [answer.ms if referee else float("inf")]
     if referee is None:
-        attack.problems.append(f"the login answered {answer.status} {answer.error}".rstrip())
+        attack.problems.append(f"the login: {status_text(answer.status)}")
         return latencies + [float("inf")] * (plan.actions - 1)
     refused: list[int] = []
     for _ in range(plan.actions - 1):
