@@ -1,0 +1,208 @@
+"""The hostile requests of the attack part: each must be answered 4xx (some exactly 403).
+
+Grouped by attack (:data:`HOSTILE_GROUPS`); :func:`hostile_requests` builds them for a
+running server, :func:`send_hostile` sends one. See docs/reliability.md, "Attacks".
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from .common import PIN
+from .loopback import Referee, request, send_raw
+
+DEPTH = 50_000
+"""Nesting depth of the deep JSON bodies."""
+HUGE_BYTES = 2 * 1024 * 1024
+"""A body over the server's 1 MiB limit."""
+DEEP = "deep JSON on every JSON endpoint"
+BIG_IDS = "game ids >= 2^63"
+SURROGATES = "lone surrogates"
+GIVE_UP = "teufel give_up_letters [[A],[B]]"
+POSITION = "teufel position with nested lists"
+NAN = "NaN and Infinity in JSON"
+HUGE = "huge bodies"
+HOST = "wrong Host on a mutation: 403"
+ORIGIN = "cross-site Origin: 403"
+HOSTILE_GROUPS = (DEEP, BIG_IDS, SURROGATES, GIVE_UP, POSITION, NAN, HUGE, HOST, ORIGIN)
+"""The hostile-request attacks, in order: each a group of requests."""
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """One hostile request. ``expect``: the statuses that hold (``None``: any 4xx).
+    ``raw``: bytes sent as they are (bodies that lie about their length). ``rotate``:
+    from a new address each time (it counts as a wrong PIN). ``mix``: part of the
+    memory mix (not when an accepted one would store something)."""
+
+    attack: str
+    label: str
+    method: str = "POST"
+    path: str = ""
+    body: bytes | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    expect: frozenset[int] | None = None
+    raw: bytes | None = None
+    rotate: bool = False
+    mix: bool = True
+
+
+def _json_endpoints(port: int, ids: dict[str, int]) -> list[tuple[str, str]]:
+    """(method, path) of every endpoint ``/api/openapi.json`` says takes a JSON body, and
+    ``POST /api/session``; path parameters filled with a tail-tile game, key 1, step 0."""
+    doc = request(port, "GET", "/api/openapi.json").json()
+    found = {("POST", "/api/session")}
+    for path, methods in doc["paths"].items():
+        for method, operation in methods.items():
+            if "requestBody" in operation:
+                filled = path.format(game_id=ids["tails"], key=1, step=0)
+                found.add((method.upper(), filled))
+    return sorted(found, key=lambda mp: (mp[1], mp[0]))
+
+
+def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee) -> list[Hostile]:
+    """The hostile requests: ``ids`` of a tail-tile game and of a Teufel game waiting for
+    ``who`` to give up two letters. Hand-made (raw) requests carry ``referee``'s cookie
+    and token; the others get them when sent. JSON bodies are written as text:
+    ``\\ud800`` is sent as those six characters, as an attacker would."""
+    tails, teufel = ids["tails"], ids["teufel"]
+    cases: list[Hostile] = []
+
+    def add(attack: str, method: str, path: str, body: str | bytes | None, **more: Any) -> None:
+        data = body.encode() if isinstance(body, str) else body
+        label = more.pop("label", f"{method} {path} {body if isinstance(body, str) else ''}")
+        rotate = path == "/api/session"  # each counts as a wrong PIN: a new address each
+        cases.append(Hostile(attack, label, method, path, data, rotate=rotate, **more))
+
+    for method, path in _json_endpoints(port, ids):
+        add(DEEP, method, path, b"[" * DEPTH + b"]" * DEPTH, label=f"{method} {path} [[[…]]]")
+        deep = b'{"a":' * DEPTH + b"1" + b"}" * DEPTH
+        add(DEEP, method, path, deep, label=f'{method} {path} {{"a":{{"a":…}}}}')
+    for big in (2**63, 2**64, 10**30):
+        for path in (f"/api/games/{big}", f"/api/games/{big}/export", f"/games/{big}"):
+            add(BIG_IDS, "GET", path, None)
+        add(BIG_IDS, "GET", f"/api/games/{tails}/steps/{big}", None)
+        for path in (f"/api/games/{big}/actions", f"/api/games/{big}/undo"):
+            add(BIG_IDS, "POST", path, '{"type": "x"}')
+        add(BIG_IDS, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
+    add(
+        SURROGATES,
+        "POST",
+        "/api/games",
+        '{"kind": "tails", "options": {"players": 2}, "title": "\\ud800"}',
+    )
+    add(
+        SURROGATES,
+        "POST",
+        "/api/games",
+        '{"kind": "tails", "options": {"players": 3}, "title": "a\\udfffb"}',
+    )
+    add(
+        SURROGATES,
+        "POST",
+        "/api/games",
+        '{"kind": "teufel", "options": {"players": ["\\ud800", "blue"]}}',
+    )
+    add(SURROGATES, "POST", f"/api/games/{tails}/actions", '{"type": "\\ud800"}')
+    add(SURROGATES, "PUT", f"/api/games/{tails}/computer", '{"player": "\\udc00", "on": true}')
+    add(SURROGATES, "POST", "/api/session", '{"pin": "\\ud800"}')
+    for letters in ('[["A"], ["B"]]', '[{"A": 1}, {"B": 2}]', '[["A", "B"]]'):
+        action = f'{{"type": "give_up_letters", "player": "{who}", "letters": {letters}}}'
+        add(GIVE_UP, "POST", f"/api/games/{teufel}/actions", action, label=f"letters {letters}")
+    for position in (
+        '{"left": [["blue"]]}',
+        '{"devils": [["blue"]]}',
+        '{"letters": {"blue": [["A"]]}}',
+        '{"sleds": {"blue": ["c3"], "green": "e5"}}',
+        '{"sleds": {"blue": [["c3"]], "green": "e5"}}',
+        '{"face_up": {"c4": ["blue-A"]}}',
+        '{"empty": [["b2"]]}',
+    ):
+        options = f'{{"players": ["blue", "green"], "position": {position}}}'
+        body = f'{{"kind": "teufel", "options": {options}}}'
+        add(POSITION, "POST", "/api/games", body, label=f"position {position}")
+    add(NAN, "POST", "/api/games", '{"kind": "tails", "options": {"players": NaN}}')
+    add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": Infinity}}')
+    add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": 1e999}}')
+    add(NAN, "POST", f"/api/games/{tails}/actions", '{"type": "place", "x": NaN, "y": -Infinity}')
+    for pulse in ("NaN", "Infinity", "-Infinity"):
+        add(NAN, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
+    add(NAN, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
+    add(NAN, "POST", "/api/session", '{"pin": NaN}')
+    auth = "".join(f"\r\n{name}: {value}" for name, value in referee.headers.items())
+    for path in ("/api/import", "/api/games", "/api/session"):
+        head = _head("POST", path, port, f"Content-Length: {HUGE_BYTES}{auth}")
+        label = f"POST {path}, Content-Length {HUGE_BYTES} (64 KiB sent)"
+        add(HUGE, "POST", path, None, raw=head + b" " * 65536, label=label)
+    head = _head("POST", "/api/import", port, f"Content-Length: {HUGE_BYTES}")
+    label = f"POST /api/import, no referee, Content-Length {HUGE_BYTES} (64 KiB sent)"
+    add(HUGE, "POST", "/api/import", None, raw=head + b" " * 65536, label=label, mix=False)
+    head = _head("POST", "/api/games", port, f"Content-Length: {10**23}{auth}")
+    add(HUGE, "POST", "/api/games", None, raw=head + b"{}", label="Content-Length 10^23")
+    chunks = (b"10000\r\n" + b" " * 0x10000 + b"\r\n") * 18 + b"0\r\n\r\n"
+    chunked = _head("POST", "/api/import", port, f"Transfer-Encoding: chunked{auth}") + chunks
+    label = "POST /api/import, 1.1 MiB chunked"
+    add(HUGE, "POST", "/api/import", None, raw=chunked, label=label, mix=False)
+    title = '{"kind": "tails", "options": {"players": 2}, "title": "' + "x" * 900_000 + '"}'
+    add(HUGE, "POST", "/api/games", title, label="a title of 900,000 characters")
+    wide = '{"type": "place", "x": [' + "0," * 300_000 + "0]}"
+    add(HUGE, "POST", f"/api/games/{tails}/actions", wide, label="an action of 300,001 numbers")
+    game = '{"kind": "tails", "options": {"players": 2}}'
+    login = json.dumps({"pin": PIN})
+    forbidden = frozenset({403})
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):
+        more = {"headers": (("Host", host),), "expect": forbidden, "mix": False}
+        add(HOST, "POST", "/api/games", game, label=f"new game, Host: {host}", **more)
+    more = {"headers": (("Host", "evil.example"),), "expect": forbidden, "mix": False}
+    add(HOST, "POST", "/api/session", login, label="log in, Host: evil.example", **more)
+    for name, value in (
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+        ("Origin", f"http://127.0.0.1:{port}.evil.example"),
+        ("Sec-Fetch-Site", "cross-site"),
+    ):
+        more = {"headers": ((name, value),), "expect": forbidden}
+        add(ORIGIN, "POST", "/api/games", game, label=f"new game, {name}: {value}", **more)
+    more = {"headers": (("Origin", "http://evil.example"),), "expect": forbidden}
+    add(ORIGIN, "POST", "/api/session", login, label="log in, Origin: http://evil.example", **more)
+    return cases
+
+
+def _head(method: str, path: str, port: int, header: str) -> bytes:
+    """A JSON request's head with one more ``header`` line, for a hand-made body."""
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Content-Type: application/json\r\n{header}\r\n\r\n"
+    ).encode()
+
+
+class Rotation:
+    """New loopback addresses, one per call: 127.2.0.1, 127.2.0.2, … (thread-safe)."""
+
+    def __init__(self, second: int) -> None:
+        self.second = second
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> str:
+        with self._lock:
+            n = self._count
+            self._count += 1
+        return f"127.{self.second}.{n // 250 % 250}.{n % 250 + 1}"
+
+
+def send_hostile(port: int, case: Hostile, referee: Referee, rotation: Rotation) -> int:
+    """Send ``case`` (with the referee's cookie and CSRF token); returns the status."""
+    source = rotation.next() if case.rotate else "127.0.0.1"
+    if case.raw is not None:
+        return send_raw(port, case.raw, source)
+    headers = dict(referee.headers)
+    headers.update(case.headers)
+    return request(port, case.method, case.path, case.body, headers=headers, source=source).status
+
+
+def holds(case: Hostile, status: int) -> bool:
+    return status in case.expect if case.expect is not None else 400 <= status < 500
