@@ -265,26 +265,35 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, config: Config) -> int:
-    from .games.base import Refused, replay
-    from .journal import BadExport, Entry, check_export, effective_actions
-    from .service import rules_for
+    from . import importing
+    from .games.base import Refused
+    from .journal import JournalError
 
     try:
-        data = json.loads(Path(args.file).read_text(encoding="utf-8"))
-        check_export(data)
-        rules = rules_for(data["kind"], config)
-        actions = effective_actions(
-            [Entry(i, 0.0, bool(e.get("undo")), e["action"]) for i, e in enumerate(data["entries"])]
-        )
-        state = replay(rules, data["options"], actions)
-    except (OSError, json.JSONDecodeError, BadExport, Refused) as exc:
-        print(f"diablotin: {args.file}: {exc}", file=sys.stderr)
+        data = importing.read_export(args.file)
+        rules, state = importing.replay_export(data, config)
+    except Refused as exc:
+        print(f"diablotin: {args.file}: {_one_line(exc.reason)}", file=sys.stderr)
         return 2
     print(json.dumps(rules.view(state, "public"), indent=1, ensure_ascii=False))
     if args.store:
-        game_id = _journal(config).import_game(data)
+        try:
+            journal = _journal(config)
+            try:
+                game_id = importing.store(journal, data, config)
+            finally:
+                journal.close()
+        except JournalError as exc:
+            print(f"diablotin: {_one_line(str(exc), 2000)}", file=sys.stderr)
+            return 1
         print(f"stored as game {game_id}", file=sys.stderr)
     return 0
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut at ``limit`` characters (a hostile file's reasons)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def cmd_tails(args: argparse.Namespace, config: Config) -> int:

@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
 from .clock import Clock, RealClock
 from .config import Config
-from .games.base import Action, Refused, Rules, replay
+from .games.base import Action, Refused, Rules
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP
 from .hub import Hub
-from .journal import GameNotFound, Journal
+from .journal import DiskFull, GameNotFound, Journal
 from .table import Table
 
 log = logging.getLogger(__name__)
@@ -258,18 +258,12 @@ class Service:
         return self.table(game_id).undo()
 
     def import_game(self, data: Mapping[str, Any]) -> int:
-        """Store an exported game and check it replays; raises :class:`Refused` if not."""
+        """Store an exported game, all or nothing, once it replays in full; raises
+        :class:`Refused` (``bad-export``, ``bad-game``) or ``DiskFull``."""
         assert self.journal is not None
-        from .journal import check_export
+        from . import importing
 
-        try:
-            check_export(data)
-        except ValueError as exc:
-            raise Refused(str(exc), "bad-export") from None
-        rules = rules_for(str(data["kind"]), self.config)
-
-        replay(rules, data["options"], _effective_from_export(data))
-        game_id = self.journal.import_game(data)
+        game_id = importing.store(self.journal, importing.check(data), self.config)
         self.hub.publish("games", self.games())
         return game_id
 
@@ -309,10 +303,11 @@ class Service:
             raise Refused("only the Diable sauteur has a computer popper", "no-computer")
         if player not in ("p1", "p2"):
             raise Refused("player must be p1 or p2", "bad-player")
-        seats = self.computer.setdefault(game_id, set())
+        seats = set(self.computer.get(game_id, set()))
         (seats.add if on else seats.discard)(player)
         assert self.journal is not None
-        self.journal.set_setting(game_id, "computer", sorted(seats))
+        self.journal.set_setting(game_id, "computer", sorted(seats))  # stored first
+        self.computer[game_id] = seats
         self.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         self.post(self._after_change_sauteur)
         return {"computer": sorted(seats)}
@@ -377,6 +372,9 @@ class Service:
             return True
         except Refused as refusal:
             self.notice(f"{action['type']} not accepted: {refusal.reason}")
+            return False
+        except DiskFull:
+            self.notice(f"the box's disk is full: {action['type']} was not recorded")
             return False
 
     def _after_change_sauteur(self) -> None:
@@ -446,6 +444,8 @@ class Service:
         status["lid"] = self.box.lid_closed()
         status["simulated"] = self.toy is not None
         status["notices"] = self._notices[-20:]
+        if self.journal is not None:
+            status["journal"] = self.journal.health()
         if self.watch is not None:
             status["watch"] = self.watch.state()
         if self.toy is not None and callable(getattr(self.toy, "status", None)):
@@ -477,17 +477,6 @@ class Service:
 def _event_dict(event: Any) -> dict[str, Any]:
     fields = getattr(event, "__dataclass_fields__", {})
     return {name: getattr(event, name) for name in fields}
-
-
-def _effective_from_export(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from .journal import Entry, effective_actions
-
-    return effective_actions(
-        [
-            Entry(i, 0.0, bool(e.get("undo")), dict(e["action"]))
-            for i, e in enumerate(data["entries"])
-        ]
-    )
 
 
 def _default_title(kind: str, options: Mapping[str, Any]) -> str:

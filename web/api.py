@@ -4,11 +4,12 @@ Reads are open. Every other method passes :func:`web.security.require_referee`
 first (cross-site check, JSON-only body, referee session + CSRF token or PIN
 header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
 401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box),
-503 (service busy).
+503 (service busy), 507 (``disk-full``: the box's disk is full; nothing was recorded).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable
 from typing import Any
@@ -60,6 +61,10 @@ def guarded(fn: Callable[[], Any]) -> Any:
         raise ApiError(409, "box-refused", str(exc)) from None
     except TimeoutError:
         raise ApiError(503, "busy", "the box did not answer in time: try again") from None
+    except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise ApiError(507, "disk-full", str(exc)) from None
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
