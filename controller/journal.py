@@ -732,7 +732,10 @@ def salvage(path: str | Path) -> Salvage:
             games = _salvage_rows(
                 db, "games", "id, kind, options, title, created, finished", result
             )
+            before = len(result.problems)
             entries = _salvage_rows(db, "entries", "game_id, seq, at, undo, action", result)
+            entries_damaged = len(result.problems) > before
+            last_seq = _last_seqs(db) if entries_damaged else {}
         finally:
             db.close()
     by_game: dict[int, list[tuple[Any, ...]]] = {}
@@ -753,11 +756,17 @@ def salvage(path: str | Path) -> Salvage:
             except (TypeError, ValueError):
                 result.problems.append(f"game {record.id}: entry {seq} cannot be read")
         seqs = {e["seq"] for e in kept}
-        missing = [n for n in range(1, max(seqs, default=0) + 1) if n not in seqs]
-        if missing:
+        last = last_seq.get(record.id, max(seqs, default=0))
+        missing = [n for n in range(1, last + 1) if n not in seqs]
+        if entries_damaged and record.id not in last_seq:
             result.problems.append(
-                f"game {record.id}: {len(missing)} entr{'y' if len(missing) == 1 else 'ies'} "
-                f"lost (from {missing[0]}); the rest is saved"
+                f"game {record.id}: {len(kept)} entries read; later ones may be lost "
+                "(the entries' index is damaged too)"
+            )
+        elif missing:
+            result.problems.append(
+                f"game {record.id}: {len(missing)} of {last} entries lost (the first lost is "
+                f"entry {missing[0]}); the rest is saved"
             )
         result.games[record.id] = {
             "format": EXPORT_FORMAT,
@@ -771,6 +780,18 @@ def salvage(path: str | Path) -> Salvage:
     for gid, rows in sorted(by_game.items()):
         result.problems.append(f"game {gid}: its setup is lost; {len(rows)} entries not saved")
     return result
+
+
+def _last_seqs(db: sqlite3.Connection) -> dict[int, int]:
+    """Each game's last entry number from the entries' index (``{}`` if it is damaged too)."""
+    try:
+        rows = db.execute(
+            "SELECT game_id, MAX(seq) FROM entries"
+            " INDEXED BY sqlite_autoindex_entries_1 GROUP BY game_id"
+        )
+        return {int(gid): int(last) for gid, last in rows}
+    except sqlite3.Error:
+        return {}
 
 
 def _salvage_rows(

@@ -3,7 +3,8 @@
 Reads are open. Every other method passes :func:`web.security.require_referee`
 first (cross-site check, JSON-only body, referee session + CSRF token or PIN
 header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
-401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box),
+401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box;
+``damaged``: a game that no longer replays),
 503 (service busy), 507 (``disk-full``: the box's disk is full; nothing was recorded).
 """
 
@@ -222,8 +223,12 @@ def _viewer_for(game_id: int) -> Viewer:
 
 @bp.get("/games/<int:game_id>/export")
 def export(game_id: int) -> Response:
-    """The game as a ``diablotin-game/1`` JSON file (a download)."""
-    _viewer_for(game_id)
+    """The game as a ``diablotin-game/1`` JSON file (a download). A damaged game (one that
+    no longer replays) gives its raw entries, to the referee."""
+    if game_id not in service().damaged:
+        _viewer_for(game_id)
+    elif not referee():
+        raise ApiError(401, "pin-required", "only the referee may export a damaged game")
     data = service().journal.export(game_id)
     body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     resp = Response(body, mimetype="application/json")
