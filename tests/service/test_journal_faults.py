@@ -4,6 +4,7 @@ a failing WAL checkpoint, games that no longer replay, two services on one data 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -160,6 +161,9 @@ def test_a_full_disk_gives_507_changes_nothing_and_recovers(
     assert resp is not None and resp.status_code == 507, "the disk never filled"
     assert resp.get_json()["error"] == "disk-full"
     assert resp.get_json()["reason"].startswith("the box's disk is full")
+    api_doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    example = re.search(r'```json\n(\{"error": "disk-full".*?\})\n```', api_doc)
+    assert example and json.loads(example.group(1)) == resp.get_json()  # as documented
     after = client.get(f"/api/games/{gid}").get_json()
     assert after == before  # not acknowledged, the state is unchanged
     assert service.journal is not None
@@ -290,6 +294,13 @@ def test_a_tails_game_whose_board_file_moved_is_quarantined(tmp_path: Path) -> N
         client = create_app(again, throttle=PinThrottle()).test_client()
         games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
         assert games[moved]["damaged"].startswith("no board named")
+        api_doc = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+        example = re.search(r"`(\{\"id\": 4, \"kind\": \"tails\".*?\})`", api_doc)
+        assert example  # the documented summary, with this game's values
+        documented = example.group(1).replace("/home/pi/board.json", str(board))
+        summary = json.loads(documented.replace("…", "0"))  # title "0", created 0
+        assert set(summary) == set(games[moved])
+        assert summary["damaged"] == games[moved]["damaged"]
         assert "damaged" not in games[fine]
         resp = client.get(f"/api/games/{moved}")
         assert resp.status_code == 409
