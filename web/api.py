@@ -70,7 +70,10 @@ def guarded(fn: Callable[[], Any]) -> Any:
 
 def json_body(required: bool = True) -> dict[str, Any]:
     """The request's JSON object; 400 if it is missing, malformed or not an object."""
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # json's decoder recurses; silent=True only covers ValueError
+        raise ApiError(400, "bad-body", "the JSON is nested too deeply") from None
     if data is None and not required and not request.get_data():
         return {}
     if not isinstance(data, dict):

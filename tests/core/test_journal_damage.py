@@ -3,6 +3,7 @@ names the file and what to do; what can be read is saved by ``diablotin export -
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -247,3 +248,6 @@ def test_games_lists_a_damaged_game(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
     line = capsys.readouterr().out.rstrip("\n")
     assert line.startswith(f"{gid:5d}  tails     damaged      twice  (damaged: action 2: ")
+    assert cli.main(["--data-dir", str(tmp_path), "export", str(gid)]) == 0  # raw entries
+    exported = json.loads(capsys.readouterr().out)
+    assert [e["action"] for e in exported["entries"]] == [first, first]

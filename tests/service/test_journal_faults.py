@@ -98,6 +98,17 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
         "error": "bad-export",
         "reason": "title must be at most 80 characters",
     }
+    deep = b'{"a":' * 50_000 + b"1" + b"}" * 50_000  # found by this work: a 500
+    resp = client.post(
+        "/api/import", data=deep, headers={**REFEREE, "Content-Type": "application/json"}
+    )
+    assert resp.status_code == 400 and resp.get_json()["error"] == "bad-body"
+    nested = dict(sauteur_export([]), options={"rule": "A", "x": [[[[[[[[[1]]]]]]]]]})
+    resp = client.post("/api/import", json=nested, headers=REFEREE)
+    assert resp.get_json() == {
+        "error": "bad-export",
+        "reason": "options is nested more than 8 deep",
+    }
     assert service.journal is not None and service.journal.games() == []
 
 
