@@ -18,7 +18,7 @@ from typing import Any
 from . import __version__
 from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
 
-BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "all")
+BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "journal", "all")
 
 
 def _box_arg(value: str) -> tuple[str, str | None]:
