@@ -17,6 +17,8 @@ from typing import Any
 
 from . import __version__
 from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
+from .datadir import DataDirBusy
+from .journal import JournalError
 
 BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "journal", "all")
 
@@ -165,6 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"diablotin: config error: {exc}", file=sys.stderr)
         return 2
+    except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

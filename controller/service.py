@@ -239,8 +239,12 @@ class Service:
         record = self.journal.game(game_id)
         try:
             table = Table(rules_for(record.kind, self.config), self.journal, game_id, self.hub)
-        except (sqlite3.Error, JournalError):
+        except JournalError:
             raise
+        except sqlite3.Error as exc:  # the file, not the game: `doctor` checks it in full
+            raise JournalError(
+                f"reading game {game_id} from the journal failed ({exc}): run `diablotin doctor`"
+            ) from exc
         except Exception as exc:
             reason = exc.reason if isinstance(exc, Refused) else f"{type(exc).__name__}: {exc}"
             self.damaged[game_id] = reason

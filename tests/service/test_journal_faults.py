@@ -363,7 +363,9 @@ def test_conflicting_moves_from_two_services_quarantine_the_game(tmp_path: Path)
         svc.stop()
 
 
-def test_a_second_service_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
+def test_a_second_service_on_the_same_data_dir_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = make_config(tmp_path)
     first = quiet_service(config)
     first.start()
@@ -379,6 +381,10 @@ def test_a_second_service_on_the_same_data_dir_is_refused(tmp_path: Path) -> Non
         import os
 
         assert f"pid {os.getpid()}" in message
+        from controller import cli
+
+        assert cli.main(["--data-dir", str(config.data_dir), "play", "sauteur"]) == 1
+        assert capsys.readouterr().err.startswith("diablotin: another diablotin (pid ")
     finally:
         first.stop()
     third = quiet_service(config)  # the lock went with the first service
