@@ -116,3 +116,9 @@ def test_the_troubleshooting_table_quotes_the_real_messages(tmp_path: Path) -> N
     quoted = re.search(r"`(the journal \.\.\. is empty \(0 bytes\), but [^`]+)`", text)
     assert quoted
     assert real.startswith(quoted.group(1).replace("...", f"{PI_DATA}/diablotin.sqlite3"))
+    path.write_bytes(b"garbage!" * 20)
+    with pytest.raises(JournalDamaged) as damaged:
+        Journal(path)
+    real = str(damaged.value).replace(str(tmp_path), PI_DATA)
+    quoted = re.search(r"`(the journal /var/lib/diablotin/diablotin.sqlite3 is damaged \()", text)
+    assert quoted and real.startswith(quoted.group(1))

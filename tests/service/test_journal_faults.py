@@ -152,7 +152,7 @@ def make_room(service: Service) -> None:
 
 
 def test_a_full_disk_gives_507_changes_nothing_and_recovers(
-    client: FlaskClient, service: Service
+    client: FlaskClient, service: Service, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Found by the adversarial run: a bare 500 and "cannot rollback" in the log."""
     gid = service.new_game("teufel", {"players": ["blue", "green"]})
@@ -197,6 +197,8 @@ def test_a_full_disk_gives_507_changes_nothing_and_recovers(
     assert resp.get_json()["view"]["version"] == before["view"]["version"] + 1
     assert client.get("/api/box").get_json()["journal"]["ok"] is True
     assert service.journal.actions(gid)[-1] == move
+    assert "cannot rollback" not in caplog.text
+    assert "journal write refused: the disk is full" in caplog.text
 
 
 def test_submit_and_undo_on_a_full_disk_change_nothing(service: Service) -> None:
@@ -390,3 +392,32 @@ def test_a_second_service_on_the_same_data_dir_is_refused(
     third = quiet_service(config)  # the lock went with the first service
     third.start()
     third.stop()
+
+
+def test_a_pop_the_box_cannot_record_on_a_full_disk_is_a_notice(tmp_path: Path) -> None:
+    """The pop is journaled on the worker thread when the slot empties: on a full disk the
+    referee is told, the game is unchanged, the worker goes on."""
+    config = make_config(tmp_path)
+    svc = Service(config, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=0.01)
+    svc.start()
+    try:
+        gid = svc.new_game("sauteur", {"rule": "A"})
+        table = svc.table(gid)
+        wait_for(lambda: table.state.phase == "pop", what="hiding done")
+        assert svc.journal is not None
+        pad = svc.journal.create_game("teufel", {}, "padding")  # finished: never opened
+        svc.journal.mark_finished(pad)
+        fill_the_disk(svc)
+        with pytest.raises(DiskFull):
+            for n in range(1000):  # take every byte left on the entries' last page
+                svc.journal.append(pad, {"type": "pad", "n": n})
+        version = table.version
+        svc.press(gid, 2)
+        wait_for(
+            lambda: any("disk is full" in n["text"] for n in svc.box_status()["notices"]),
+            what="a disk-full notice",
+        )
+        assert table.version == version and table.state.phase == "pop"
+        assert svc.call(lambda: "worker alive") == "worker alive"
+    finally:
+        svc.stop()
