@@ -9,7 +9,8 @@ until the handshake matches).
 
 What is checked depends on the backend:
 
-- every backend: the data dir is writable, the port is free, the pin map loads;
+- every backend: the data dir is writable, the port is free, the pin map loads; ``doctor``
+  also runs SQLite's full ``integrity_check`` on the journal (:func:`journal_check`);
 - ``gpio``: the GPIO device files are there and usable, lgpio can make its pipe (see
   :func:`prepare_lgpio_workdir`), the pin factory loads (and is not RPi.GPIO on a Pi 5),
   gpiozero is new enough,
@@ -662,9 +663,46 @@ def doctor(config: Config, out: TextIO | None = None, **options: Any) -> int:
         file=stream,
     )
     results = start_checks(config, **options)
+    results += _safely("journal", lambda: [journal_check(config.data_dir)])
     print(format_results(results), file=stream)
     print(summary(results), file=stream)
     return 0 if all(r.ok for r in results) else 1
+
+
+def journal_check(data_dir: Path) -> CheckResult:
+    """The journal file passes SQLite's full ``integrity_check`` (read-only; safe while the
+    service runs), and is not missing or empty while its marker says it existed."""
+    from .journal import inspect_file, marker_path
+    from .service import JOURNAL_NAME
+
+    path = data_dir / JOURNAL_NAME
+    marker = marker_path(path)
+    found = inspect_file(path, full=True)
+    salvage_fix = (
+        "restore a copy of the file; or save what can be read with `diablotin export --raw -o "
+        "FOLDER`, start a new journal with `diablotin serve --new-journal` and import each "
+        "saved game with `diablotin replay FILE --import` (docs/install-pi.md, Troubleshooting)"
+    )
+    if found.state == "damaged":
+        return CheckResult("journal", False, f"{path} is damaged: {found.detail}", salvage_fix)
+    if found.state == "unreadable":
+        fix = f"make it readable for {_user()}: `sudo chown -R diablotin: {data_dir}`"
+        return CheckResult("journal", False, f"{path} cannot be read: {found.detail}", fix)
+    if found.state in ("missing", "empty") and marker.exists():
+        what = "is missing" if found.state == "missing" else "is empty"
+        fix = (
+            "restore a copy of the file; or, to start a new empty journal on purpose, "
+            f"`diablotin serve --new-journal` (or delete {marker})"
+        )
+        return CheckResult(
+            "journal", False, f"{path} {what}, but {marker.name} says one existed", fix
+        )
+    if found.state in ("missing", "empty"):
+        return CheckResult("journal", True, f"no journal yet: {path} is made at the first start")
+    size = path.stat().st_size / 1e6
+    return CheckResult(
+        "journal", True, f"{path}: integrity ok, {found.games} game(s), {size:.1f} MB"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

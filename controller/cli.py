@@ -17,8 +17,10 @@ from typing import Any
 
 from . import __version__
 from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
+from .datadir import DataDirBusy
+from .journal import JournalError
 
-BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "all")
+BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "journal", "all")
 
 
 def _box_arg(value: str) -> tuple[str, str | None]:
@@ -55,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--host", help="address to listen on (default 0.0.0.0: every phone on the Wi-Fi)"
     )
     p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument(
+        "--new-journal",
+        action="store_true",
+        help="start a new, empty journal when the old one is missing, empty or damaged "
+        "(a damaged one is kept beside it; a journal with games is never replaced)",
+    )
 
     p = sub.add_parser("selftest", help="pulse each coil once and show each sensor")
     box_option(p)
@@ -85,9 +93,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the games in the journal")
 
-    p = sub.add_parser("export", help="write a game to a JSON file")
-    p.add_argument("game_id", type=int)
-    p.add_argument("-o", "--output", help="file (default: stdout)")
+    p = sub.add_parser(
+        "export",
+        help="write a game to a JSON file; --raw: save every readable game of a damaged journal",
+    )
+    p.add_argument("game_id", type=int, nargs="?")
+    p.add_argument("-o", "--output", help="file (default: stdout); with --raw a folder")
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="read the journal file as it is, even damaged, and write game-<id>.json per "
+        "readable game into the -o folder (each for `replay FILE --import`)",
+    )
 
     p = sub.add_parser("replay", help="rebuild a game from an export file and print its final view")
     p.add_argument("file")
@@ -150,6 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"diablotin: config error: {exc}", file=sys.stderr)
         return 2
+    except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -167,10 +187,13 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
     if not preflight(config):  # prints failures and warnings, with the fix, to stderr
         return 1
-    service = Service(config)
+    from .datadir import DataDirBusy
+    from .journal import JournalError
+
+    service = Service(config, new_journal=args.new_journal)
     try:
         service.start()
-    except BoxError as exc:
+    except (BoxError, DataDirBusy, JournalError) as exc:
         service.stop()
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
@@ -235,26 +258,55 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
 
 def _journal(config: Config) -> Any:
     from .journal import Journal
+    from .service import JOURNAL_NAME
 
-    return Journal(config.data_dir / "diablotin.sqlite3")
+    return Journal(config.data_dir / JOURNAL_NAME)
 
 
 def cmd_games(args: argparse.Namespace, config: Config) -> int:
-    journal = _journal(config)
-    for game in journal.games():
-        state = "finished" if game.finished else "in progress"
-        print(f"{game.id:5d}  {game.kind:8s}  {state:11s}  {game.title}")
+    from . import importing
+    from .games.base import Refused
+    from .journal import JournalError
+
+    try:
+        journal = _journal(config)
+    except JournalError as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    try:
+        for game in journal.games():
+            state = "finished" if game.finished else "in progress"
+            damage = ""
+            try:
+                importing.replay_export(importing.check(journal.export(game.id)), config)
+            except Refused as exc:
+                state, damage = "damaged", f"  (damaged: {_one_line(exc.reason, 120)})"
+            print(f"{game.id:5d}  {game.kind:8s}  {state:11s}  {game.title}{damage}")
+    finally:
+        journal.close()
     return 0
 
 
 def cmd_export(args: argparse.Namespace, config: Config) -> int:
-    from .journal import GameNotFound
+    from .journal import GameNotFound, JournalError
 
+    if args.raw:
+        return _export_raw(args, config)
+    if args.game_id is None:
+        print("diablotin: export needs a game id (or --raw -o FOLDER)", file=sys.stderr)
+        return 2
     try:
-        data = _journal(config).export(args.game_id)
+        journal = _journal(config)
+    except JournalError as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    try:
+        data = journal.export(args.game_id)
     except GameNotFound as exc:
         print(f"diablotin: {exc.args[0]}", file=sys.stderr)
         return 2
+    finally:
+        journal.close()
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -264,27 +316,62 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _export_raw(args: argparse.Namespace, config: Config) -> int:
+    """``export --raw -o FOLDER``: every readable game of the journal file, even a damaged
+    one, as ``game-<id>.json``; what could not be read is listed. Exit 1 if anything was
+    lost, 2 for bad arguments."""
+    from .journal import JournalError, salvage
+    from .service import JOURNAL_NAME
+
+    if not args.output or args.game_id is not None:
+        print("diablotin: export --raw takes no game id and needs -o FOLDER", file=sys.stderr)
+        return 2
+    folder = Path(args.output)
+    try:
+        saved = salvage(config.data_dir / JOURNAL_NAME)
+        folder.mkdir(parents=True, exist_ok=True)
+        for game_id, data in saved.games.items():
+            text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+            (folder / f"game-{game_id}.json").write_text(text, encoding="utf-8")
+    except (JournalError, OSError) as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    for problem in saved.problems:
+        print(f"diablotin: {problem}", file=sys.stderr)
+    print(f"{len(saved.games)} game(s) written to {folder}", file=sys.stderr)
+    return 1 if saved.problems else 0
+
+
 def cmd_replay(args: argparse.Namespace, config: Config) -> int:
-    from .games.base import Refused, replay
-    from .journal import BadExport, Entry, check_export, effective_actions
-    from .service import rules_for
+    from . import importing
+    from .games.base import Refused
+    from .journal import JournalError
 
     try:
-        data = json.loads(Path(args.file).read_text(encoding="utf-8"))
-        check_export(data)
-        rules = rules_for(data["kind"], config)
-        actions = effective_actions(
-            [Entry(i, 0.0, bool(e.get("undo")), e["action"]) for i, e in enumerate(data["entries"])]
-        )
-        state = replay(rules, data["options"], actions)
-    except (OSError, json.JSONDecodeError, BadExport, Refused) as exc:
-        print(f"diablotin: {args.file}: {exc}", file=sys.stderr)
+        data = importing.read_export(args.file)
+        rules, state = importing.replay_export(data, config)
+    except Refused as exc:
+        print(f"diablotin: {args.file}: {_one_line(exc.reason)}", file=sys.stderr)
         return 2
     print(json.dumps(rules.view(state, "public"), indent=1, ensure_ascii=False))
     if args.store:
-        game_id = _journal(config).import_game(data)
+        try:
+            journal = _journal(config)
+            try:
+                game_id = importing.store(journal, data, config)
+            finally:
+                journal.close()
+        except JournalError as exc:
+            print(f"diablotin: {_one_line(str(exc), 2000)}", file=sys.stderr)
+            return 1
         print(f"stored as game {game_id}", file=sys.stderr)
     return 0
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, cut at ``limit`` characters (a hostile file's reasons)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def cmd_tails(args: argparse.Namespace, config: Config) -> int:

@@ -8,23 +8,55 @@ an acknowledged action survives a power cut or ``kill -9``.
 
 Thread-safe: one connection guarded by a lock (SQLite serialises writers anyway).
 WAL checkpoints (copying the log back into the database, two more fsyncs) run on
-a background thread with their own connection, never inside an ``append``.
+a background thread with their own connection, never inside an ``append``; a
+failed checkpoint is retried with backoff and reported by :meth:`Journal.health`.
+
+Opening a journal file checks it (``PRAGMA quick_check``) and refuses a damaged one
+(:class:`JournalDamaged`, naming the file and what to do). A marker file beside the
+journal (``<journal>.marker``) records that a journal existed: a journal that is then
+missing, empty or without its tables is refused too, instead of starting empty.
+:func:`salvage` reads what it can from a damaged file (``diablotin export --raw``).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import math
+import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from .text import NOTE_MAX, TITLE_MAX, TextRefused, clean_text
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 EXPORT_FORMAT = "diablotin-game/1"
 CHECKPOINT_EVERY = 200
 """Appends between two WAL checkpoints."""
+CHECKPOINT_RETRY_S = (1.0, 60.0)
+"""A failed checkpoint is retried after 1 s, then twice as long each time, at most 60 s
+(or sooner, after the next ``CHECKPOINT_EVERY`` appends)."""
+MAX_EXPORT_BYTES = 1024 * 1024
+"""The largest export file read (as the API's largest request body)."""
+MAX_ENTRIES = 20_000
+"""The most entries an imported game may have (a long Diable sauteur game has ~1,000)."""
+MAX_DEPTH = 8
+"""How deeply an imported game's options or actions may nest lists and objects."""
+VALUE_MAX = NOTE_MAX
+"""The longest string in an imported game's options or actions (characters)."""
+MARKER_SUFFIX = ".marker"
+"""``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
+NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -64,6 +96,23 @@ class BadExport(JournalError, ValueError):
     pass
 
 
+class JournalDamaged(JournalError):
+    """The journal file cannot be used: SQLite finds it damaged, or it is missing or
+    empty while its marker says a journal existed. The message names the file and says
+    what to do."""
+
+
+class DiskFull(JournalError, OSError):
+    """SQLite could not write: the disk (or the journal's size limit) is full. Nothing was
+    written; the journal works again once there is room."""
+
+    def __init__(self, message: str) -> None:
+        OSError.__init__(self, errno.ENOSPC, message)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: int
@@ -82,29 +131,84 @@ class Entry:
     action: dict[str, Any]
 
 
-class Journal:
-    """Open (or create) the journal at ``path`` (``":memory:"`` for tests)."""
+def marker_path(path: str | Path) -> Path:
+    """The marker file beside the journal at ``path``."""
+    return Path(str(path) + MARKER_SUFFIX)
 
-    def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+
+def _is_full(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", 0) == 13
+
+
+def _damage(exc: sqlite3.Error) -> bool:
+    """SQLITE_CORRUPT or SQLITE_NOTADB (not a busy, locked or unreadable file)."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in (11, 26)
+
+
+class Journal:
+    """Open (or create) the journal at ``path`` (``":memory:"`` for tests).
+
+    Raises :class:`JournalDamaged` for a damaged file, or one that is missing or empty
+    while its marker says it existed. ``new``: start a new journal deliberately when the
+    file is missing, empty or damaged (a damaged file is renamed ``<name>.damaged-<time>``,
+    never deleted); a journal holding games is never replaced.
+    """
+
+    def __init__(self, path: str | Path, *, new: bool = False) -> None:
         self.path = str(path)
+        self._file = None if self.path == ":memory:" else Path(path)
+        if self._file is not None:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            if new:
+                _make_room(self._file)
+            _refuse_if_lost(self._file, before_open=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._setup()
+        except BaseException:
+            self._db.close()
+            raise
         self._lock = threading.Lock()
         self._checkpoint_due = threading.Event()
         self._closing = False
         self._since_checkpoint = 0
+        self._checkpoint_failures = 0
+        self._checkpoint_problem: str | None = None
+        self._checkpoints = 0
+        self._disk_full_since: float | None = None
         self._checkpointer: threading.Thread | None = None
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
+        if self._file is not None:
             self._checkpointer = threading.Thread(
                 target=self._checkpoint_loop, name="journal-checkpoint", daemon=True
             )
             self._checkpointer.start()
+
+    def _setup(self) -> None:
+        """Check the file, set the pragmas, create the tables, leave the marker."""
+        db = self._db
+        try:
+            if self._file is not None:
+                problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+                if problems != ["ok"]:
+                    raise JournalDamaged(damaged_message(self._file, "; ".join(problems[:3])))
+                if not _has_tables(db):
+                    _refuse_if_lost(self._file, before_open=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            if self._file is not None:
+                db.execute("PRAGMA wal_autocheckpoint=0")
+        except sqlite3.DatabaseError as exc:
+            if self._file is not None and _damage(exc):
+                raise JournalDamaged(damaged_message(self._file, str(exc))) from None
+            if _is_full(exc):
+                raise DiskFull(f"cannot open the journal {self.path}: the disk is full") from None
+            raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+        if self._file is not None:
+            marker = marker_path(self._file)
+            if not marker.exists():
+                marker.write_text(_marker_text(self._file), encoding="utf-8")
 
     def close(self) -> None:
         self._closing = True
@@ -114,29 +218,116 @@ class Journal:
         with self._lock:
             self._db.close()
 
-    def _checkpoint_loop(self, every: int = CHECKPOINT_EVERY) -> None:
-        """Checkpoint the WAL after ``every`` appends (and once more at close)."""
-        db = sqlite3.connect(self.path, check_same_thread=False)
-        try:
-            while not self._closing:
-                self._checkpoint_due.wait()
-                self._checkpoint_due.clear()
-                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error:
-            pass  # a busy or closed database: the next start checkpoints anyway
-        finally:
+    # -- checkpoints -----------------------------------------------------------
+    def _checkpoint_connection(self) -> sqlite3.Connection:
+        """The checkpoint thread's own connection (tests wrap it to inject failures)."""
+        return sqlite3.connect(self.path, check_same_thread=False, timeout=1.0)
+
+    def _checkpoint_loop(self) -> None:
+        """Checkpoint the WAL after ``CHECKPOINT_EVERY`` appends, and once more at close.
+
+        A failure (disk full, I/O error, a lock) never ends the thread: it is logged,
+        reported by :meth:`health`, and retried after ``CHECKPOINT_RETRY_S`` backoff.
+        """
+        db: sqlite3.Connection | None = None
+        while True:
+            retry_s = None
+            if self._checkpoint_failures:
+                first, most = CHECKPOINT_RETRY_S
+                retry_s = min(most, first * 2 ** (self._checkpoint_failures - 1))
+            self._checkpoint_due.wait(retry_s)
+            self._checkpoint_due.clear()
+            closing = self._closing
+            try:
+                if db is None:
+                    db = self._checkpoint_connection()
+                mode = "TRUNCATE" if closing else "PASSIVE"
+                db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+            except sqlite3.Error as exc:
+                self._checkpoint_failures += 1
+                self._checkpoint_problem = (
+                    f"the journal's WAL checkpoint failed {self._checkpoint_failures} time(s) "
+                    f"in a row ({exc}); retrying"
+                )
+                log.warning("%s", self._checkpoint_problem)
+                if db is not None:
+                    db.close()
+                    db = None
+            else:
+                self._checkpoints += 1
+                if self._checkpoint_failures:
+                    log.info("the journal's WAL checkpoint works again")
+                self._checkpoint_failures = 0
+                self._checkpoint_problem = None
+            if closing:
+                break
+        if db is not None:
             db.close()
+
+    def health(self) -> dict[str, Any]:
+        """``{"ok", "warnings": [sentences], "wal_bytes", "checkpoints",
+        "checkpoint_failures"}``: what ``GET /api/box`` shows under ``journal``."""
+        warnings = []
+        if self._checkpoint_problem:
+            warnings.append(self._checkpoint_problem)
+        if self._disk_full_since is not None:
+            warnings.append(
+                "the box's disk is full: actions are refused until there is room "
+                f"(since {time.strftime('%H:%M:%S', time.localtime(self._disk_full_since))})"
+            )
+        wal = 0
+        if self._file is not None:
+            try:
+                wal = os.stat(self.path + "-wal").st_size
+            except OSError:
+                wal = 0
+        return {
+            "ok": not warnings,
+            "warnings": warnings,
+            "wal_bytes": wal,
+            "checkpoints": self._checkpoints,
+            "checkpoint_failures": self._checkpoint_failures,
+        }
+
+    # -- writing ---------------------------------------------------------------
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction: committed whole or not at
+        all. SQLITE_FULL becomes :class:`DiskFull` (SQLite has rolled back by itself then)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                result = work(self._db)
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if _is_full(exc):
+                    if self._disk_full_since is None:
+                        self._disk_full_since = time.time()
+                    log.warning("journal write refused: the disk is full (%s)", exc)
+                    raise DiskFull(
+                        "the box's disk is full: nothing was recorded; free some space "
+                        "(see docs/install-pi.md, Troubleshooting) and try again"
+                    ) from None
+                raise
+            if self._disk_full_since is not None:
+                log.info("the journal can write again")
+                self._disk_full_since = None
+        return result
 
     # -- games ---------------------------------------------------------------
     def create_game(self, kind: str, options: Mapping[str, Any], title: str = "") -> int:
-        with self._lock, self._db:
-            cur = self._db.execute(
+        options_json = json.dumps(dict(options), sort_keys=True)
+
+        def insert(db: sqlite3.Connection) -> int:
+            cur = db.execute(
                 "INSERT INTO games (kind, options, title, created) VALUES (?, ?, ?, ?)",
-                (kind, json.dumps(dict(options), sort_keys=True), title, time.time()),
+                (kind, options_json, title, time.time()),
             )
-        assert cur.lastrowid is not None
-        return cur.lastrowid
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+        return self._write(insert)
 
     def game(self, game_id: int) -> GameRecord:
         row = self._one("SELECT * FROM games WHERE id = ?", (game_id,))
@@ -153,19 +344,21 @@ class Journal:
         return [_record(r) for r in rows]
 
     def mark_finished(self, game_id: int, finished: bool = True) -> None:
-        with self._lock, self._db:
-            self._db.execute(
+        self._write(
+            lambda db: db.execute(
                 "UPDATE games SET finished = ? WHERE id = ?",
                 (time.time() if finished else None, game_id),
             )
+        )
 
     def set_setting(self, game_id: int, name: str, value: Any) -> None:
         """Keep a per-game setting that is not a game action (e.g. computer seats)."""
-        with self._lock, self._db:
-            self._db.execute(
+        self._write(
+            lambda db: db.execute(
                 "INSERT OR REPLACE INTO settings (game_id, name, value) VALUES (?, ?, ?)",
                 (game_id, name, json.dumps(value)),
             )
+        )
 
     def setting(self, game_id: int, name: str, default: Any = None) -> Any:
         row = self._one(
@@ -175,30 +368,30 @@ class Journal:
 
     # -- entries -------------------------------------------------------------
     def append(self, game_id: int, action: Mapping[str, Any], *, undo: bool = False) -> int:
-        """Commit one entry durably; returns its sequence number (1, 2, ...)."""
+        """Commit one entry durably; returns its sequence number (1, 2, ...).
+
+        Raises :class:`GameNotFound` or :class:`DiskFull`; either way nothing is written."""
         payload = json.dumps(dict(action), sort_keys=True, separators=(",", ":"))
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                (last,) = self._db.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
-                ).fetchone()
-                self._db.execute(
-                    "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, last + 1, time.time(), int(undo), payload),
-                )
-                self._db.execute("COMMIT")
-                self._since_checkpoint += 1
-                if self._since_checkpoint >= CHECKPOINT_EVERY:
-                    self._since_checkpoint = 0
-                    self._checkpoint_due.set()
-            except sqlite3.IntegrityError:
-                self._db.execute("ROLLBACK")
-                raise GameNotFound(f"no game {game_id}") from None
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return int(last) + 1
+
+        def insert(db: sqlite3.Connection) -> int:
+            (last,) = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            db.execute(
+                "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
+                (game_id, last + 1, time.time(), int(undo), payload),
+            )
+            return int(last) + 1
+
+        try:
+            seq = self._write(insert)
+        except sqlite3.IntegrityError:
+            raise GameNotFound(f"no game {game_id}") from None
+        self._since_checkpoint += 1
+        if self._since_checkpoint >= CHECKPOINT_EVERY:
+            self._since_checkpoint = 0
+            self._checkpoint_due.set()
+        return seq
 
     def entries(self, game_id: int) -> list[Entry]:
         with self._lock:
@@ -230,28 +423,37 @@ class Journal:
         }
 
     def import_game(self, data: Mapping[str, Any]) -> int:
-        """Store an exported game as a new game; returns its id. Raises :class:`BadExport`."""
-        check_export(data)
-        game_id = self.create_game(data["kind"], data["options"], data.get("title", ""))
-        with self._lock, self._db:
-            self._db.executemany(
-                "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (
-                        game_id,
-                        i + 1,
-                        float(e.get("at", 0.0)),
-                        int(bool(e.get("undo"))),
-                        json.dumps(e["action"], sort_keys=True, separators=(",", ":")),
-                    )
-                    for i, e in enumerate(data["entries"])
-                ],
+        """Store an exported game as a new game, all or nothing; returns its id.
+
+        Raises :class:`BadExport` (see :func:`check_export`; nothing is stored) or
+        :class:`DiskFull`. The rules are not consulted: replay it first (the service and
+        the CLI do, with :mod:`controller.importing`)."""
+        game = check_export(data)
+        rows = [
+            (
+                i,
+                e["at"],
+                int(e["undo"]),
+                json.dumps(e["action"], sort_keys=True, separators=(",", ":")),
             )
-            if data.get("finished"):
-                self._db.execute(
-                    "UPDATE games SET finished = ? WHERE id = ?", (data["finished"], game_id)
-                )
-        return game_id
+            for i, e in enumerate(game["entries"], 1)
+        ]
+        options = json.dumps(game["options"], sort_keys=True)
+
+        def insert(db: sqlite3.Connection) -> int:
+            cur = db.execute(
+                "INSERT INTO games (kind, options, title, created, finished)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game["kind"], options, game["title"], time.time(), game["finished"]),
+            )
+            assert cur.lastrowid is not None
+            db.executemany(
+                "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
+                [(cur.lastrowid, *row) for row in rows],
+            )
+            return int(cur.lastrowid)
+
+        return self._write(insert)
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
         with self._lock:
@@ -270,26 +472,356 @@ def effective_actions(entries: list[Entry]) -> list[dict[str, Any]]:
     return stack
 
 
-def check_export(data: Any) -> None:
-    """Raise :class:`BadExport` naming the first thing wrong with an export file."""
+def parse_export(raw: bytes) -> dict[str, Any]:
+    """An export file's bytes as checked export data (see :func:`check_export`).
+
+    Raises :class:`BadExport` with a one-line reason: too large, not UTF-8, not JSON,
+    nested too deeply, a number JSON cannot hold (NaN, infinity, 5000 digits), or any
+    problem :func:`check_export` finds."""
+    if len(raw) > MAX_EXPORT_BYTES:
+        raise BadExport(f"the file is larger than {MAX_EXPORT_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadExport(f"the file is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise BadExport("the file is nested too deeply to be an export") from None
+    except json.JSONDecodeError as exc:
+        raise BadExport(f"the file is not JSON ({exc.msg}, line {exc.lineno})") from None
+    except ValueError as exc:  # NaN/Infinity, an integer of thousands of digits
+        raise BadExport(f"the file holds a number JSON cannot carry ({exc})") from None
+    return check_export(data)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def check_export(data: Any) -> dict[str, Any]:
+    """The export ``data`` checked and normalised; raises :class:`BadExport` naming the
+    first thing wrong. Every text (title, and each string in the options and actions)
+    passes :func:`controller.text.clean_text`; values are plain JSON, finite numbers,
+    at most ``MAX_DEPTH`` deep; at most ``MAX_ENTRIES`` entries. The rules are not
+    consulted: replaying is the caller's check."""
     if not isinstance(data, Mapping):
         raise BadExport("an export file is a JSON object")
     if data.get("format") != EXPORT_FORMAT:
-        raise BadExport(f"format must be {EXPORT_FORMAT!r}, got {data.get('format')!r}")
-    if not isinstance(data.get("kind"), str):
-        raise BadExport("kind must be a game name")
-    if not isinstance(data.get("options"), Mapping):
+        shown = data.get("format")
+        shown = shown if isinstance(shown, str | int | None) and len(str(shown)) < 40 else "?"
+        raise BadExport(f"format must be {EXPORT_FORMAT!r}, got {shown!r}")
+    kind = _text(data.get("kind"), "kind", 32)
+    title = _text(data.get("title", ""), "title", TITLE_MAX, allow_empty=True)
+    options = data.get("options")
+    if not isinstance(options, Mapping):
         raise BadExport("options must be an object")
+    _plain_json(options, "options")
+    created = _number(data.get("created", 0.0), "created")
+    finished = data.get("finished")
+    finished = None if finished is None else _number(finished, "finished")
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise BadExport("entries must be a list")
+    if len(entries) > MAX_ENTRIES:
+        raise BadExport(f"a game has at most {MAX_ENTRIES} entries, this one {len(entries)}")
+    checked = []
     for i, e in enumerate(entries, 1):
         if not isinstance(e, Mapping) or not isinstance(e.get("action"), Mapping):
             raise BadExport(f"entry {i}: needs an 'action' object")
-        if not e.get("undo") and not isinstance(e["action"].get("type"), str):
+        undo = e.get("undo", False)
+        if not isinstance(undo, bool):
+            raise BadExport(f"entry {i}: undo must be true or false")
+        action = e["action"]
+        _plain_json(action, f"entry {i}: action")
+        if not undo and not isinstance(action.get("type"), str):
             raise BadExport(f"entry {i}: an action needs a 'type'")
+        at = _number(e.get("at", 0.0), f"entry {i}: at")
+        checked.append({"at": at, "undo": undo, "action": dict(action)})
+    return {
+        "format": EXPORT_FORMAT,
+        "kind": kind,
+        "title": title,
+        "options": dict(options),
+        "created": created,
+        "finished": finished,
+        "entries": checked,
+    }
+
+
+def _text(value: Any, field: str, max_len: int, allow_empty: bool = False) -> str:
+    try:
+        return clean_text(value, field=field, max_len=max_len, allow_empty=allow_empty)
+    except TextRefused as exc:
+        raise BadExport(str(exc)) from None
+
+
+def _number(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadExport(f"{field} must be a number (seconds since 1970)")
+    if not math.isfinite(value) or abs(value) > 1e12:
+        raise BadExport(f"{field} is not a finite number of seconds")
+    return float(value)
+
+
+def _plain_json(value: Any, where: str) -> None:
+    """Refuse anything but JSON values (finite numbers, clean strings of at most
+    ``VALUE_MAX`` characters) nested at most ``MAX_DEPTH`` deep. Iterative: a hostile
+    nesting cannot exhaust the stack."""
+    stack: list[tuple[Any, str, int]] = [(value, where, 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BadExport(f"{where} is nested more than {MAX_DEPTH} deep")
+        if isinstance(item, str):
+            _text(item, path, VALUE_MAX, allow_empty=True)
+        elif isinstance(item, bool) or item is None or isinstance(item, int):
+            pass
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise BadExport(f"{path} is not a finite number")
+        elif isinstance(item, Mapping):
+            for key, sub in item.items():
+                _text(key, f"{path} key", VALUE_MAX)
+                stack.append((sub, f"{path}.{key}"[:80], depth + 1))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{path}[{n}]"[:80], depth + 1) for n, sub in enumerate(item))
+        else:
+            raise BadExport(f"{path} holds a value that is not JSON ({type(item).__name__})")
 
 
 def _record(row: tuple[Any, ...]) -> GameRecord:
     gid, kind, options, title, created, finished = row
     return GameRecord(gid, kind, json.loads(options), title, created, finished)
+
+
+# -- a journal file's health: damaged, missing, set aside, salvaged ----------------------------
+
+
+def damaged_message(path: Path, detail: str) -> str:
+    """What to tell a person whose journal is damaged (one paragraph)."""
+    return (
+        f"the journal {path} is damaged ({detail[:200]}). Restore a copy of the file to {path}; "
+        "or save what can still be read with `diablotin export --raw -o FOLDER` (one file per "
+        "game, each for `diablotin replay FILE --import`), then start a new journal with "
+        f"{NEW_JOURNAL_HINT} (the damaged file is kept beside it)"
+    )
+
+
+def _lost_message(path: Path, what: str) -> str:
+    marker = marker_path(path)
+    return (
+        f"the journal {path} {what}, but {marker.name} says a journal existed there: starting "
+        f"now would lose its games. Restore a copy of the file to {path}; or, to start a new "
+        f"empty journal on purpose, run {NEW_JOURNAL_HINT} (or delete {marker})"
+    )
+
+
+def _marker_text(path: Path) -> str:
+    return (
+        f"A Diablotin journal ({path.name}) was created here on "
+        f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}.\n"
+        "While this file exists, diablotin refuses to start when the journal is missing or\n"
+        "empty (restore a copy of it). To start a new, empty journal on purpose, delete this\n"
+        "file or run `diablotin serve --new-journal`.\n"
+    )
+
+
+def _has_tables(db: sqlite3.Connection) -> bool:
+    row = db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'games'")
+    return bool(row.fetchone()[0])
+
+
+def _refuse_if_lost(path: Path, *, before_open: bool) -> None:
+    """Raise :class:`JournalDamaged` if the marker says a journal existed but ``path`` is
+    missing (``before_open``) or, once opened, empty or without its tables."""
+    if not marker_path(path).exists():
+        return
+    if before_open:
+        if not path.exists():
+            raise JournalDamaged(_lost_message(path, "is missing"))
+        return
+    size = path.stat().st_size if path.exists() else 0
+    raise JournalDamaged(
+        _lost_message(path, "is empty (0 bytes)" if size == 0 else "has no games table")
+    )
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What :func:`inspect_file` found: ``state`` is ``"missing"``, ``"empty"`` (no tables),
+    ``"damaged"``, ``"unreadable"`` (permissions, locks) or ``"ok"``."""
+
+    state: str
+    detail: str = ""
+    games: int = 0
+
+
+def inspect_file(path: str | Path, *, full: bool = False) -> FileState:
+    """Look at a journal file read-only (never creates or changes it): ``PRAGMA
+    quick_check``, or the full ``integrity_check`` when ``full`` (``diablotin doctor``)."""
+    path = Path(path)
+    if not path.exists():
+        return FileState("missing")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error as exc:
+        return FileState("unreadable", str(exc))
+    try:
+        check = "integrity_check(20)" if full else "quick_check(20)"
+        rows = [row[0] for row in db.execute(f"PRAGMA {check}")]
+        if rows != ["ok"]:
+            return FileState("damaged", "; ".join(rows[:3]))
+        if not _has_tables(db):
+            return FileState("empty", "no games table")
+        (games,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
+        return FileState("ok", "", int(games))
+    except sqlite3.DatabaseError as exc:
+        return FileState("damaged" if _damage(exc) else "unreadable", str(exc))
+    finally:
+        db.close()
+
+
+def _make_room(path: Path) -> None:
+    """For ``new=True``: set a missing, empty or damaged journal aside (renamed, with its
+    WAL) and drop the marker. Raises :class:`JournalError` for a journal with games."""
+    found = inspect_file(path)
+    if found.state == "ok" and found.games:
+        raise JournalError(
+            f"--new-journal: {path} holds {found.games} game(s) and is not damaged, so it is "
+            "kept; move it away yourself first if you really want a new journal"
+        )
+    if found.state == "unreadable":
+        raise JournalError(f"cannot read the journal {path}: {found.detail}")
+    if path.exists():
+        label = "damaged" if found.state == "damaged" else "old"
+        aside = f"{path}.{label}-{time.strftime('%Y%m%dT%H%M%S')}"
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(str(path) + suffix)
+            if source.exists():
+                source.rename(aside + suffix)
+        log.warning("new journal: the old one is kept as %s", aside)
+    marker_path(path).unlink(missing_ok=True)
+
+
+@dataclass
+class Salvage:
+    """What :func:`salvage` read: ``games`` as ``diablotin-game/1`` exports by game id,
+    and ``problems``, one sentence each (rows lost, entries missing)."""
+
+    games: dict[int, dict[str, Any]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def salvage(path: str | Path) -> Salvage:
+    """Read every game that can still be read from the journal at ``path``, even a damaged
+    one (a copy is read; the file is not touched). Rows SQLite cannot read are skipped
+    one by one and reported. Raises :class:`JournalError` if there is no such file."""
+    path = Path(path)
+    if not path.is_file():
+        raise JournalError(f"there is no journal at {path}")
+    result = Salvage()
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "journal.sqlite3"
+        shutil.copyfile(path, copy)
+        wal = Path(f"{path}-wal")
+        if wal.exists():
+            shutil.copyfile(wal, f"{copy}-wal")
+        db = sqlite3.connect(copy)
+        try:
+            games = _salvage_rows(
+                db, "games", "id, kind, options, title, created, finished", result
+            )
+            before = len(result.problems)
+            entries = _salvage_rows(db, "entries", "game_id, seq, at, undo, action", result)
+            entries_damaged = len(result.problems) > before
+            last_seq = _last_seqs(db) if entries_damaged else {}
+        finally:
+            db.close()
+    by_game: dict[int, list[tuple[Any, ...]]] = {}
+    for row in entries:
+        by_game.setdefault(row[0], []).append(row)
+    for row in sorted(games, key=lambda r: r[0]):
+        try:
+            record = _record(row)
+        except (TypeError, ValueError) as exc:
+            result.problems.append(f"game {row[0]}: its setup cannot be read ({exc})")
+            continue
+        kept = []
+        for _gid, seq, at, undo, action in sorted(by_game.pop(record.id, []), key=lambda r: r[1]):
+            try:
+                kept.append(
+                    {"seq": seq, "at": at, "undo": bool(undo), "action": json.loads(action)}
+                )
+            except (TypeError, ValueError):
+                result.problems.append(f"game {record.id}: entry {seq} cannot be read")
+        seqs = {e["seq"] for e in kept}
+        last = last_seq.get(record.id, max(seqs, default=0))
+        missing = [n for n in range(1, last + 1) if n not in seqs]
+        if entries_damaged and record.id not in last_seq:
+            result.problems.append(
+                f"game {record.id}: {len(kept)} entries read; later ones may be lost "
+                "(the entries' index is damaged too)"
+            )
+        elif missing:
+            result.problems.append(
+                f"game {record.id}: {len(missing)} of {last} entries lost (the first lost is "
+                f"entry {missing[0]}); the rest is saved"
+            )
+        result.games[record.id] = {
+            "format": EXPORT_FORMAT,
+            "kind": record.kind,
+            "title": record.title,
+            "options": record.options,
+            "created": record.created,
+            "finished": record.finished,
+            "entries": kept,
+        }
+    for gid, rows in sorted(by_game.items()):
+        result.problems.append(f"game {gid}: its setup is lost; {len(rows)} entries not saved")
+    return result
+
+
+def _last_seqs(db: sqlite3.Connection) -> dict[int, int]:
+    """Each game's last entry number from the entries' index (``{}`` if it is damaged too)."""
+    try:
+        rows = db.execute(
+            "SELECT game_id, MAX(seq) FROM entries"
+            " INDEXED BY sqlite_autoindex_entries_1 GROUP BY game_id"
+        )
+        return {int(gid): int(last) for gid, last in rows}
+    except sqlite3.Error:
+        return {}
+
+
+def _salvage_rows(
+    db: sqlite3.Connection, table: str, columns: str, result: Salvage
+) -> list[tuple[Any, ...]]:
+    """Every readable row of ``table``: all at once, or else row by row (by rowid)."""
+    try:
+        return db.execute(f"SELECT {columns} FROM {table}").fetchall()
+    except sqlite3.Error as exc:
+        first_error = str(exc)
+    try:
+        (limit,) = db.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()
+    except sqlite3.Error:
+        try:
+            (pages,) = db.execute("PRAGMA page_count").fetchone()
+            (size,) = db.execute("PRAGMA page_size").fetchone()
+        except sqlite3.Error as exc:
+            result.problems.append(f"{table}: nothing can be read ({exc})")
+            return []
+        limit = pages * size // 16
+    rows, lost = [], 0
+    for rowid in range(1, (limit or 0) + 1):
+        try:
+            row = db.execute(f"SELECT {columns} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.Error:
+            lost += 1
+            continue
+        if row is not None:
+            rows.append(row)
+    result.problems.append(
+        f"{table}: damaged ({first_error}); read row by row, {len(rows)} read, {lost} unreadable"
+    )
+    return rows

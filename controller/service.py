@@ -9,9 +9,11 @@ Only one Diable sauteur game is "on the box" at a time: the newest unfinished on
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -22,16 +24,27 @@ from typing import Any, TypeVar
 from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
 from .clock import Clock, RealClock
 from .config import Config
-from .games.base import Action, Refused, Rules, replay
+from .games.base import Action, Refused, Rules
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP
 from .hub import Hub
-from .journal import GameNotFound, Journal
+from .journal import DiskFull, GameNotFound, Journal, JournalError
 from .table import Table
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 GAME_KINDS = ("sauteur", "teufel", "tails")
+JOURNAL_NAME = "diablotin.sqlite3"
+"""The journal's file name in the data dir."""
+
+
+class GameDamaged(RuntimeError):
+    """A game in the journal no longer replays; ``reason`` says why."""
+
+    def __init__(self, game_id: int, reason: str) -> None:
+        super().__init__(f"game {game_id} is damaged: {reason}")
+        self.game_id = game_id
+        self.reason = reason
 
 
 def rules_for(kind: str, config: Config) -> Rules[Any]:
@@ -69,8 +82,10 @@ class Service:
         face_delay_s: float = 0.4,
         hide_delay_s: float = 1.0,
         steady_s: float = 0.5,
+        new_journal: bool = False,
     ) -> None:
         self.config = config
+        self.new_journal = new_journal
         self.clock = clock or RealClock()
         self.hub = Hub()
         self.journal = journal
@@ -78,6 +93,9 @@ class Service:
         self.toy = toy
         self.watch: Any = None
         self.tables: dict[int, Table] = {}
+        self.damaged: dict[int, str] = {}
+        """Games that no longer replay (game id -> why): listed, exportable, not playable."""
+        self._data_lock: Any = None
         self.computer: dict[int, set[str]] = {}
         self.think_s = think_s
         self.face_delay_s = face_delay_s
@@ -94,8 +112,14 @@ class Service:
 
     # -- life cycle ---------------------------------------------------------
     def start(self) -> None:
+        """Lock the data dir, open the journal, resume the games. Raises ``DataDirBusy``
+        (another service runs on the data dir), ``JournalDamaged`` or a box error; call
+        :meth:`stop` then. A game that no longer replays is set aside (:attr:`damaged`)."""
+        from .datadir import DataDirLock
+
+        self._data_lock = DataDirLock(self.config.data_dir)
         if self.journal is None:
-            self.journal = Journal(self.config.data_dir / "diablotin.sqlite3")
+            self.journal = Journal(self.config.data_dir / JOURNAL_NAME, new=self.new_journal)
         if self.box is None:
             from .box.factory import make_box
 
@@ -105,7 +129,8 @@ class Service:
         from .box.watch import ToyWatch
 
         for record in self.journal.games(finished=False):
-            self._open_table(record.id)
+            with contextlib.suppress(GameDamaged):
+                self._open_table(record.id)
         box_table = self.box_game()
         mid_hiding = box_table is not None and box_table.state.phase in (POP, FACE, ADVANCE)
         if mid_hiding and self.toy is not None and box_table is not None:
@@ -139,6 +164,8 @@ class Service:
         self.clock.close()
         if self.journal is not None:
             self.journal.close()
+        if self._data_lock is not None:
+            self._data_lock.release()
         self.started = False
 
     # -- the worker thread --------------------------------------------------
@@ -205,9 +232,24 @@ class Service:
         return {}
 
     def _open_table(self, game_id: int) -> Table:
+        """Replay a game into a table. Raises :class:`GameDamaged` (and remembers why in
+        :attr:`damaged`) when it no longer replays: a board file moved, conflicting
+        entries, an unknown game. Raises ``GameNotFound`` for no such game."""
         assert self.journal is not None
         record = self.journal.game(game_id)
-        table = Table(rules_for(record.kind, self.config), self.journal, game_id, self.hub)
+        try:
+            table = Table(rules_for(record.kind, self.config), self.journal, game_id, self.hub)
+        except JournalError:
+            raise
+        except sqlite3.Error as exc:  # the file, not the game: `doctor` checks it in full
+            raise JournalError(
+                f"reading game {game_id} from the journal failed ({exc}): run `diablotin doctor`"
+            ) from exc
+        except Exception as exc:
+            reason = exc.reason if isinstance(exc, Refused) else f"{type(exc).__name__}: {exc}"
+            self.damaged[game_id] = reason
+            log.warning("game %d no longer replays; set aside as damaged: %s", game_id, reason)
+            raise GameDamaged(game_id, reason) from exc
         if record.kind == "sauteur":
             table.listeners.append(lambda _t: self.post(self._after_change_sauteur))
         self.tables[game_id] = table
@@ -224,6 +266,8 @@ class Service:
                     self._open_table(game_id)
                 except GameNotFound:
                     raise Refused(f"there is no game {game_id}", "no-game") from None
+                except GameDamaged as exc:
+                    raise Refused(str(exc), "damaged") from None
             return self.tables[game_id]
 
     def games(self) -> list[dict[str, Any]]:
@@ -231,7 +275,7 @@ class Service:
         out = []
         for record in self.journal.games():
             table = self.tables.get(record.id)
-            out.append(
+            summary = (
                 table.summary()
                 if table
                 else {
@@ -242,6 +286,9 @@ class Service:
                     "finished": record.finished is not None,
                 }
             )
+            if record.id in self.damaged:
+                summary["damaged"] = self.damaged[record.id]
+            out.append(summary)
         return out
 
     def submit(self, game_id: int, action: Action) -> dict[str, Any]:
@@ -258,18 +305,12 @@ class Service:
         return self.table(game_id).undo()
 
     def import_game(self, data: Mapping[str, Any]) -> int:
-        """Store an exported game and check it replays; raises :class:`Refused` if not."""
+        """Store an exported game, all or nothing, once it replays in full; raises
+        :class:`Refused` (``bad-export``, ``bad-game``) or ``DiskFull``."""
         assert self.journal is not None
-        from .journal import check_export
+        from . import importing
 
-        try:
-            check_export(data)
-        except ValueError as exc:
-            raise Refused(str(exc), "bad-export") from None
-        rules = rules_for(str(data["kind"]), self.config)
-
-        replay(rules, data["options"], _effective_from_export(data))
-        game_id = self.journal.import_game(data)
+        game_id = importing.store(self.journal, importing.check(data), self.config)
         self.hub.publish("games", self.games())
         return game_id
 
@@ -309,10 +350,11 @@ class Service:
             raise Refused("only the Diable sauteur has a computer popper", "no-computer")
         if player not in ("p1", "p2"):
             raise Refused("player must be p1 or p2", "bad-player")
-        seats = self.computer.setdefault(game_id, set())
+        seats = set(self.computer.get(game_id, set()))
         (seats.add if on else seats.discard)(player)
         assert self.journal is not None
-        self.journal.set_setting(game_id, "computer", sorted(seats))
+        self.journal.set_setting(game_id, "computer", sorted(seats))  # stored first
+        self.computer[game_id] = seats
         self.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         self.post(self._after_change_sauteur)
         return {"computer": sorted(seats)}
@@ -377,6 +419,9 @@ class Service:
             return True
         except Refused as refusal:
             self.notice(f"{action['type']} not accepted: {refusal.reason}")
+            return False
+        except DiskFull:
+            self.notice(f"the box's disk is full: {action['type']} was not recorded")
             return False
 
     def _after_change_sauteur(self) -> None:
@@ -446,6 +491,8 @@ class Service:
         status["lid"] = self.box.lid_closed()
         status["simulated"] = self.toy is not None
         status["notices"] = self._notices[-20:]
+        if self.journal is not None:
+            status["journal"] = self.journal.health()
         if self.watch is not None:
             status["watch"] = self.watch.state()
         if self.toy is not None and callable(getattr(self.toy, "status", None)):
@@ -477,17 +524,6 @@ class Service:
 def _event_dict(event: Any) -> dict[str, Any]:
     fields = getattr(event, "__dataclass_fields__", {})
     return {name: getattr(event, name) for name in fields}
-
-
-def _effective_from_export(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    from .journal import Entry, effective_actions
-
-    return effective_actions(
-        [
-            Entry(i, 0.0, bool(e.get("undo")), dict(e["action"]))
-            for i, e in enumerate(data["entries"])
-        ]
-    )
 
 
 def _default_title(kind: str, options: Mapping[str, Any]) -> str:

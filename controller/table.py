@@ -8,6 +8,7 @@ state by replaying the remaining actions.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -15,7 +16,9 @@ from typing import Any
 
 from .games.base import Action, Refused, Rules, Viewer, replay
 from .hub import Hub
-from .journal import Journal, effective_actions
+from .journal import DiskFull, Journal, effective_actions
+
+log = logging.getLogger(__name__)
 
 ChangeListener = Callable[["Table"], None]
 
@@ -110,8 +113,11 @@ class Table:
         self.last_change = time.time()
         over = self.rules.is_over(state)
         if over != self.finished:
-            self.journal.mark_finished(self.game_id, over)
             self.finished = over
+            try:
+                self.journal.mark_finished(self.game_id, over)
+            except DiskFull:  # the action is journaled; the next start replays the flag
+                log.warning("game %d: the finished flag waits for disk space", self.game_id)
         for listener in list(self.listeners):
             listener(self)
         view = self.view("public")

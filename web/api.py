@@ -3,12 +3,14 @@
 Reads are open. Every other method passes :func:`web.security.require_referee`
 first (cross-site check, JSON-only body, referee session + CSRF token or PIN
 header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
-401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box),
-503 (service busy).
+401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box;
+``damaged``: a game that no longer replays),
+503 (service busy), 507 (``disk-full``: the box's disk is full; nothing was recorded).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable
 from typing import Any
@@ -60,11 +62,18 @@ def guarded(fn: Callable[[], Any]) -> Any:
         raise ApiError(409, "box-refused", str(exc)) from None
     except TimeoutError:
         raise ApiError(503, "busy", "the box did not answer in time: try again") from None
+    except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise ApiError(507, "disk-full", str(exc)) from None
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
     """The request's JSON object; 400 if it is missing, malformed or not an object."""
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # json's decoder recurses; silent=True only covers ValueError
+        raise ApiError(400, "bad-body", "the JSON is nested too deeply") from None
     if data is None and not required and not request.get_data():
         return {}
     if not isinstance(data, dict):
@@ -217,8 +226,12 @@ def _viewer_for(game_id: int) -> Viewer:
 
 @bp.get("/games/<int:game_id>/export")
 def export(game_id: int) -> Response:
-    """The game as a ``diablotin-game/1`` JSON file (a download)."""
-    _viewer_for(game_id)
+    """The game as a ``diablotin-game/1`` JSON file (a download). A damaged game (one that
+    no longer replays) gives its raw entries, to the referee."""
+    if game_id not in service().damaged:
+        _viewer_for(game_id)
+    elif not referee():
+        raise ApiError(401, "pin-required", "only the referee may export a damaged game")
     data = service().journal.export(game_id)
     body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     resp = Response(body, mimetype="application/json")

@@ -157,6 +157,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hist.open": "Open",
         "hist.inprogress": "in progress",
         "hist.done": "finished",
+        "hist.damaged": "damaged: {reason}",
+        "hist.damaged_help": "This game no longer replays, so it cannot be played or stepped "
+        "through. The referee can export its raw entries.",
         "generic.state": "State",
         "act.hidden": "The dice are hidden",
         "act.pop": "{who} pops key {k}",
@@ -469,6 +472,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hist.open": "Ouvrir",
         "hist.inprogress": "en cours",
         "hist.done": "terminée",
+        "hist.damaged": "endommagée : {reason}",
+        "hist.damaged_help": "Cette partie ne se rejoue plus : on ne peut ni la jouer ni la "
+        "parcourir. L'arbitre peut exporter ses entrées brutes.",
         "generic.state": "État",
         "act.hidden": "Les dés sont cachés",
         "act.pop": "{who} tire la touche {k}",

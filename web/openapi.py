@@ -184,7 +184,10 @@ def _operation(
         "200": {"description": "OK", "content": {"application/json": {"schema": _OBJ}}},
         "400": _error("Malformed request"),
         "404": _error("No such game"),
-        "409": _error("Refused by the rules or the box; nothing changed"),
+        "409": _error(
+            "Refused by the rules or the box (damaged: a game that no longer "
+            "replays); nothing changed"
+        ),
     }
     op: dict[str, Any] = {"summary": summary, "responses": responses}
     if params:
@@ -194,6 +197,7 @@ def _operation(
         responses["401"] = _error("Referee PIN needed or wrong")
         responses["403"] = _error("Cross-site, non-JSON body or bad CSRF token")
         responses["429"] = _error("Too many wrong PINs (see Retry-After)")
+        responses["507"] = _error("disk-full: the box's disk is full; nothing was recorded")
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
     return op

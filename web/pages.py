@@ -99,8 +99,8 @@ def game(game_id: int) -> str:
     service = current_app.extensions["diablotin"]
     try:
         table = service.table(game_id)
-    except Refused:
-        abort(404)
+    except Refused as exc:
+        return _damaged_or_404(exc, game_id)
     kind = table.rules.name
     has_page = (TEMPLATES / "games" / f"{kind}.html").is_file()
     template = f"games/{kind}.html" if has_page else "games/generic.html"
@@ -123,14 +123,29 @@ def history_game(game_id: int) -> str:
     service = current_app.extensions["diablotin"]
     try:
         table = service.table(game_id)
-    except Refused:
-        abort(404)
+    except Refused as exc:
+        return _damaged_or_404(exc, game_id)
     return _render(
         "history_game.html",
         "history_game",
         game_id=game_id,
         kind=table.rules.name,
         title=table.title,
+    )
+
+
+def _damaged_or_404(exc: Refused, game_id: int) -> str:
+    """A game that no longer replays: "damaged: <reason>" and its raw export; else 404."""
+    if exc.code != "damaged":
+        abort(404)
+    service = current_app.extensions["diablotin"]
+    record = service.journal.game(game_id)
+    return _render(
+        "history_damaged.html",
+        "history_damaged",
+        game_id=game_id,
+        title=record.title,
+        reason=service.damaged[game_id],
     )
 
 

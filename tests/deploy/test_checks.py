@@ -77,7 +77,11 @@ def test_mock_factory_passes_every_check(tmp_path: Path, no_pi: Path) -> None:
     assert text.splitlines()[0] == (
         "Diablotin doctor: config defaults (no config file), backend gpio, pin factory mock"
     )
-    assert text.splitlines()[-1] == "5 checks: 5 ok, 0 warnings, 0 failed"
+    assert text.splitlines()[-2] == (
+        f"  ok    journal      no journal yet: {config.data_dir}/diablotin.sqlite3 is made at "
+        "the first start"
+    )
+    assert text.splitlines()[-1] == "6 checks: 6 ok, 0 warnings, 0 failed"
     assert "fix:" not in text
 
 
@@ -481,8 +485,44 @@ def test_module_main_reads_the_config_and_exits_by_result(
         f'[box]\nbackend = "simulated"\n[data]\ndir = "{tmp_path}"\n[server]\nport = 0\n'
     )
     assert checks.main(["--config", str(good)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "2 checks: 2 ok, 0 warnings, 0 failed"
+    assert capsys.readouterr().out.splitlines()[-1] == "3 checks: 3 ok, 0 warnings, 0 failed"
     bad = tmp_path / "bad.toml"
     bad.write_text('[box]\nbackend = "laser"\n')
     assert checks.main(["--config", str(bad)]) == 2
     assert "box.backend: 'laser' is not one of" in capsys.readouterr().err
+
+
+# -- the journal (doctor only: the full integrity_check) ----------------------------------------
+
+
+def test_doctor_checks_the_journals_integrity(tmp_path: Path, no_pi: Path) -> None:
+    from controller.journal import Journal
+
+    config = make_config(tmp_path, backend="simulated")
+    path = config.data_dir / "diablotin.sqlite3"
+    journal = Journal(path)
+    gid = journal.create_game("tails", {"players": 2})
+    for n in range(300):
+        journal.append(gid, {"type": "pass", "n": n, "pad": "x" * 50})
+    journal.close()
+    out = io.StringIO()
+    assert doctor(config, out=out) == 0
+    assert f"  ok    journal   {path}: integrity ok, 1 game(s), " in out.getvalue()
+    with path.open("r+b") as file:  # a page in the middle: quick reads may not notice
+        file.seek(4096 * 5)
+        file.write(b"\xa5" * 4096)
+    out = io.StringIO()
+    assert doctor(config, out=out) == 1
+    text = out.getvalue()
+    assert f"  FAIL  journal   {path} is damaged: " in text
+    assert (
+        "fix: restore a copy of the file; or save what can be read with `diablotin export " in text
+    )
+    assert "`diablotin serve --new-journal`" in text
+    path.write_bytes(b"")  # truncated to 0 bytes: the marker says a journal existed
+    out = io.StringIO()
+    assert doctor(config, out=out) == 1
+    assert (
+        f"  FAIL  journal   {path} is empty, but diablotin.sqlite3.marker says one existed"
+        in out.getvalue()
+    )

@@ -44,10 +44,10 @@ class Server:
         )
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, extra_env: dict[str, str] | None = None) -> None:
+    def start(self, extra_env: dict[str, str] | None = None, *args: str) -> None:
         env = dict(os.environ, **(extra_env or {}))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "--config", str(self.config), "serve"],
+            [sys.executable, "-m", "controller.cli", "--config", str(self.config), "serve", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,

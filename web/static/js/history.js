@@ -5,8 +5,9 @@ function row(g) {
   return el("li", {},
     el("a", { href: `/history/${g.id}`, class: "game-link", "data-game": g.id },
       el("strong", {}, g.title || t("kind." + g.kind)),
-      el("span", { class: "muted" }, ` #${g.id} · ${g.finished ? t("hist.done") : t("hist.inprogress")}`)),
-    g.finished ? el("a", { href: `/api/games/${g.id}/export`, class: "chip", download: `diablotin-game-${g.id}.json` }, t("hist.export")) : null);
+      el("span", { class: "muted" }, ` #${g.id} · ${g.finished ? t("hist.done") : t("hist.inprogress")}`),
+      g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: g.damaged })}`) : null),
+    g.finished || g.damaged ? el("a", { href: `/api/games/${g.id}/export`, class: "chip", download: `diablotin-game-${g.id}.json` }, t("hist.export")) : null);
 }
 
 live(["games"], {

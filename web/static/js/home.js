@@ -10,7 +10,8 @@ function render(games) {
   fill(list, open.map((g) => el("li", {},
     el("a", { href: `/games/${g.id}`, class: "game-link", "data-game": g.id },
       el("strong", {}, g.title || t("kind." + g.kind)),
-      el("span", { class: "muted" }, ` #${g.id} · ${t("home.actions", { n: g.actions ?? 0 })}`)))));
+      el("span", { class: g.damaged ? "error damaged" : "muted" },
+        ` #${g.id} · ${g.damaged ? t("hist.damaged", { reason: g.damaged }) : t("home.actions", { n: g.actions ?? 0 })}`)))));
 }
 
 live(["games"], { games: render });
