@@ -277,3 +277,28 @@ def resolve_jam() -> Response:
     """After "key k jammed": ``{"key": k, "do": "retry" | "popped"}``."""
     body = json_body()
     return jsonify(guarded(lambda: service().resolve_jam(body)))
+
+
+# --- statistics ------------------------------------------------------------------------
+
+
+def _stats() -> Any:
+    from controller.stats import StatsCache
+
+    return current_app.extensions.setdefault("diablotin.stats", StatsCache())
+
+
+@bp.get("/stats")
+def stats() -> Response:
+    """Per player and per game kind, over the finished games (:mod:`controller.stats`)."""
+    return jsonify(_stats().summary(service().journal))
+
+
+@bp.get("/stats/games/<int:game_id>")
+def game_stats(game_id: int) -> Response:
+    """One game's chart data; a game in play only for the referee (like its steps)."""
+    from controller.stats import game_series
+
+    _viewer_for(game_id)
+    journal = service().journal
+    return jsonify(guarded(lambda: game_series(journal.game(game_id), journal.entries(game_id))))

@@ -166,6 +166,24 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
         },
         [],
     ),
+    (
+        "get",
+        "/api/stats",
+        "Statistics over the finished games: per player (games, wins, win rate by game and "
+        "rule, streaks) and per game kind (durations, the first player's results)",
+        False,
+        None,
+        [],
+    ),
+    (
+        "get",
+        "/api/stats/games/{game_id}",
+        "One game's chart data (sauteur chase or race, tails score, Teufel letters); "
+        "a game in play: referee only",
+        False,
+        None,
+        [_GAME_ID],
+    ),
 ]
 
 

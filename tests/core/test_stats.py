@@ -19,6 +19,7 @@ The circuit is 10 squares, so banking 12 ends a race. Games end in the order 1, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -72,11 +73,10 @@ TEUFEL = {
 }
 
 
-@pytest.fixture
-def hand_journal() -> Journal:
-    journal = Journal(":memory:")
+def hand_games() -> list[dict[str, Any]]:
+    """The five games of the table above, as export files."""
     p1_hides, p2_hides = RACE | {"first_hider": "p1"}, RACE | {"first_hider": "p2"}
-    games = [
+    return [
         game("sauteur", p1_hides, [HIDDEN, pop(4, "p2"), face(3), stop("p2")], 100, 10),
         game("sauteur", p2_hides, [HIDDEN, pop(4, "p1"), face(3), stop("p1")], 200, 20),
         game(
@@ -102,6 +102,12 @@ def hand_journal() -> Journal:
             30,
         ),
     ]
+
+
+@pytest.fixture
+def hand_journal() -> Iterator[Journal]:
+    journal = Journal(":memory:")
+    games = hand_games()
     for data in games:
         journal.import_game(data)
     yield journal
