@@ -21,6 +21,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nav.home": "Games",
         "nav.box": "Box",
         "nav.history": "History",
+        "box.system": "The box itself",
+        "box.restart": "Restart the service",
+        "box.poweroff": "Shut the box down",
+        "box.restart_confirm": (
+            "Restart the service? Coils go off; phones reconnect in a few seconds."
+        ),
+        "box.poweroff_confirm": (
+            "Shut the box down? Coils go off; unplug it only once its light stops."
+        ),
+        "box.restart_done": "Restarting…",
+        "box.poweroff_done": "Shutting down…",
+        "clock.behind": "The box's clock is {d} behind your phone's and not set by the network.",
+        "clock.ahead": "The box's clock is {d} ahead of your phone's and not set by the network.",
+        "clock.behind_short": "{d} behind your phone",
+        "clock.ahead_short": "{d} ahead of your phone",
+        "clock.same": "same time as your phone",
+        "clock.take": "Give the box my phone's time",
+        "clock.take_confirm": "Set the box's clock to your phone's time?",
+        "clock.skip": "Not now",
+        "clock.set": "The box's clock is set.",
+        "clock.ntp_yes": "Clock synchronised (NTP)",
+        "clock.ntp_no": "Clock not synchronised",
+        "clock.ntp_unknown": "Clock synchronisation unknown",
+        "clock.h_min": "{h} h {m} min",
+        "clock.min_s": "{m} min {s} s",
+        "clock.s": "{s} s",
         "nav.stats": "Stats",
         "stats.title": "Statistics",
         "stats.count": "{n} finished games counted.",
@@ -369,6 +395,40 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nav.home": "Parties",
         "nav.box": "Boîte",
         "nav.history": "Historique",
+        "box.system": "La boîte elle-même",
+        "box.restart": "Redémarrer le service",
+        "box.poweroff": "Éteindre la boîte",
+        "box.restart_confirm": (
+            "Redémarrer le service ? Les électroaimants sont coupés ; les "
+            "téléphones se reconnectent en quelques secondes."
+        ),
+        "box.poweroff_confirm": (
+            "Éteindre la boîte ? Les électroaimants sont coupés ; débranchez-la "
+            "seulement quand son voyant s’arrête."
+        ),
+        "box.restart_done": "Redémarrage…",
+        "box.poweroff_done": "Extinction…",
+        "clock.behind": (
+            "L’horloge de la boîte retarde de {d} sur votre téléphone et n’est pas "
+            "réglée par le réseau."
+        ),
+        "clock.ahead": (
+            "L’horloge de la boîte avance de {d} sur votre téléphone et n’est pas "
+            "réglée par le réseau."
+        ),
+        "clock.behind_short": "retarde de {d} sur votre téléphone",
+        "clock.ahead_short": "avance de {d} sur votre téléphone",
+        "clock.same": "même heure que votre téléphone",
+        "clock.take": "Donner l’heure de mon téléphone à la boîte",
+        "clock.take_confirm": "Régler l’horloge de la boîte sur l’heure de votre téléphone ?",
+        "clock.skip": "Plus tard",
+        "clock.set": "L’horloge de la boîte est réglée.",
+        "clock.ntp_yes": "Horloge synchronisée (NTP)",
+        "clock.ntp_no": "Horloge non synchronisée",
+        "clock.ntp_unknown": "Synchronisation de l’horloge inconnue",
+        "clock.h_min": "{h} h {m} min",
+        "clock.min_s": "{m} min {s} s",
+        "clock.s": "{s} s",
         "nav.stats": "Stats",
         "stats.title": "Statistiques",
         "stats.count": "{n} parties terminées comptées.",

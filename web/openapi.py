@@ -184,6 +184,38 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
         None,
         [_GAME_ID],
     ),
+    (
+        "get",
+        "/api/box/clock",
+        "Compare the box's clock with the phone's (?phone=Unix seconds): offset, NTP, offer",
+        False,
+        None,
+        [{"name": "phone", "in": "query", "required": True, "schema": {"type": "number"}}],
+    ),
+    (
+        "post",
+        "/api/box/clock",
+        "Take the phone's time (timedatectl set-time); 409 not-permitted says why not",
+        True,
+        {"type": "object", "required": ["time"], "properties": {"time": {"type": "number"}}},
+        [],
+    ),
+    (
+        "post",
+        "/api/box/restart",
+        "Restart the service (coils off first)",
+        True,
+        {"type": "object", "required": ["confirm"], "properties": {"confirm": {"enum": [True]}}},
+        [],
+    ),
+    (
+        "post",
+        "/api/box/poweroff",
+        "Shut the box down (coils off first)",
+        True,
+        {"type": "object", "required": ["confirm"], "properties": {"confirm": {"enum": [True]}}},
+        [],
+    ),
 ]
 
 
