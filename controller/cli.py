@@ -20,7 +20,18 @@ from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
 from .datadir import DataDirBusy
 from .journal import JournalError
 
-BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "journal", "all")
+BENCH_AREAS = (
+    "sauteur",
+    "tails",
+    "teufel",
+    "box",
+    "serial",
+    "web",
+    "service",
+    "journal",
+    "stats",
+    "all",
+)
 
 
 def _box_arg(value: str) -> tuple[str, str | None]:
