@@ -118,8 +118,8 @@ class System:
             hint = " (NTP synchronisation is on: the clock is kept by the network)"
         elif any(w in lowered for w in ("access denied", "authentication", "not permitted")):
             hint = (
-                " (the service is not allowed to: scripts/install-pi grants it, "
-                f"or run `sudo {' '.join(command)}` on the box)"
+                " (the service is not allowed to: see docs/install-pi.md, 'The clock, restart "
+                f"and shut down'; or run `sudo {' '.join(command)}` on the box)"
             )
         raise SystemRefused(f"cannot {what}: {' '.join(command)}: {detail}{hint}")
 

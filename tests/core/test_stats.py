@@ -230,3 +230,28 @@ def test_streaks_edges() -> None:
         "best_wins": 3,
         "worst_losses": 1,
     }
+
+
+def _contained(part: Any, whole: Any) -> bool:
+    """``part`` is ``whole`` with some keys (and the tail of lists) left out."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(
+            k in whole and _contained(v, whole[k]) for k, v in part.items()
+        )
+    if isinstance(part, list):
+        return isinstance(whole, list) and all(
+            _contained(p, w) for p, w in zip(part, whole, strict=False)
+        )
+    return bool(part == whole)
+
+
+def test_the_example_in_docs_stats_md_is_what_the_hand_games_give(hand_journal: Journal) -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "stats.md").read_text()
+    example = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
+    summary = StatsCache().summary(hand_journal)
+    assert _contained(example, summary), (example, summary)
+    assert not _contained({"games": 5}, summary)  # the check can fail
