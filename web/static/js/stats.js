@@ -10,6 +10,7 @@ document.head.append(css);
 
 const PALETTE = ["#1e63d6", "#d32f2f", "#2e9d3a", "#ef7d00", "#8e44ad", "#00838f"];
 const charts = [];
+const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];  // whole-number ticks: pops, moves
 
 /** A seat's display name: translated when it is a seat id or colour, else as it is. */
 function who(name) {
@@ -51,7 +52,7 @@ function chart(parent, { title, x, lines, xLabel, bars = false, names = null, yM
   const figure = el("figure", { class: "chart" }, el("figcaption", {}, title));
   parent.append(figure);
   const axis = { stroke: colours.muted, grid: { stroke: colours.line, width: 1 }, ticks: { stroke: colours.line } };
-  const xAxis = { ...axis, label: xLabel || undefined, labelSize: xLabel ? 20 : 0 };
+  const xAxis = { ...axis, label: xLabel || undefined, labelSize: xLabel ? 20 : 0, incrs: STEPS };
   if (names) {
     xAxis.splits = () => x;
     xAxis.values = (u, splits) => splits.map((i) => names[i] ?? "");
@@ -64,7 +65,7 @@ function chart(parent, { title, x, lines, xLabel, bars = false, names = null, yM
       x: { time: false, ...(bars ? { range: [-0.6, x.length - 0.4] } : {}) },
       y: { range: (u, min, max) => [Math.min(0, min), yMax ?? Math.max(1, max)] },
     },
-    axes: [xAxis, { ...axis }],
+    axes: [xAxis, { ...axis, incrs: yMax === null && !bars ? STEPS : undefined }],
     legend: { show: lines.length > 1 || !bars },
     cursor: { drag: { x: false, y: false } },
     series: [
@@ -134,7 +135,7 @@ function renderPlayers(stats) {
       el("td", { class: "num" }, pct(p.win_rate)),
       el("td", {}, now ? t(now.win ? "stats.streak_win" : "stats.streak_loss", { n: now.length }) : ""),
       el("td", { class: "num" }, p.streaks.best_wins),
-      el("td", { class: "small" }, Object.entries(p.by)
+      el("td", { class: "small by" }, Object.entries(p.by)
         .map(([key, by]) => `${variantName(key)}: ${by.wins}/${by.games} (${pct(by.win_rate)})`)
         .join(" · ")));
   });
@@ -186,7 +187,7 @@ function renderGame(series) {
     for (const race of series.races) {
       chart(box, {
         title: t("stats.race", { r: race.race }),
-        x: range(race.p1.length), xLabel: t("stats.x_pop"), yMax: race.circuit,
+        x: range(race.p1.length), xLabel: t("stats.x_pop"), yMax: Math.max(race.circuit, ...race.pot),
         lines: [
           { label: who("p1"), colour: PALETTE[0], data: race.p1 },
           { label: who("p2"), colour: PALETTE[1], data: race.p2 },
