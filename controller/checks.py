@@ -118,6 +118,33 @@ def start_checks(
     return results
 
 
+def clock_synchronised() -> bool | None:
+    """systemd's answer (:meth:`controller.system.System.clock_synchronised`)."""
+    from .system import System
+
+    return System().clock_synchronised()
+
+
+def clock_check(synchronised: Callable[[], bool | None] | None = None) -> CheckResult:
+    """Soft: warn when systemd says the clock is not synchronised (a Pi has no real-time
+    clock: dates, stats and daily backups go wrong); ``doctor`` runs it, not ``serve``'s
+    start checks. ``synchronised``: default :func:`clock_synchronised`; ``None`` from it
+    means no systemd to ask (a laptop), which is not a problem."""
+    state = (synchronised or clock_synchronised)()
+    if state is None:
+        return CheckResult("clock", True, "synchronisation unknown (no systemd timesync here)")
+    if state:
+        return CheckResult("clock", True, "synchronised (NTP)")
+    return CheckResult(
+        "clock",
+        False,
+        "not synchronised: with no network time the box's clock may be hours off",
+        "log in as the referee from a phone: the dashboard offers to take the phone's time "
+        "(or `sudo timedatectl set-time 'YYYY-MM-DD HH:MM:SS'`)",
+        hard=False,
+    )
+
+
 def _safely(name: str, run: Callable[[], list[CheckResult]]) -> list[CheckResult]:
     """``run()``, or one failed check ``name`` saying what broke (a check never raises)."""
     try:
@@ -654,7 +681,9 @@ def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool
 
 
 def doctor(config: Config, out: TextIO | None = None, **options: Any) -> int:
-    """``diablotin doctor``: print every check; 0 when all are ok, 1 on any failure or warning."""
+    """``diablotin doctor``: print every check (the start checks and the clock's); 0 when all
+    are ok, 1 on any failure or warning. ``options`` go to :func:`start_checks`, except
+    ``synchronised`` (:func:`clock_check`)."""
     stream = out if out is not None else sys.stdout
     print(
         f"Diablotin doctor: config {config.source or 'defaults (no config file)'}, "
@@ -662,8 +691,10 @@ def doctor(config: Config, out: TextIO | None = None, **options: Any) -> int:
         + (f", pin factory {config.box.pin_factory}" if config.box.backend == "gpio" else ""),
         file=stream,
     )
+    synchronised = options.pop("synchronised", None)
     results = start_checks(config, **options)
     results += _safely("journal", lambda: [journal_check(config.data_dir)])
+    results += _safely("clock", lambda: [clock_check(synchronised)])
     print(format_results(results), file=stream)
     print(summary(results), file=stream)
     return 0 if all(r.ok for r in results) else 1

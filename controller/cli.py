@@ -20,7 +20,18 @@ from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
 from .datadir import DataDirBusy
 from .journal import JournalError
 
-BENCH_AREAS = ("sauteur", "tails", "teufel", "box", "serial", "web", "service", "journal", "all")
+BENCH_AREAS = (
+    "sauteur",
+    "tails",
+    "teufel",
+    "box",
+    "serial",
+    "web",
+    "service",
+    "journal",
+    "stats",
+    "all",
+)
 
 
 def _box_arg(value: str) -> tuple[str, str | None]:
@@ -136,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
 
     sub.add_parser("config", help="print the effective configuration")
+
+    p = sub.add_parser("pin", help="show the referee PIN (--reset: a new one, every session ends)")
+    p.add_argument(
+        "--reset", action="store_true", help="make a new PIN; every referee is logged out at once"
+    )
     return parser
 
 
@@ -423,6 +439,39 @@ def cmd_config(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_pin(args: argparse.Namespace, config: Config) -> int:
+    """Print the referee PIN; ``--reset`` writes a new one to the data dir. A running service
+    reads the file again when it changes, so every referee session ends at once."""
+    from .system import PinFile
+
+    if config.server.referee_pin:
+        if args.reset:
+            print(
+                f"diablotin: the PIN is set in {config.source or 'the config'} "
+                "([server] referee_pin): change it there and restart the service "
+                "(`sudo systemctl restart diablotin`)",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"{config.server.referee_pin}  (from {config.source or 'the config'})")
+        return 0
+    pins = PinFile(config.data_dir)
+    try:
+        pin = pins.reset() if args.reset else pins.current()
+    except OSError as exc:
+        print(
+            f"diablotin: cannot {'write' if args.reset else 'read'} {pins.path}: "
+            f"{exc.strerror or exc} (run it as the service's user: "
+            "`sudo -u diablotin diablotin pin`)",
+            file=sys.stderr,
+        )
+        return 1
+    print(pin)
+    if args.reset:
+        print("new PIN: every referee session has ended (the running service uses it at once)")
+    return 0
+
+
 COMMANDS = {
     "serve": cmd_serve,
     "selftest": cmd_selftest,
@@ -438,6 +487,7 @@ COMMANDS = {
     "reliability": cmd_reliability,
     "firmware": cmd_firmware,
     "config": cmd_config,
+    "pin": cmd_pin,
 }
 
 

@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Any, TypeVar
 
 from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
@@ -28,6 +27,7 @@ from .games.base import Action, Refused, Rules
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP
 from .hub import Hub
 from .journal import DiskFull, GameNotFound, Journal, JournalError
+from .system import PinFile
 from .table import Table
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,10 @@ class Service:
         self.face_delay_s = face_delay_s
         self.hide_delay_s = hide_delay_s
         self.steady_s = steady_s
-        self.referee_pin = config.server.referee_pin or _load_or_make_pin(config.data_dir)
+        self._pin_override: str | None = None
+        self.pin_file = PinFile(config.data_dir)
+        if not config.server.referee_pin:
+            self.pin_file.current()  # made on first start, so the console can print it
         self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._lock = threading.RLock()
@@ -109,6 +112,16 @@ class Service:
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
         self.started = False
+
+    @property
+    def referee_pin(self) -> str:
+        """The config's PIN, else the data dir's (re-read when `diablotin pin --reset`
+        changes it: every referee session then ends)."""
+        return self._pin_override or self.config.server.referee_pin or self.pin_file.current()
+
+    @referee_pin.setter
+    def referee_pin(self, pin: str) -> None:
+        self._pin_override = pin
 
     # -- life cycle ---------------------------------------------------------
     def start(self) -> None:
@@ -534,17 +547,3 @@ def _default_title(kind: str, options: Mapping[str, Any]) -> str:
     }
     extra = f" — {options['rule']}" if kind == "sauteur" and "rule" in options else ""  # FR and EN
     return names.get(kind, kind) + extra
-
-
-def _load_or_make_pin(data_dir: Path) -> str:
-    """The referee PIN kept in the data dir, generated (6 digits) on first start."""
-    path = data_dir / "referee-pin"
-    if path.exists():
-        pin = path.read_text().strip()
-        if pin.isdigit():
-            return pin
-    data_dir.mkdir(parents=True, exist_ok=True)
-    pin = f"{secrets.randbelow(10**6):06d}"
-    path.write_text(pin + "\n")
-    path.chmod(0o600)
-    return pin

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -277,3 +278,95 @@ def resolve_jam() -> Response:
     """After "key k jammed": ``{"key": k, "do": "retry" | "popped"}``."""
     body = json_body()
     return jsonify(guarded(lambda: service().resolve_jam(body)))
+
+
+# --- statistics ------------------------------------------------------------------------
+
+
+def _stats() -> Any:
+    from controller.stats import StatsCache
+
+    return current_app.extensions.setdefault("diablotin.stats", StatsCache())
+
+
+@bp.get("/stats")
+def stats() -> Response:
+    """Per player and per game kind, over the finished games (:mod:`controller.stats`)."""
+    return jsonify(_stats().summary(service().journal))
+
+
+@bp.get("/stats/games/<int:game_id>")
+def game_stats(game_id: int) -> Response:
+    """One game's chart data; a game in play only for the referee (like its steps)."""
+    from controller.stats import game_series
+
+    _viewer_for(game_id)
+    journal = service().journal
+    return jsonify(guarded(lambda: game_series(journal.game(game_id), journal.entries(game_id))))
+
+
+# --- the box as a computer: clock, restart, shut down ----------------------------------
+
+
+def _system() -> Any:
+    from controller.system import System
+
+    return current_app.extensions.setdefault("diablotin.system", System())
+
+
+@bp.get("/box/clock")
+def box_clock() -> Response:
+    """Compare the box's clock with the phone's: ``?phone=<Unix seconds>``."""
+    try:
+        phone = float(request.args.get("phone", ""))
+    except ValueError:
+        raise ApiError(400, "bad-query", "phone must be the phone's time in Unix seconds") from None
+    return jsonify(_system().clock_report(phone))
+
+
+@bp.post("/box/clock")
+def set_box_clock() -> Response:
+    """Take the phone's time: ``{"time": <Unix seconds>}`` (``timedatectl set-time``)."""
+    from controller.system import SystemRefused
+
+    when = json_body().get("time")
+    if isinstance(when, bool) or not isinstance(when, int | float) or not 1e9 < when < 1e10:
+        raise ApiError(400, "bad-body", '"time" must be the phone\'s time in Unix seconds')
+    before = time.time()
+    try:
+        command = _system().set_time(float(when))
+    except SystemRefused as exc:
+        raise ApiError(409, "not-permitted", str(exc)) from None
+    service().notice(
+        f"clock set from the referee's phone: {when - before:+.0f} s ({' '.join(command)})"
+    )
+    return jsonify({"set": True, "command": command, "offset_s": round(when - before, 1)})
+
+
+def _power(do: str) -> Response:
+    """Coils off, then ``systemctl`` (``--no-block``: the answer gets out first)."""
+    from controller.system import SystemRefused
+
+    if json_body().get("confirm") is not True:
+        raise ApiError(400, "bad-body", 'send {"confirm": true}')
+    box = service().box
+    if box is not None:
+        box.all_off()
+    try:
+        command = _system().restart() if do == "restart" else _system().poweroff()
+    except SystemRefused as exc:
+        raise ApiError(409, "not-permitted", str(exc)) from None
+    service().notice(f"{do} asked by the referee ({' '.join(command)})")
+    return jsonify({"done": do, "command": command})
+
+
+@bp.post("/box/restart")
+def restart() -> Response:
+    """Restart the service, after ``{"confirm": true}``; the coils go off first."""
+    return _power("restart")
+
+
+@bp.post("/box/poweroff")
+def poweroff() -> Response:
+    """Shut the box down, after ``{"confirm": true}``; the coils go off first."""
+    return _power("poweroff")

@@ -166,6 +166,56 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
         },
         [],
     ),
+    (
+        "get",
+        "/api/stats",
+        "Statistics over the finished games: per player (games, wins, win rate by game and "
+        "rule, streaks) and per game kind (durations, the first player's results)",
+        False,
+        None,
+        [],
+    ),
+    (
+        "get",
+        "/api/stats/games/{game_id}",
+        "One game's chart data (sauteur chase or race, tails score, Teufel letters); "
+        "a game in play: referee only",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "get",
+        "/api/box/clock",
+        "Compare the box's clock with the phone's (?phone=Unix seconds): offset, NTP, offer",
+        False,
+        None,
+        [{"name": "phone", "in": "query", "required": True, "schema": {"type": "number"}}],
+    ),
+    (
+        "post",
+        "/api/box/clock",
+        "Take the phone's time (timedatectl set-time); 409 not-permitted says why not",
+        True,
+        {"type": "object", "required": ["time"], "properties": {"time": {"type": "number"}}},
+        [],
+    ),
+    (
+        "post",
+        "/api/box/restart",
+        "Restart the service (coils off first)",
+        True,
+        {"type": "object", "required": ["confirm"], "properties": {"confirm": {"enum": [True]}}},
+        [],
+    ),
+    (
+        "post",
+        "/api/box/poweroff",
+        "Shut the box down (coils off first)",
+        True,
+        {"type": "object", "required": ["confirm"], "properties": {"confirm": {"enum": [True]}}},
+        [],
+    ),
 ]
 
 

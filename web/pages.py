@@ -113,6 +113,11 @@ def box() -> str:
     return _render("box.html", "box")
 
 
+@bp.get("/stats")
+def stats() -> str:
+    return _render("stats.html", "stats")
+
+
 @bp.get("/history")
 def history() -> str:
     return _render("history.html", "history")

@@ -11,11 +11,13 @@ from controller import checks
 
 @pytest.fixture
 def no_pi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No device tree model and an empty /dev: this machine is not a Raspberry Pi."""
+    """No device tree model and an empty /dev: this machine is not a Raspberry Pi (and
+    has no systemd to say whether its clock is synchronised)."""
     dev = tmp_path / "dev"
     dev.mkdir()
     monkeypatch.setattr(checks, "DEV", dev)
     monkeypatch.setattr(checks, "MODEL_PATH", tmp_path / "no-model")
+    monkeypatch.setattr(checks, "clock_synchronised", lambda: None)
     return dev
 
 

@@ -77,11 +77,14 @@ def test_mock_factory_passes_every_check(tmp_path: Path, no_pi: Path) -> None:
     assert text.splitlines()[0] == (
         "Diablotin doctor: config defaults (no config file), backend gpio, pin factory mock"
     )
-    assert text.splitlines()[-2] == (
+    assert text.splitlines()[-3] == (
         f"  ok    journal      no journal yet: {config.data_dir}/diablotin.sqlite3 is made at "
         "the first start"
     )
-    assert text.splitlines()[-1] == "6 checks: 6 ok, 0 warnings, 0 failed"
+    assert text.splitlines()[-2] == (
+        "  ok    clock        synchronisation unknown (no systemd timesync here)"
+    )
+    assert text.splitlines()[-1] == "7 checks: 7 ok, 0 warnings, 0 failed"
     assert "fix:" not in text
 
 
@@ -485,7 +488,7 @@ def test_module_main_reads_the_config_and_exits_by_result(
         f'[box]\nbackend = "simulated"\n[data]\ndir = "{tmp_path}"\n[server]\nport = 0\n'
     )
     assert checks.main(["--config", str(good)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "3 checks: 3 ok, 0 warnings, 0 failed"
+    assert capsys.readouterr().out.splitlines()[-1] == "4 checks: 4 ok, 0 warnings, 0 failed"
     bad = tmp_path / "bad.toml"
     bad.write_text('[box]\nbackend = "laser"\n')
     assert checks.main(["--config", str(bad)]) == 2

@@ -1,5 +1,6 @@
 // The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
 import { act, api, el, fill, live, referee, t, toast } from "./common.js";
+import "./box-system.js";
 
 const $ = (id) => document.getElementById(id);
 let status = null;

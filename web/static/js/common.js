@@ -209,3 +209,6 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
 export function playerName(player) {
   return t("player." + player);
 }
+
+// The referee's clock check, once per session (web/static/js/clock.js).
+if (referee) import("./clock.js").then((m) => m.checkClock()).catch(() => {});

@@ -1,0 +1,267 @@
+// Stats: players, game kinds and one game move by move, drawn with the vendored uPlot
+// (web/static/vendor/uplot, no request leaves the box). Colours come from the theme's CSS
+// variables, so the charts follow light/dark mode; text comes from the page's language.
+import uPlot from "../vendor/uplot/uPlot.esm.js";
+import { api, el, fill, live, referee, t } from "./common.js";
+import { colourCss } from "./games/teufel-colours.js";
+
+const css = el("link", { rel: "stylesheet", href: "/static/vendor/uplot/uPlot.min.css" });
+document.head.append(css);
+
+const PALETTE = ["#1e63d6", "#d32f2f", "#2e9d3a", "#ef7d00", "#8e44ad", "#00838f"];
+const charts = [];
+const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];  // whole-number ticks: pops, moves
+
+/** A seat's display name: translated when it is a seat id or colour, else as it is. */
+function who(name) {
+  for (const key of ["player." + name, "teufel.colour." + name]) {
+    const text = t(key);
+    if (text !== key) return text;
+  }
+  return name;
+}
+
+function variantName(key) {
+  const [kind, variant] = key.split("/");
+  const detail = /^\d+p$/.test(variant)
+    ? t("stats.players_n", { n: parseInt(variant, 10) })
+    : t("game.rule", { rule: variant });
+  return `${t("kind." + kind)} · ${detail}`;
+}
+
+const pct = (x) => `${Math.round(x * 100)} %`;
+
+function minutes(seconds) {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
+}
+
+function themeColours() {
+  const style = getComputedStyle(document.documentElement);
+  const v = (name) => style.getPropertyValue(name).trim();
+  return { ink: v("--ink"), muted: v("--muted"), line: v("--line"), accent: v("--accent") };
+}
+
+/** One chart: a captioned figure holding a uPlot canvas labelled with `title`.
+ *  `lines`: [{label, colour, data}]; `x`: the x values; `names`: x tick labels (bars). */
+function chart(parent, { title, x, lines, xLabel, bars = false, names = null, yMax = null }) {
+  const colours = themeColours();
+  const figure = el("figure", { class: "chart" }, el("figcaption", {}, title));
+  parent.append(figure);
+  const axis = { stroke: colours.muted, grid: { stroke: colours.line, width: 1 }, ticks: { stroke: colours.line } };
+  const xAxis = { ...axis, label: xLabel || undefined, labelSize: xLabel ? 20 : 0, incrs: STEPS };
+  if (names) {
+    xAxis.splits = () => x;
+    xAxis.values = (u, splits) => splits.map((i) => names[i] ?? "");
+    xAxis.grid = { show: false };
+  }
+  const opts = {
+    width: Math.max(260, figure.clientWidth || parent.clientWidth || 320),
+    height: 220,
+    scales: {
+      x: { time: false, ...(bars ? { range: [-0.6, x.length - 0.4] } : {}) },
+      y: { range: (u, min, max) => [Math.min(0, min), yMax ?? Math.max(1, max)] },
+    },
+    axes: [xAxis, { ...axis, incrs: yMax === null && !bars ? STEPS : undefined }],
+    legend: { show: lines.length > 1 || !bars },
+    cursor: { drag: { x: false, y: false } },
+    series: [
+      { label: xLabel || "" },
+      ...lines.map((line) => ({
+        label: line.label,
+        stroke: line.colour,
+        width: 2,
+        fill: bars ? line.colour + "cc" : undefined,
+        paths: bars ? uPlot.paths.bars({ size: [0.6, 64] }) : undefined,
+        points: { show: !bars && x.length < 40 },
+      })),
+    ],
+  };
+  const plot = new uPlot(opts, [x, ...lines.map((line) => line.data)], figure);
+  const canvas = figure.querySelector("canvas");
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", title);
+  charts.push({ plot, figure });
+  return plot;
+}
+
+function destroyIn(node) {
+  for (let i = charts.length - 1; i >= 0; i--) {
+    if (node.contains(charts[i].figure)) {
+      charts[i].plot.destroy();
+      charts.splice(i, 1);
+    }
+  }
+  node.replaceChildren();
+}
+
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+// --- players and kinds ------------------------------------------------------------------
+
+function renderPlayers(stats) {
+  const box = document.getElementById("players-chart");
+  destroyIn(box);
+  const players = stats.players;
+  if (!players.length) {
+    fill(document.getElementById("players"));
+    return;
+  }
+  chart(box, {
+    title: t("stats.rates_chart"),
+    x: range(players.length),
+    names: players.map((p) => who(p.name)),
+    lines: [{ label: t("stats.rate"), colour: themeColours().accent, data: players.map((p) => Math.round(p.win_rate * 100)) }],
+    bars: true,
+    yMax: 100,
+  });
+  const head = el("tr", {},
+    el("th", { scope: "col" }, t("stats.player")),
+    el("th", { scope: "col", class: "num" }, t("stats.games")),
+    el("th", { scope: "col", class: "num" }, t("stats.wins")),
+    el("th", { scope: "col", class: "num" }, t("stats.rate")),
+    el("th", { scope: "col" }, t("stats.streak")),
+    el("th", { scope: "col", class: "num" }, t("stats.best")),
+    el("th", { scope: "col" }, t("stats.by")));
+  const rows = players.map((p) => {
+    const now = p.streaks.current;
+    return el("tr", { "data-player": p.name },
+      el("th", { scope: "row" }, who(p.name)),
+      el("td", { class: "num" }, p.games),
+      el("td", { class: "num" }, p.wins),
+      el("td", { class: "num" }, pct(p.win_rate)),
+      el("td", {}, now ? t(now.win ? "stats.streak_win" : "stats.streak_loss", { n: now.length }) : ""),
+      el("td", { class: "num" }, p.streaks.best_wins),
+      el("td", { class: "small by" }, Object.entries(p.by)
+        .map(([key, by]) => `${variantName(key)}: ${by.wins}/${by.games} (${pct(by.win_rate)})`)
+        .join(" · ")));
+  });
+  fill(document.getElementById("players"), el("thead", {}, head), el("tbody", {}, rows));
+}
+
+function renderKinds(stats) {
+  const box = document.getElementById("kinds");
+  destroyIn(box);
+  for (const [kind, k] of Object.entries(stats.kinds)) {
+    const section = el("div", { class: "kind-stats", "data-kind": kind },
+      el("h3", {}, t("kind." + kind)),
+      el("p", {}, t("stats.duration_line", {
+        min: minutes(k.duration_s.min), median: minutes(k.duration_s.median),
+        max: minutes(k.duration_s.max), n: k.actions_median,
+      })),
+      el("p", {}, t("stats.first", {
+        wins: k.first_player.wins, games: k.first_player.games,
+        rate: pct(k.first_player.win_rate), fair: pct(k.first_player.fair_rate),
+      })));
+    box.append(section);
+    chart(section, {
+      title: t("stats.durations_chart", { kind: t("kind." + kind) }),
+      x: range(k.games_list.length),
+      names: k.games_list.map((g) => "#" + g.id),
+      lines: [{ label: t("stats.game"), colour: PALETTE[0], data: k.games_list.map((g) => Math.round(g.duration_s / 6) / 10) }],
+      bars: true,
+    });
+  }
+}
+
+// --- one game ---------------------------------------------------------------------------
+
+function renderGame(series) {
+  const box = document.getElementById("game-charts");
+  destroyIn(box);
+  if (series.chart === "chase") {
+    for (const round of series.rounds) {
+      const lines = [{ label: t("stats.devil"), colour: themeColours().accent, data: round.devil }];
+      for (const [name, at] of Object.entries(round.figures)) {
+        lines.push({ label: t("figure." + name), colour: colourCss(name), data: at });
+      }
+      chart(box, {
+        title: t("stats.chase", { r: round.round, p: who(round.popper) }),
+        x: range(round.devil.length), xLabel: t("stats.x_pop"), lines,
+      });
+    }
+  } else if (series.chart === "race") {
+    for (const race of series.races) {
+      chart(box, {
+        title: t("stats.race", { r: race.race }),
+        x: range(race.p1.length), xLabel: t("stats.x_pop"), yMax: Math.max(race.circuit, ...race.pot),
+        lines: [
+          { label: who("p1"), colour: PALETTE[0], data: race.p1 },
+          { label: who("p2"), colour: PALETTE[1], data: race.p2 },
+          { label: t("stats.pot"), colour: themeColours().muted, data: race.pot },
+        ],
+      });
+    }
+  } else if (series.chart === "score") {
+    chart(box, {
+      title: t("stats.score"), x: range(series.series[0].length), xLabel: t("stats.x_action"),
+      lines: series.sides.map((seats, i) => ({ label: seats.map(who).join(" + "), colour: PALETTE[i % PALETTE.length], data: series.series[i] })),
+    });
+  } else if (series.chart === "letters") {
+    const entries = Object.entries(series.series);
+    chart(box, {
+      title: t("stats.letters"), x: range(entries[0][1].length), xLabel: t("stats.x_action"), yMax: 6,
+      lines: entries.map(([seat, data]) => ({ label: who(series.seats[seat]), colour: colourCss(seat), data })),
+    });
+  }
+}
+
+async function showGame(id) {
+  try {
+    renderGame(await api("GET", `/api/stats/games/${id}`));
+  } catch (err) {
+    fill(document.getElementById("game-charts"), el("p", { class: "error" }, err.message));
+  }
+}
+
+function renderPicker(games) {
+  const pick = document.getElementById("game-pick");
+  const shown = games.filter((g) => g.finished || referee).reverse();
+  const wanted = new URLSearchParams(location.search).get("game");
+  const current = pick.value || wanted;
+  fill(pick, shown.map((g) => el("option", { value: g.id }, `#${g.id} ${g.title || t("kind." + g.kind)}`)));
+  if (!shown.length) {
+    fill(document.getElementById("game-charts"), el("p", { class: "muted" }, t("stats.pick_none")));
+    return;
+  }
+  if (current && shown.some((g) => String(g.id) === String(current))) pick.value = current;
+  showGame(pick.value);
+}
+
+document.getElementById("game-pick").addEventListener("change", (event) => showGame(event.target.value));
+
+let finishedSeen = null;
+async function refresh() {
+  const stats = await api("GET", "/api/stats");
+  document.getElementById("stats-count").textContent = stats.games ? t("stats.count", { n: stats.games }) : t("stats.none");
+  renderPlayers(stats);
+  renderKinds(stats);
+}
+
+live(["games"], {
+  games: (games) => {
+    const finished = games.filter((g) => g.finished).length;
+    if (finished === finishedSeen) return;
+    finishedSeen = finished;
+    refresh().catch((err) => { document.getElementById("stats-count").textContent = err.message; });
+    renderPicker(games);
+  },
+});
+
+// Redraw on a phone's rotation, and when the phone's light/dark setting changes (theme "auto").
+let resizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    for (const { plot, figure } of charts) plot.setSize({ width: Math.max(260, figure.clientWidth), height: 220 });
+  }, 150);
+});
+window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+  finishedSeen = null;
+  refresh();
+  const pick = document.getElementById("game-pick");
+  if (pick.value) showGame(pick.value);
+});
