@@ -363,7 +363,7 @@ class GpioBox(Box):
             "coils": {key: coil_on(device) for key, device in self._coils.items()},
             "slots": self.slots(),
             "lid": self.lid_closed(),
-            "limits": dataclasses.asdict(self.limits),
+            "limits": self.limits.as_dict(),
             "pins": dataclasses.asdict(self.pins),
         }
 

@@ -102,11 +102,7 @@ def expected_settings(pins: PinMap, limits: Limits) -> dict[str, Any]:
         "lid": pins.lid,
         "led": pins.led,
         "limits": {
-            "max_ms": _number(Limits.MAX_PULSE_MS),
-            "gap_ms": _number(limits.min_gap_ms),
-            "window_s": _number(limits.duty_window_s),
-            "duty": _number(limits.max_duty),
-            "debounce_ms": _number(limits.debounce_ms),
+            **{name: _number(value) for name, value in limits.for_firmware().items()},
             "silence_ms": _number(SILENCE_S * 1000),
         },
     }

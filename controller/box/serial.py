@@ -197,7 +197,7 @@ class SerialBox(Box):
                 "coils": {k: self._pulse_until.get(k, 0.0) > now for k in KEYS},
                 "slots": dict(link.slots),
                 "lid": link.lid if self.pins.lid is not None else None,
-                "limits": asdict(self.limits),
+                "limits": self.limits.as_dict(),
             }
 
     def _faults_locked(self) -> dict[str, str]:

@@ -39,7 +39,7 @@ def test_handshake_brings_the_link_up() -> None:
     ms = j.up()
     assert ms < 20
     assert j.link.firmware == {"version": FIRMWARE_VERSION, "protocol": PROTOCOL, "boot": 2}
-    assert [(e.up, e.detail.startswith("firmware 0.1.0")) for e in j.of(LinkChanged)] == [
+    assert [(e.up, e.detail.startswith("firmware 0.2.0")) for e in j.of(LinkChanged)] == [
         (True, True)
     ]
     assert j.hal.watchdog is True
@@ -245,9 +245,9 @@ def test_a_restart_is_noticed_by_heartbeat_and_resynced() -> None:
     ms = j.run_until(lambda: len(j.of(LinkChanged)) == 3, 1000)
     assert ms <= 300
     assert [(e.up, e.detail.split(",")[0]) for e in j.of(LinkChanged)] == [
-        (True, "firmware 0.1.0 (protocol 1)"),
+        (True, "firmware 0.2.0 (protocol 1)"),
         (False, "the Pico restarted"),
-        (True, "firmware 0.1.0 (protocol 1)"),
+        (True, "firmware 0.2.0 (protocol 1)"),
     ]
     assert [(e.key, e.present) for e in j.of(SlotChanged)] == [(2, False)]
 
@@ -312,7 +312,7 @@ def test_requests_are_refused_while_down() -> None:
     [
         (
             {"version": "0.0.9"},
-            "runs firmware '0.0.9', this service ships 0.1.0: update the firmware",
+            "runs firmware '0.0.9', this service ships 0.2.0: update the firmware",
         ),
         ({"version": "9.0.0"}, "update the service"),
         ({"settings": {"no": "pins"}}, "no usable pin map and limits"),
