@@ -24,6 +24,10 @@ DEFAULT_PINS = REPO_ROOT / "hardware" / "pins.toml"
 BACKENDS = ("simulated", "gpio", "serial", "virtual")
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
+EXIT_CONFIG = 78
+"""Exit status of ``diablotin`` on a :class:`ConfigError` (``EX_CONFIG`` of sysexits.h); the
+systemd unit lists it in ``RestartPreventExitStatus=``: restarting cannot fix a bad file."""
+
 
 class ConfigError(ValueError):
     """A config file that cannot be used: ``file: key: reason``."""
