@@ -1,4 +1,4 @@
-"""A bad config stops the service for good: one clear line, exit 78, and the unit does not restart."""
+"""A bad config stops the service for good: one clear line, exit 78, no restart by systemd."""
 
 from __future__ import annotations
 
