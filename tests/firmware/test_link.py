@@ -16,6 +16,7 @@ from controller.box.protocol import (
     handshake_problems,
     wire,
 )
+from controller.box.virtual import BAD_FIELD_FRAMES
 
 from .harness import PINS, Joined
 
@@ -375,3 +376,20 @@ def test_float32_limits_from_the_pico_still_match() -> None:
 def test_the_host_frames_with_the_firmwares_code() -> None:
     assert wire is sys.modules["diablotin_fw.wire"]
     assert str(wire.__file__).endswith("firmware/diablotin_fw/wire.py")
+
+
+@pytest.mark.parametrize("frame", BAD_FIELD_FRAMES, ids=lambda f: repr(f)[:60])
+def test_a_crc_valid_frame_with_a_bad_field_is_counted_and_never_acted_on(
+    frame: dict[str, Any],
+) -> None:
+    j = Joined()
+    j.up()
+    before = (j.link.stats.bad_frames, j.link.stats.frames_in, dict(j.link.slots))
+    msg = dict(frame)
+    if msg.get("boot") == 0:
+        msg["boot"] = j.link.firmware["boot"] if j.link.firmware else 0
+    j.link.receive(wire.encode(msg), j.t)  # would raise (and kill the link thread) before
+    assert j.link.stats.bad_frames == before[0] + 1
+    assert (j.link.stats.frames_in, j.link.slots) == before[1:]
+    assert j.link.up
+    assert j.request("fire", k=1, ms=30).reply["ok"] is True
