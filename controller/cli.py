@@ -197,7 +197,22 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.stop()
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
-    serve(service, config.server.host, config.server.port, config.server.threads)
+    from .watchdog import Watchdog, notify
+
+    watchdog = Watchdog.from_environment(service.post)  # systemd's WatchdogSec (deploy/)
+    if watchdog is not None:
+        watchdog.start()
+    try:
+        serve(
+            service,
+            config.server.host,
+            config.server.port,
+            config.server.threads,
+            ready=lambda server: notify("READY=1"),
+        )
+    finally:
+        if watchdog is not None:
+            watchdog.stop()
     return 0
 
 
