@@ -197,7 +197,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.stop()
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
-    from .watchdog import Watchdog, notify
+    from .watchdog import Watchdog, systemd_ready
 
     watchdog = Watchdog.from_environment(service.post)  # systemd's WatchdogSec (deploy/)
     if watchdog is not None:
@@ -208,7 +208,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
             config.server.host,
             config.server.port,
             config.server.threads,
-            ready=lambda server: notify("READY=1"),
+            ready=systemd_ready,
         )
     finally:
         if watchdog is not None:

@@ -39,6 +39,11 @@ def notify(message: str, path: str | None = None) -> bool:
     return True
 
 
+def systemd_ready(server: object = None) -> None:
+    """Tell systemd the service is up (``Type=notify``); ``server`` is ignored (serve's hook)."""
+    notify("READY=1")
+
+
 def watchdog_interval_s() -> float | None:
     """systemd's watchdog timeout for this process (s), or None when it has none."""
     usec = os.environ.get("WATCHDOG_USEC", "")
