@@ -44,6 +44,8 @@ def test_box_status_is_strict_json(tmp_path: Path, backend: str) -> None:
     assert status["limits"]["min_gap_ms"] == 300
     assert status["limits"]["duty_window_s"] == 10
     assert status["limits"]["max_pulse_ms"] == 100
+    if backend == "gpio":
+        assert status["pulse_timing"] == "thread"  # MockFactory: no lgpio tx_pulse
 
 
 def test_a_config_that_would_put_nan_in_the_status_never_starts(tmp_path: Path) -> None:
