@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .config import BACKENDS, Config, ConfigError, find_config_path, load_config
+from .config import BACKENDS, EXIT_CONFIG, Config, ConfigError, find_config_path, load_config
 from .datadir import DataDirBusy
 from .journal import JournalError
 
@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(COMMANDS[args.command](args, config) or 0)
     except ConfigError as exc:
         print(f"diablotin: config error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
@@ -213,7 +213,22 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.stop()
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
-    serve(service, config.server.host, config.server.port, config.server.threads)
+    from .watchdog import Watchdog, systemd_ready
+
+    watchdog = Watchdog.from_environment(service.post)  # systemd's WatchdogSec (deploy/)
+    if watchdog is not None:
+        watchdog.start()
+    try:
+        serve(
+            service,
+            config.server.host,
+            config.server.port,
+            config.server.threads,
+            ready=systemd_ready,
+        )
+    finally:
+        if watchdog is not None:
+            watchdog.stop()
     return 0
 
 

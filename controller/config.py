@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .box.base import Limits
+from .box.base import Limits, LimitsError
 
 ENV_VAR = "DIABLOTIN_CONFIG"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
@@ -23,6 +23,10 @@ DEFAULT_PINS = REPO_ROOT / "hardware" / "pins.toml"
 
 BACKENDS = ("simulated", "gpio", "serial", "virtual")
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+
+EXIT_CONFIG = 78
+"""Exit status of ``diablotin`` on a :class:`ConfigError` (``EX_CONFIG`` of sysexits.h); the
+systemd unit lists it in ``RestartPreventExitStatus=``: restarting cannot fix a bad file."""
 
 
 class ConfigError(ValueError):
@@ -119,6 +123,8 @@ def load_config(path: Path | None) -> Config:
     where = str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
     except FileNotFoundError:
         raise ConfigError(f"{where}: no such file") from None
     except OSError as exc:
@@ -168,20 +174,10 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     cfg.box.serial_port = box.get("serial_port", cfg.box.serial_port)
     cfg.box.seed = box.get("seed", cfg.box.seed)
 
-    limits = raw.get("limits", {})
     try:
-        cfg.box.limits = Limits(**{k: float(v) for k, v in limits.items()})
-    except ValueError as exc:
-        raise bad("limits.pulse_ms", str(exc)) from None
-    lim = cfg.box.limits
-    if lim.min_gap_ms < 250:
-        raise bad("limits.min_gap_ms", "must be at least 250 ms (hardware.md)")
-    if not 0 < lim.max_duty <= 0.10:
-        raise bad("limits.max_duty", "must be in (0, 0.10]: at most 10 % duty")
-    if lim.duty_window_s < 10:
-        raise bad("limits.duty_window_s", "must be at least 10 s")
-    if not 1 <= lim.debounce_ms <= 500:
-        raise bad("limits.debounce_ms", "must be between 1 and 500 ms")
+        cfg.box.limits = Limits.from_settings(raw.get("limits", {}))
+    except LimitsError as exc:
+        raise bad(f"limits.{exc.key}", str(exc)) from None
 
     server = raw.get("server", {})
     cfg.server.host = server.get("host", cfg.server.host)

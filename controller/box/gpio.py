@@ -5,7 +5,9 @@ are ``DigitalInputDevice`` whose edges feed our own :class:`Debouncer`. Every
 pulse is booked with :class:`CoilGuard` first (a refusal moves no pin), then a
 dedicated coil thread switches the coil on, holds it for ``pulse_ms`` of real
 time and switches it off in a ``finally``: the off never waits for the clock
-thread, a listener or the caller.
+thread, a listener or the caller. On lgpio the pulse itself is timed by lgpio's
+own C thread (:class:`TimedPulses`), so it ends on time even if Python hangs; the
+coil thread's off is then a second, redundant one.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import contextlib
 import dataclasses
 import logging
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +47,9 @@ from .safety import CoilGuard
 log = logging.getLogger(__name__)
 
 FACTORY_NAMES = ("lgpio", "rpigpio", "mock")
+
+PULSE_OFF_US = 1000
+"""The low time that closes a timed pulse: lgpio sends one on/off cycle, then stops."""
 
 COIL_ON_TIMEOUT_S = 1.0
 """How long ``fire`` waits for the coil thread to switch the coil on before giving up."""
@@ -88,6 +94,39 @@ def load_pin_factory(name: str) -> Factory:
     )
 
 
+class TimedPulses:
+    """Coil pulses timed by lgpio itself (``tx_pulse``, one cycle), not by a Python thread.
+
+    lgpio runs the pulse on its own C thread, which needs neither the GIL nor any of our
+    threads: the coil goes off on time even if the Python side hangs mid-pulse (a held
+    GIL, a deadlock, a stuck thread). It is not a hardware timer: a frozen process
+    (SIGSTOP) or kernel stops it too; the systemd watchdog and coils-off cover that.
+    """
+
+    def __init__(self, lgpio: Any, handle: int) -> None:
+        self._lgpio = lgpio
+        self._handle = handle
+
+    def start(self, gpio: int, length_ms: float) -> None:
+        """Pulse BCM ``gpio`` high for ``length_ms`` (lgpio.error if it cannot)."""
+        self._lgpio.tx_pulse(self._handle, gpio, round(length_ms * 1000), PULSE_OFF_US, 0, 1)
+
+    def stop(self, gpio: int) -> None:
+        """Cancel any pulse on ``gpio`` (the caller then drives it low)."""
+        self._lgpio.tx_pulse(self._handle, gpio, 0, 0)
+
+
+def timed_pulses(factory: Factory) -> TimedPulses | None:
+    """lgpio's timed pulses when ``factory`` is gpiozero's ``LGPIOFactory`` (it holds an
+    lgpio chip handle, ``_handle``, and the ``lgpio`` module is loaded), else None: the coil
+    thread then times each pulse (``rpigpio``, ``mock``)."""
+    handle = getattr(factory, "_handle", None)
+    lgpio = sys.modules.get("lgpio")
+    if type(handle) is not int or not callable(getattr(lgpio, "tx_pulse", None)):
+        return None
+    return TimedPulses(lgpio, handle)
+
+
 @dataclass
 class _Pulse:
     key: int
@@ -129,6 +168,8 @@ class GpioBox(Box):
         self.factory_name = factory if isinstance(factory, str) else type(factory).__name__
         self._factory = load_pin_factory(factory) if isinstance(factory, str) else factory
         self._guard = CoilGuard(self.limits, self.clock)
+        self._timed = timed_pulses(self._factory)
+        self.pulse_timing = "lgpio" if self._timed is not None else "thread"
         self._closed = False
         self._close_lock = threading.Lock()
         self._faults: dict[str, str] = {}
@@ -260,7 +301,10 @@ class GpioBox(Box):
             with self._coil_cond:
                 if self._closed or pulse.generation != self._generation:
                     raise BoxFault("every coil was switched off before this pulse began")
-                coil.on()
+                if self._timed is not None:
+                    self._timed.start(self.pins.coils[pulse.key - 1], pulse.length_ms)
+                else:
+                    coil.on()
                 pulse.at = self.clock.now()
             pulse.on.set()
             deadline = time.perf_counter() + pulse.length_ms / 1000
@@ -284,6 +328,11 @@ class GpioBox(Box):
         if coil.closed:
             return
         try:
+            if self._timed is not None:
+                try:
+                    self._timed.stop(self.pins.coils[key - 1])
+                except Exception:  # the pulse still ends by itself; drive the pin low anyway
+                    log.exception("coil %d: could not cancel its timed pulse", key)
             coil.off()
         except Exception as exc:
             log.exception("coil %d could not be switched off", key)
@@ -357,13 +406,14 @@ class GpioBox(Box):
         return {
             "backend": self.kind,
             "factory": self.factory_name,
+            "pulse_timing": self.pulse_timing,
             "link": "local",
             "closed": self._closed,
             "faults": [{"name": n, "detail": d} for n, d in self._faults.items()],
             "coils": {key: coil_on(device) for key, device in self._coils.items()},
             "slots": self.slots(),
             "lid": self.lid_closed(),
-            "limits": dataclasses.asdict(self.limits),
+            "limits": self.limits.as_dict(),
             "pins": dataclasses.asdict(self.pins),
         }
 

@@ -102,11 +102,7 @@ def expected_settings(pins: PinMap, limits: Limits) -> dict[str, Any]:
         "lid": pins.lid,
         "led": pins.led,
         "limits": {
-            "max_ms": _number(Limits.MAX_PULSE_MS),
-            "gap_ms": _number(limits.min_gap_ms),
-            "window_s": _number(limits.duty_window_s),
-            "duty": _number(limits.max_duty),
-            "debounce_ms": _number(limits.debounce_ms),
+            **{name: _number(value) for name, value in limits.for_firmware().items()},
             "silence_ms": _number(SILENCE_S * 1000),
         },
     }
@@ -185,6 +181,76 @@ def _valid_state(state: object) -> bool:
         and (state.get("lid") is None or type(state.get("lid")) is bool)
         and (state.get("lid_age") is None or type(state.get("lid_age")) is int)
     )
+
+
+MAX_NAME = 64
+"""Longest fault name or reason the host accepts from the Pico (characters)."""
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _text(value: object, limit: int = wire.MAX_LINE) -> bool:
+    return type(value) is str and len(value) <= limit
+
+
+def _faults(value: object) -> bool:
+    return isinstance(value, dict) and all(
+        _text(k, MAX_NAME) and _text(v) for k, v in value.items()
+    )
+
+
+_REPLY_FIELDS: dict[str, Callable[[object], bool]] = {
+    "err": _text,
+    "why": _text,
+    "k": lambda v: v in KEYS and type(v) is int,
+    "ms": lambda v: (
+        isinstance(v, int | float)
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and 0 < v <= Limits.MAX_PULSE_MS
+    ),
+    "faults": _faults,
+    "proto": lambda v: type(v) is int,
+    "fw": lambda v: _text(v, MAX_NAME),
+    "boot": _count,
+    "settings": lambda v: v is None or isinstance(v, dict),
+    "problems": lambda v: isinstance(v, list) and all(_text(p) for p in v),
+    "state": lambda v: isinstance(v, dict),
+}
+"""Optional fields of a reply (``r``) and what each must be; the shape of a whole state
+is checked where it is used (a malformed hello state is a mismatch, not a bad frame)."""
+
+
+def frame_problem(msg: dict[str, Any]) -> str | None:
+    """Why a decoded message from the Pico has a field of the wrong type or range, or None.
+
+    ``wire.decode`` has checked the CRC, the message type and its required fields' JSON
+    types; this checks every field's content (fault names are text, keys 1-4, ages and
+    uptimes are counts, states have the firmware's shape), so no field can make the
+    host's link code fail.
+    """
+    if "age" in msg and not _count(msg["age"]):
+        return "age is not a count of ms"
+    kind = msg["t"]
+    if kind == "hb":
+        names = msg["f"]
+        if not _count(msg["boot"]) or not _count(msg["up"]):
+            return "heartbeat boot/up is not a count"
+        if not all(_text(n, MAX_NAME) for n in names) or len(set(names)) != len(names):
+            return "heartbeat fault names are not distinct texts"
+    elif kind == "r":
+        for name, valid in _REPLY_FIELDS.items():
+            if name in msg and not valid(msg[name]):
+                return f"reply field {name} is {msg[name]!r}"
+    elif kind == "ev":
+        event = msg["e"]
+        if event == "slot" and msg["k"] not in KEYS:
+            return f"slot event for key {msg['k']!r}"
+        if event == "state" and not _valid_state(msg["state"]):
+            return "state event with a malformed state"
+    return None
 
 
 @dataclass
@@ -306,6 +372,11 @@ class HostLink:
                 log.debug("bad frame from the Pico (%s): %r", exc, line[:80])
                 self._nak(now)
                 continue
+            problem = frame_problem(msg)
+            if problem is not None:
+                self.stats.bad_frames += 1
+                log.warning("bad frame from the Pico (%s): %r", problem, line[:80])
+                continue  # not re-asked: the Pico would send the same content again
             self.stats.frames_in += 1
             self._last_rx = now
             self._handle(msg, now)

@@ -156,7 +156,7 @@ class SerialBox(Box):
 
     def fire(self, key: int, pulse_ms: float | None = None) -> None:
         with self._lock:
-            if not self._link.up:
+            if not self._link_up_locked():
                 raise BoxFault(self._link.refusal())
         length = self.guard.admit(key, pulse_ms)
         reply = self._request("fire", k=key, ms=length)
@@ -186,9 +186,9 @@ class SerialBox(Box):
                 "backend": self.kind,
                 "port": self._path or (self._port if isinstance(self._port, str) else None),
                 "link": {
-                    "up": link.up,
-                    "phase": link.phase,
-                    "detail": link.detail,
+                    "up": self._link_up_locked(),
+                    "phase": link.phase if self._driver.is_alive() else "down",
+                    "detail": link.detail if self._driver.is_alive() else "the link thread ended",
                     "reconnects": self._reconnects,
                     **asdict(link.stats),
                 },
@@ -197,12 +197,16 @@ class SerialBox(Box):
                 "coils": {k: self._pulse_until.get(k, 0.0) > now for k in KEYS},
                 "slots": dict(link.slots),
                 "lid": link.lid if self.pins.lid is not None else None,
-                "limits": asdict(self.limits),
+                "limits": self.limits.as_dict(),
             }
+
+    def _link_up_locked(self) -> bool:
+        """Up only while the link thread runs: a dead thread never looks like a live link."""
+        return self._link.up and self._driver.is_alive()
 
     def _faults_locked(self) -> dict[str, str]:
         faults = {f"pico:{name}": why for name, why in self._link.pico_faults.items()}
-        if not self._link.up:
+        if not self._link_up_locked():
             faults["link"] = self._link.refusal()
         return faults
 
@@ -265,29 +269,52 @@ class SerialBox(Box):
         return path
 
     def _run(self) -> None:
+        """The link thread: connect, serve, reconnect with backoff, until closed.
+
+        An unexpected exception (a bug) does not end the thread: the link is reported
+        down, the port closed, and the loop reconnects after the backoff.
+        """
         backoff = BACKOFF_START_S
         while not self._stop.is_set():
             try:
-                path = self._resolve()
-                ser = self._opener(path)
-            except (serial.SerialException, OSError, BoxFault) as exc:
-                self._note_down(f"cannot open the Pico's port: {exc}")
+                backoff = self._connect_and_serve(backoff)
+            except Exception as exc:
+                log.exception("the Pico link failed; reconnecting")
+                self._drop_port(f"link code failed: {type(exc).__name__}: {exc}")
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX_S)
-                continue
-            self._reconnects += 1
-            reason, was_up = self._serve(ser, path)
-            with contextlib.suppress(serial.SerialException, OSError):
-                ser.close()
-            with self._lock:
-                self._ser = None
-                self._link.disconnected(self._monotonic(), reason, self._stop.is_set())
-                self._flush_locked()
-            if self._stop.is_set():
-                return
-            log.warning("Pico link on %s closed: %s; reconnecting", path, reason)
-            backoff = BACKOFF_START_S if was_up else min(backoff * 2, BACKOFF_MAX_S)
+
+    def _drop_port(self, reason: str) -> None:
+        with self._lock:
+            ser, self._ser = self._ser, None
+            if ser is not None:
+                with contextlib.suppress(Exception):
+                    ser.close()
+            self._link.disconnected(self._monotonic(), reason, self._stop.is_set())
+            self._flush_locked()
+
+    def _connect_and_serve(self, backoff: float) -> float:
+        """One connection: open, serve until it fails, close; returns the next backoff."""
+        try:
+            path = self._resolve()
+            ser = self._opener(path)
+        except (serial.SerialException, OSError, BoxFault) as exc:
+            self._note_down(f"cannot open the Pico's port: {exc}")
             self._stop.wait(backoff)
+            return min(backoff * 2, BACKOFF_MAX_S)
+        self._reconnects += 1
+        try:
+            reason, was_up = self._serve(ser, path)
+        finally:
+            with contextlib.suppress(Exception):
+                ser.close()
+        self._drop_port(reason)
+        if self._stop.is_set():
+            return backoff
+        log.warning("Pico link on %s closed: %s; reconnecting", path, reason)
+        backoff = BACKOFF_START_S if was_up else min(backoff * 2, BACKOFF_MAX_S)
+        self._stop.wait(backoff)
+        return backoff
 
     def _note_down(self, reason: str) -> None:
         with self._lock:

@@ -11,7 +11,10 @@ Pico. Its fault menu breaks the link the ways a real one breaks:
   goes away and comes back (as a new device);
 - :meth:`~VirtualCoprocessor.reset`: the Pico restarts mid-game;
 - :meth:`~VirtualCoprocessor.slow`: every reply arrives late;
-- :meth:`~VirtualCoprocessor.corrupt`: frames get a flipped bit (bad CRC).
+- :meth:`~VirtualCoprocessor.corrupt`: frames get a flipped bit (bad CRC);
+- :meth:`~VirtualCoprocessor.bad_fields`: frames with a valid CRC but fields of the wrong
+  type or range (a fault name that is not text, a negative age...), as a buggy firmware
+  would send them.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from gpiozero.pins.mock import MockFactory
 from ..clock import Clock
 from .base import KEYS, Limits
 from .pins import PinMap
-from .protocol import core, expected_settings
+from .protocol import core, expected_settings, wire
 from .serial import SerialBox
 from .toy import SimulatedToy, ToyFaults
 
@@ -40,6 +43,18 @@ log = logging.getLogger(__name__)
 
 LOOP_S = 0.002
 """The virtual firmware's loop turn (the Pico's is about 1 ms)."""
+BAD_FIELD_FRAMES: tuple[dict[str, Any], ...] = (
+    {"t": "hb", "boot": 0, "up": 5, "f": [1]},  # a fault name that is not text
+    {"t": "hb", "boot": 0, "up": 5, "f": [["x"]]},  # not even hashable
+    {"t": "hb", "boot": 0, "up": -1, "f": []},
+    {"t": "r", "s": 0, "ok": True, "faults": {"x": 1}},
+    {"t": "r", "s": 0, "ok": False, "err": 7, "why": None},
+    {"t": "ev", "s": 0, "e": "slot", "k": 9, "p": True, "age": 0},
+    {"t": "ev", "s": 0, "e": "slot", "k": 1, "p": True, "age": -5},
+    {"t": "ev", "s": 0, "e": "state", "state": {"slots": 1}, "age": 0},
+)
+"""CRC-valid frames with bad fields; ``boot`` 0 and ``s`` 0 are replaced by live values."""
+
 GARBAGE_RATE = 0.05
 """Default chance per loop turn and direction of a burst of random bytes."""
 
@@ -140,6 +155,8 @@ class VirtualCoprocessor:
         self._garbage = 0.0
         self._corrupt = 0.0
         self._delay_s = 0.0
+        self._bad_fields = False
+        self.bad_fields_sent = 0
         self._master: int | None = None
         self._slave: int | None = None
         self.port: str | None = None
@@ -166,6 +183,12 @@ class VirtualCoprocessor:
         """Flip one bit in this share of frames (or received chunks), both directions."""
         with self._lock:
             self._corrupt = rate
+
+    def bad_fields(self, on: bool = True) -> None:
+        """Send one CRC-valid frame with bad fields (:data:`BAD_FIELD_FRAMES`, in turn) with
+        everything the Pico sends."""
+        with self._lock:
+            self._bad_fields = on
 
     def slow(self, delay_s: float = 0.3) -> None:
         """Delay everything the Pico sends by ``delay_s`` (0: off)."""
@@ -204,6 +227,7 @@ class VirtualCoprocessor:
             self.garbage(0)
             self.corrupt(0)
             self.slow(0)
+            self.bad_fields(False)
             self.restore()
 
     def status(self) -> dict[str, Any]:
@@ -216,6 +240,7 @@ class VirtualCoprocessor:
                 "garbage": self._garbage,
                 "corrupt": self._corrupt,
                 "slow_s": self._delay_s,
+                "bad_fields": self._bad_fields,
                 "coils_on": self.hal.energised(),
                 "firmware_faults": dict(self.firmware.faults),
                 "toy": self.toy.status(),
@@ -314,10 +339,22 @@ class VirtualCoprocessor:
         data, self._received = self._received, b""
         return data
 
+    def _bad_field_frame(self) -> bytes:
+        if not self._bad_fields:
+            return b""
+        msg = dict(BAD_FIELD_FRAMES[self.bad_fields_sent % len(BAD_FIELD_FRAMES)])
+        self.bad_fields_sent += 1
+        if msg.get("boot") == 0:
+            msg["boot"] = self.firmware.boot_id
+        if msg.get("s") == 0:
+            msg["s"] = self._rng.randrange(wire.SEQ_MOD)
+        encoded: bytes = wire.encode(msg)
+        return encoded
+
     def _send(self, data: bytes) -> None:
         if self._silent or self._dropped:
             return
-        data = self._noise() + self._flip(data)
+        data = self._bad_field_frame() + self._noise() + self._flip(data)
         if self._delay_s:
             self._delayed.append((time.monotonic() + self._delay_s, data))
         else:

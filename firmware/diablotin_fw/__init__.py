@@ -5,4 +5,4 @@ framing code load them from here) and under MicroPython's WebAssembly port in te
 Only ``pico.py`` touches ``machine``.
 """
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"

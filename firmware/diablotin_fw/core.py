@@ -24,11 +24,15 @@ except ImportError:  # MicroPython: no typing, and annotations are never evaluat
 TICKS_PERIOD = 1 << 30
 _HALF = TICKS_PERIOD // 2
 
-# Hard limits (hardware.md): settings may make them stricter, never looser.
+# Hard limits (hardware.md), the same bounds as the host's controller/box/base.py Limits
+# (a property test checks both accept exactly the same settings).
 MAX_PULSE_MS = 100
 MIN_GAP_MS = 250
+MAX_GAP_MS = 60000
 MAX_DUTY = 0.10
-MAX_WINDOW_S = 10
+WINDOW_S = 10  # duty is measured over exactly this sliding window: not a setting
+MIN_DEBOUNCE_MS = 1
+MAX_DEBOUNCE_MS = 500
 MAX_SILENCE_MS = 1000
 
 HEARTBEAT_MS = 250
@@ -90,14 +94,15 @@ def check_settings(settings: Any) -> list[str]:
         return problems + ["limits missing"]  # noqa: RUF005 (MicroPython has no [*x])
     for name, low, high in (
         ("max_ms", 0, MAX_PULSE_MS),
-        ("gap_ms", MIN_GAP_MS, 60000),
-        ("window_s", 0, MAX_WINDOW_S),
+        ("gap_ms", MIN_GAP_MS, MAX_GAP_MS),
+        ("window_s", WINDOW_S, WINDOW_S),
         ("duty", 0, MAX_DUTY),
-        ("debounce_ms", 0, 1000),
+        ("debounce_ms", MIN_DEBOUNCE_MS, MAX_DEBOUNCE_MS),
         ("silence_ms", 100, MAX_SILENCE_MS),
     ):
+        # NaN fails both comparisons, inf the upper one; a low bound of 0 is open.
         value = limits.get(name)
-        if not _number(value) or not low <= value <= high or (value == 0 and name != "debounce_ms"):
+        if not _number(value) or not low <= value <= high or (low == 0 and value == 0):
             problems.append(f"limit {name}={value!r} is outside {low}-{high}")
     return problems
 

@@ -412,6 +412,15 @@ def test_bad_settings_are_explained() -> None:
         ("silence_ms", 5000),
         ("max_ms", 0),
         ("duty", True),
+        ("window_s", 5),  # a shorter window lets a coil pass 10 % over some 10 s
+        ("window_s", float("nan")),
+        ("gap_ms", float("nan")),
+        ("gap_ms", float("inf")),
+        ("gap_ms", 1e6),
+        ("duty", float("nan")),
+        ("debounce_ms", 0),
+        ("debounce_ms", 501),
+        ("max_ms", float("inf")),
     ]
     for name, value in looser:
         conf = settings()

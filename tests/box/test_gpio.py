@@ -105,12 +105,12 @@ def test_a_request_that_breaks_a_limit_is_refused_and_moves_no_pin(
 
 def test_the_duty_limit_refuses_and_moves_no_pin(pins: PinMap, clock: ManualClock) -> None:
     factory = MockFactory()
-    with GpioBox(pins, Limits(duty_window_s=1.0), clock, factory=factory) as box:
-        for _ in range(3):  # 3 x 30 ms = 90 ms of the 100 ms allowed per second
+    with GpioBox(pins, Limits(max_duty=0.01), clock, factory=factory) as box:
+        for _ in range(3):  # 3 x 30 ms = 90 ms of the 100 ms allowed per 10 s
             box.fire(1)
             assert box.wait_idle(1.0)
             clock.advance(0.3)
-        with pytest.raises(LimitRefused, match="over its 10% duty limit"):
+        with pytest.raises(LimitRefused, match="over its 1% duty limit"):
             box.fire(1)
         assert box.wait_idle(1.0)
     assert states(factory.pin(COILS[0])) == [False] + [True, False] * 3

@@ -74,6 +74,48 @@ def test_bad_values_name_file_key_reason(tmp_path, text, key, reason):
     assert message.startswith(str(path)) and key in message and reason in message
 
 
+@pytest.mark.parametrize(
+    "key, value, reason",
+    [
+        ("min_gap_ms", "nan", "finite"),
+        ("min_gap_ms", "inf", "finite"),
+        ("min_gap_ms", "1e6", "[250, 60000] ms"),
+        ("pulse_ms", "nan", "finite"),
+        ("pulse_ms", "-inf", "finite"),
+        ("pulse_ms", "0", "(0, 100] ms"),
+        ("max_duty", "nan", "finite"),
+        ("max_duty", "0", "10 %"),
+        ("debounce_ms", "nan", "finite"),
+        ("debounce_ms", "0.5", "[1, 500] ms"),
+        ("debounce_ms", "501", "[1, 500] ms"),
+        ("duty_window_s", "nan", "fixed at 10 s"),
+        ("duty_window_s", "inf", "fixed at 10 s"),
+        ("duty_window_s", "1e6", "fixed at 10 s"),
+        ("duty_window_s", "3600", "fixed at 10 s"),
+        ("duty_window_s", "20", "fixed at 10 s"),  # the Pico refuses any window but 10 s
+        ("duty_window_s", "5", "fixed at 10 s"),
+    ],
+)
+def test_limits_that_switch_off_a_bound_are_refused(tmp_path, key, value, reason):
+    path = write(tmp_path, f"[limits]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: limits.{key}: ")
+    assert reason in str(info.value)
+
+
+def test_an_old_config_with_the_10_s_window_still_loads(tmp_path):
+    cfg = load_config(write(tmp_path, "[limits]\nduty_window_s = 10\nmin_gap_ms = 300.0\n"))
+    assert cfg.box.limits.duty_window_s == 10 and cfg.box.limits.min_gap_ms == 300
+
+
+def test_a_config_that_is_not_utf8_is_a_config_error(tmp_path):
+    path = tmp_path / "diablotin.toml"
+    path.write_bytes(b"[server]\nreferee_pin = '\xff\xfe'\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(path)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="no such file"):
         load_config(tmp_path / "absent.toml")
@@ -83,3 +125,23 @@ def test_config_path_precedence(tmp_path, monkeypatch):
     monkeypatch.setenv("DIABLOTIN_CONFIG", str(tmp_path / "env.toml"))
     assert find_config_path("cli.toml").name == "cli.toml"
     assert find_config_path(None).name == "env.toml"
+
+
+def test_the_example_in_docs_config_md_loads(tmp_path):
+    import re
+    import shutil
+
+    from controller.config import REPO_ROOT
+
+    doc = (REPO_ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", doc, re.S).group(1)
+    shutil.copytree(REPO_ROOT / "hardware", tmp_path / "hardware")  # pins = "hardware/pins.toml"
+    cfg = load_config(write(tmp_path, example))
+    assert cfg.box.limits.as_dict() == {
+        "pulse_ms": 30,
+        "max_pulse_ms": 100,
+        "min_gap_ms": 250,
+        "duty_window_s": 10,
+        "max_duty": 0.1,
+        "debounce_ms": 20,
+    }

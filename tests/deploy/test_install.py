@@ -218,7 +218,7 @@ def test_the_unit_is_the_template_with_the_prefix(root: Path, installed: str) ->
         "KillSignal=SIGTERM",
         "ExecStopPost=-/opt/diablotin/venv/bin/python -m controller.coils_off",
         "Restart=on-failure",
-        "RestartPreventExitStatus=2",
+        "RestartPreventExitStatus=78",
         "StandardOutput=journal",
         "StandardError=journal",
         "WantedBy=multi-user.target",

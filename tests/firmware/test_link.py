@@ -16,6 +16,7 @@ from controller.box.protocol import (
     handshake_problems,
     wire,
 )
+from controller.box.virtual import BAD_FIELD_FRAMES
 
 from .harness import PINS, Joined
 
@@ -39,7 +40,7 @@ def test_handshake_brings_the_link_up() -> None:
     ms = j.up()
     assert ms < 20
     assert j.link.firmware == {"version": FIRMWARE_VERSION, "protocol": PROTOCOL, "boot": 2}
-    assert [(e.up, e.detail.startswith("firmware 0.1.0")) for e in j.of(LinkChanged)] == [
+    assert [(e.up, e.detail.startswith("firmware 0.2.0")) for e in j.of(LinkChanged)] == [
         (True, True)
     ]
     assert j.hal.watchdog is True
@@ -245,9 +246,9 @@ def test_a_restart_is_noticed_by_heartbeat_and_resynced() -> None:
     ms = j.run_until(lambda: len(j.of(LinkChanged)) == 3, 1000)
     assert ms <= 300
     assert [(e.up, e.detail.split(",")[0]) for e in j.of(LinkChanged)] == [
-        (True, "firmware 0.1.0 (protocol 1)"),
+        (True, "firmware 0.2.0 (protocol 1)"),
         (False, "the Pico restarted"),
-        (True, "firmware 0.1.0 (protocol 1)"),
+        (True, "firmware 0.2.0 (protocol 1)"),
     ]
     assert [(e.key, e.present) for e in j.of(SlotChanged)] == [(2, False)]
 
@@ -312,7 +313,7 @@ def test_requests_are_refused_while_down() -> None:
     [
         (
             {"version": "0.0.9"},
-            "runs firmware '0.0.9', this service ships 0.1.0: update the firmware",
+            "runs firmware '0.0.9', this service ships 0.2.0: update the firmware",
         ),
         ({"version": "9.0.0"}, "update the service"),
         ({"settings": {"no": "pins"}}, "no usable pin map and limits"),
@@ -375,3 +376,20 @@ def test_float32_limits_from_the_pico_still_match() -> None:
 def test_the_host_frames_with_the_firmwares_code() -> None:
     assert wire is sys.modules["diablotin_fw.wire"]
     assert str(wire.__file__).endswith("firmware/diablotin_fw/wire.py")
+
+
+@pytest.mark.parametrize("frame", BAD_FIELD_FRAMES, ids=lambda f: repr(f)[:60])
+def test_a_crc_valid_frame_with_a_bad_field_is_counted_and_never_acted_on(
+    frame: dict[str, Any],
+) -> None:
+    j = Joined()
+    j.up()
+    before = (j.link.stats.bad_frames, j.link.stats.frames_in, dict(j.link.slots))
+    msg = dict(frame)
+    if msg.get("boot") == 0:
+        msg["boot"] = j.link.firmware["boot"] if j.link.firmware else 0
+    j.link.receive(wire.encode(msg), j.t)  # would raise (and kill the link thread) before
+    assert j.link.stats.bad_frames == before[0] + 1
+    assert (j.link.stats.frames_in, j.link.slots) == before[1:]
+    assert j.link.up
+    assert j.request("fire", k=1, ms=30).reply["ok"] is True

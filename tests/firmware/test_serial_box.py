@@ -27,7 +27,12 @@ from controller.box.base import (
     SlotChanged,
 )
 from controller.box.pins import PinMap
-from controller.box.virtual import VirtualBox, VirtualCoprocessor, make_virtual_box
+from controller.box.virtual import (
+    BAD_FIELD_FRAMES,
+    VirtualBox,
+    VirtualCoprocessor,
+    make_virtual_box,
+)
 from controller.clock import RealClock
 
 from .harness import PINS
@@ -283,3 +288,38 @@ def test_close_switches_off_and_stops(rig: Any) -> None:
     box.close()  # idempotent
     assert co.coils_on() == []
     assert not box._driver.is_alive()
+
+
+def test_crc_valid_frames_with_bad_fields_are_counted_and_the_link_goes_on(rig: Any) -> None:
+    box, co, rec = rig
+    co.bad_fields()
+    wait_until(lambda: box.status()["link"]["bad_frames"] >= len(BAD_FIELD_FRAMES), 10)
+    assert box.status()["link"]["up"] is True
+    pop(box, rec, 2)  # the link still works while bad frames keep coming
+    assert pulses(co) == [2]
+    co.clear()
+    assert rec.links() == []  # never went down
+    assert box._driver.is_alive()
+
+
+def test_a_link_thread_that_fails_goes_down_and_reconnects(
+    rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box, co, rec = rig
+    before = box.status()["link"]["reconnects"]
+    real_tick = box._link.tick
+    failures = iter([RuntimeError("a bug in the link code")])
+
+    def failing_tick(now: float) -> str | None:
+        for exc in failures:
+            raise exc
+        return real_tick(now)
+
+    monkeypatch.setattr(box._link, "tick", failing_tick)
+    rec.wait(lambda: rec.links()[:1] == [False])
+    assert "a bug in the link code" in rec.of(LinkChanged)[0].detail
+    rec.wait(lambda: rec.links() == [False, True], timeout=RECOVER_S + 3)
+    assert box.status()["link"]["up"] is True
+    assert box.status()["link"]["reconnects"] == before + 1
+    pop(box, rec, 4)
+    assert pulses(co) == [4]

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from controller.box.base import BoxError, BoxFault
+from controller.box.base import BoxError, BoxFault, Limits
 from controller.games.base import Refused
 from controller.service import Service
 
@@ -180,7 +180,7 @@ def test_coils_are_low_after_stop_even_mid_pulse(tmp_path, backend):
     from .conftest import make_config
 
     config = make_config(tmp_path, backend)
-    config.box.limits.pulse_ms = 100
+    config.box.limits = Limits(pulse_ms=100)
     svc = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     svc.start()
     gid = start_popping(svc)
@@ -195,7 +195,7 @@ def test_coils_are_low_after_an_exception_in_the_service(tmp_path, backend):
     from .conftest import make_config
 
     config = make_config(tmp_path, backend)
-    config.box.limits.pulse_ms = 100
+    config.box.limits = Limits(pulse_ms=100)
     svc = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     svc.start()
     try:

@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 
+from controller.box.base import Limits
 from controller.server import serve
 from controller.service import Service
 
@@ -16,7 +17,7 @@ from .conftest import make_config, wait_for
 def test_sigterm_mid_pulse_leaves_every_coil_low(tmp_path):
     assert threading.current_thread() is threading.main_thread()  # signal handlers need it
     config = make_config(tmp_path)
-    config.box.limits.pulse_ms = 100
+    config.box.limits = Limits(pulse_ms=100)
     service = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     service.start()
     gid = service.new_game("sauteur", {"rule": "A"})

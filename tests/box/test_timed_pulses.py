@@ -1,0 +1,120 @@
+"""Pulses timed by lgpio (tx_pulse) where the factory has it, by the coil thread otherwise.
+
+A fake lgpio module stands in for the real one (which needs a Pi): its ``tx_pulse`` drives
+the MockFactory pin from its own timer thread, as lgpio's C thread drives the real line.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.box.base import Limits
+from controller.box.gpio import PULSE_OFF_US, GpioBox, timed_pulses
+from controller.box.pins import PinMap
+from controller.clock import ManualClock
+
+from .helpers import COILS, states
+
+
+class FakeLgpio:
+    """``lgpio.tx_pulse`` on a MockFactory: one cycle = high for on_us, then low."""
+
+    def __init__(self, factory: MockFactory) -> None:
+        self.factory = factory
+        self.calls: list[tuple[int, ...]] = []
+        self._timers: dict[int, threading.Timer] = {}
+
+    def tx_pulse(
+        self, handle: int, gpio: int, on_us: int, off_us: int, offset: int = 0, cycles: int = 0
+    ) -> int:
+        self.calls.append((handle, gpio, on_us, off_us, offset, cycles))
+        pin = self.factory.pin(gpio)
+        old = self._timers.pop(gpio, None)
+        if old is not None:
+            old.cancel()
+        if on_us == 0 and off_us == 0:
+            return 0
+        assert cycles == 1, "a coil pulse is exactly one cycle"
+        pin.state = True
+        timer = threading.Timer(on_us / 1e6, lambda: setattr(pin, "state", False))
+        self._timers[gpio] = timer
+        timer.start()
+        return 0
+
+
+class LgpioLikeFactory(MockFactory):  # type: ignore[misc]
+    """MockFactory pins with an lgpio chip handle, as gpiozero's LGPIOFactory has."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._handle = 3
+
+
+@pytest.fixture
+def fake_lgpio(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LgpioLikeFactory, FakeLgpio]]:
+    factory = LgpioLikeFactory()
+    lgpio = FakeLgpio(factory)
+    monkeypatch.setitem(sys.modules, "lgpio", lgpio)
+    yield factory, lgpio
+
+
+def test_selection(fake_lgpio: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    factory, _ = fake_lgpio
+    assert timed_pulses(factory) is not None
+    assert timed_pulses(MockFactory()) is None  # mock, rpigpio: no chip handle
+    monkeypatch.delitem(sys.modules, "lgpio")
+    assert timed_pulses(factory) is None  # a handle but no lgpio module
+
+
+def test_mock_factory_pulses_are_timed_by_the_coil_thread(pins: PinMap, clock: ManualClock) -> None:
+    with GpioBox(pins, Limits(), clock, factory=MockFactory()) as box:
+        assert box.status()["pulse_timing"] == "thread"
+
+
+def test_on_lgpio_a_pulse_is_one_tx_pulse_cycle(
+    fake_lgpio: Any, pins: PinMap, clock: ManualClock
+) -> None:
+    factory, lgpio = fake_lgpio
+    with GpioBox(pins, Limits(pulse_ms=40), clock, factory=factory) as box:
+        assert box.status()["pulse_timing"] == "lgpio"
+        box.fire(2)
+        assert box.wait_idle(1.0)
+    assert (3, COILS[1], 40_000, PULSE_OFF_US, 0, 1) in lgpio.calls
+    assert states(factory.pin(COILS[1]))[:3] == [False, True, False]
+
+
+def hold_coil_thread(box: GpioBox, seconds: float) -> bool:
+    """The Python side hangs mid-pulse: the coil thread cannot reach its off for ``seconds``.
+    Returns whether the coil was still on at the end of the hang."""
+    key_pin = box._coils[1]
+    with box._coil_cond:  # the coil thread waits on this condition to end the pulse
+        time.sleep(seconds)
+        return bool(key_pin.value)
+
+
+def test_a_hang_mid_pulse_holds_an_lgpio_coil_no_longer_than_the_pulse(
+    fake_lgpio: Any, pins: PinMap, clock: ManualClock
+) -> None:
+    factory, _ = fake_lgpio
+    with GpioBox(pins, Limits(pulse_ms=30), clock, factory=factory) as box:
+        box.fire(1)
+        assert hold_coil_thread(box, 0.3) is False  # off after 30 ms, Python still stuck
+        assert box.wait_idle(1.0)
+
+
+def test_without_timed_pulses_a_hang_mid_pulse_holds_the_coil(
+    pins: PinMap, clock: ManualClock
+) -> None:
+    """Why the watchdog exists: on rpigpio/mock only our thread ends the pulse."""
+    with GpioBox(pins, Limits(pulse_ms=30), clock, factory=MockFactory()) as box:
+        box.fire(1)
+        assert hold_coil_thread(box, 0.3) is True
+        assert box.wait_idle(1.0)
+        assert box._coils[1].value == 0
