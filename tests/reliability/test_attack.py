@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from controller import reliability as rel
+from controller.config import EXIT_CONFIG
 from controller.reliability import attack as atk
 from controller.reliability.attack import run_attack
 
@@ -29,6 +30,10 @@ EXPECTED_HELD = {
     "referee session during PIN guessing",
     "second serve on the same data dir",
     "journal truncated to 0 bytes",
+    "config: min_gap_ms = nan",
+    "config: duty_window_s = inf",
+    "config: duty_window_s = 3600",
+    "config: not UTF-8",
 }
 """Attacks that hold on this branch (asserted)."""
 
@@ -48,10 +53,6 @@ AWAITING = {
     "RSS over the hostile mix": "web",
     "hostile title escaped in its page": "web",
     "PIN guessing from many addresses": "web",
-    "config: min_gap_ms = nan": "safety",
-    "config: duty_window_s = inf": "safety",
-    "config: duty_window_s = 3600": "safety",
-    "config: not UTF-8": "safety or journal",
 }
 """Attacks that fail on this branch, and the branch expected to fix each (not asserted)."""
 GUESSING = "PIN guessing from many addresses"
@@ -149,7 +150,7 @@ def test_a_refused_start_holds_and_a_start_fails(tmp_path: Path) -> None:
     name = "config: min_gap_ms = nan"  # the check's name; the config here says 10
     held = atk.refuses_to_start(name, config, port, tmp_path / "a.log", "min_gap_ms")
     assert held.held, held.problems
-    assert held.figures.startswith("exit 2: diablotin: config error:")
+    assert held.figures.startswith(f"exit {EXIT_CONFIG}: diablotin: config error:")
     good = tmp_path / "good.toml"
     good.write_text(atk.serve_config(port, tmp_path / "data", 1))
     started = atk.refuses_to_start(name, good, port, tmp_path / "b.log", "min_gap_ms")
