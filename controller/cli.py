@@ -21,6 +21,7 @@ from .datadir import DataDirBusy
 from .journal import JournalError
 
 BENCH_AREAS = (
+    "attack_load",
     "sauteur",
     "tails",
     "teufel",

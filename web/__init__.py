@@ -45,7 +45,8 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         JSON_SORT_KEYS=False,
         PUBLIC_URL=public_url,
-        MAX_STREAMS=max_streams or max(4, service.config.server.threads - 8),
+        MAX_STREAMS=max_streams or service.config.server.max_streams,
+        MAX_STREAMS_PER_CLIENT=service.config.server.max_streams_per_client,
         SEND_FILE_MAX_AGE_DEFAULT=timedelta(hours=1),
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
