@@ -178,7 +178,7 @@ def _position(state: State, value: object) -> State:
     index = {p.colour: i for i, p in enumerate(state.players)}
 
     def player_of(colour: object, what: str) -> int:
-        if colour not in index:
+        if not isinstance(colour, str) or colour not in index:
             raise _bad(f"position: {what}: {colour!r} is not playing")
         return index[str(colour)]
 
@@ -193,7 +193,11 @@ def _position(state: State, value: object) -> State:
     for colour, held in raw_letters.items():
         who = player_of(colour, "letters")
         items = _list(held, f"letters of {colour}")
-        if not set(items) <= set(LETTERS) or len(set(items)) != len(items):
+        if (
+            not all(isinstance(item, str) for item in items)
+            or not set(items) <= set(LETTERS)
+            or len(set(items)) != len(items)
+        ):
             raise _bad(f"position: letters of {colour}: distinct letters among A-F")
         if who in left and set(items) != set(LETTERS):
             raise _bad(f"position: {colour} has left the board, so holds all six letters")
