@@ -7,16 +7,73 @@ cheroot. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
-from .security import ApiError, PinThrottle, add_security_headers, load_or_make_secret
+from .security import (
+    ApiError,
+    PinThrottle,
+    SessionStore,
+    add_security_headers,
+    load_or_make_secret,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body accepted (an exported game to import): 1 MiB."""
+
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays/objects accepted in a JSON body (real data needs < 10)."""
+
+MAX_ID = 2**31 - 1
+"""Ids (games, steps, keys) in URLs above this do not match a route: 404."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+class BoundedInt(IntegerConverter):
+    """``<int:…>`` that matches 0 to :data:`MAX_ID` only (SQLite's integers and the
+    engines' numbers stay in range; a larger id is simply not found)."""
+
+    def __init__(self, url_map: object, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Does ``body`` nest arrays/objects deeper than ``limit``? A cheap scan before any
+    parsing (strings are skipped, so brackets inside text do not count)."""
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    if len(brackets) <= 2 * limit:
+        return False
+    depth = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def check_json_request() -> None:
+    """Before any view parses a JSON body: refuse (400 ``bad-body``) nesting deeper than
+    :data:`MAX_JSON_DEPTH` and lone surrogates (text that cannot be stored or sent)."""
+    chunked = "chunked" in request.headers.get("Transfer-Encoding", "")
+    if (request.mimetype != "application/json" or not request.content_length) and not chunked:
+        return
+    body = request.get_data(cache=True)
+    if json_too_deep(body):
+        raise ApiError(400, "bad-body", f"JSON nested too deep (at most {MAX_JSON_DEPTH} levels)")
+    if _LONE_SURROGATE.search(body):
+        raise ApiError(400, "bad-body", "the JSON holds a broken character (a lone surrogate)")
 
 
 def create_app(
@@ -35,6 +92,7 @@ def create_app(
     more are refused with 503 + ``Retry-After`` and the phone retries.
     """
     app = Flask(__name__)
+    app.url_map.converters["int"] = BoundedInt
     app.debug = False
     app.config.update(
         SECRET_KEY=load_or_make_secret(service.config.data_dir),
@@ -53,6 +111,9 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["diablotin"] = service
     app.extensions["diablotin.throttle"] = throttle or PinThrottle()
+    app.extensions["diablotin.sessions"] = SessionStore(
+        service.config.data_dir / "web-sessions.json"
+    )
 
     from . import api, openapi, pages, stream
 
@@ -60,6 +121,7 @@ def create_app(
     app.register_blueprint(api.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(stream.bp)
+    app.before_request(check_json_request)
     app.after_request(add_security_headers)
 
     @app.errorhandler(ApiError)

@@ -97,7 +97,7 @@ def test_teufel_give_up_letters_with_lists() -> None:
 @pytest.mark.parametrize("key", ["left", "devils", "letters", "sleds", "face_up", "empty"])
 def test_teufel_position_with_nested_values(key: str) -> None:
     rules = rules_for("teufel", Config())
-    for value in HOSTILE + [{"blue": [["A"]]}, {"blue": ["A", ["B"]]}, {"blue": ["c3"]}]:
+    for value in [*HOSTILE, {"blue": [["A"]]}, {"blue": ["A", ["B"]]}, {"blue": ["c3"]}]:
         position = {"sleds": {"blue": "c3", "green": "e5"}, key: value}
         refused_or_fine(
             lambda p=position: rules.setup({"players": ["blue", "green"], "position": p})

@@ -71,7 +71,7 @@ def fuzz_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FlaskCl
     service = make_service(data, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
     service.new_game("sauteur", {"rule": "A"})
     service.new_game("sauteur", {"rule": "B"})
-    app = create_app(service, throttle=PinThrottle(free_tries=10**9))
+    app = create_app(service, throttle=PinThrottle(free_tries=10**9, global_per_minute=10**9))
     try:
         yield app.test_client(), service
     finally:
