@@ -25,7 +25,7 @@ from typing import Any
 import segno
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
-from waitress.task import WSGITask
+from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .config import ServerConfig
 
@@ -84,10 +84,63 @@ def _terminal_qr(qr: Any) -> str:
     )
 
 
+STREAM_PATH = "/stream"
+_STREAM_THREAD = "diablotin-stream-"
+
+
+class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """waitress's worker pool, its threads named after the pool; ``grow`` starts threads
+    on demand up to ``most`` instead of all at once."""
+
+    def __init__(self, name: str, most: int) -> None:
+        super().__init__()
+        self.name = name
+        self.most = most
+
+    def start_new_thread(self, target: Callable[[int], None], thread_no: int) -> None:
+        thread = threading.Thread(target=target, name=f"{self.name}{thread_no}", args=(thread_no,))
+        thread.daemon = True
+        thread.start()
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            idle = len(self.threads) - self.stop_count - self.active_count
+            running = len(self.threads) - self.stop_count
+        if idle <= len(self.queue) and running < self.most:
+            self.set_thread_count(running + 1)
+        with self.lock:
+            self.queue.append(task)
+            self.queue_cv.notify()
+
+
+class _Pools:
+    """Two pools: live streams (a thread each while open, started on demand, at most the
+    stream cap plus a few) and everything else (``threads`` workers, started at once). The
+    referee's requests never wait behind spectators' streams, and the API's few threads
+    are the only ones that see hostile request bodies (bounded memory)."""
+
+    def __init__(self, threads: int, streams: int) -> None:
+        self.api = _Pool("diablotin-api-", threads)
+        self.api.set_thread_count(threads)
+        self.streams = _Pool(_STREAM_THREAD, streams)
+
+    def add_task(self, channel: Any) -> None:
+        requests = getattr(channel, "requests", None)
+        path = getattr(requests[0], "path", None) if requests else None
+        (self.streams if path == STREAM_PATH else self.api).add_task(channel)
+
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+        done = self.streams.shutdown(cancel_pending, timeout)
+        return bool(self.api.shutdown(cancel_pending, timeout) and done)
+
+
 class _Task(WSGITask):  # type: ignore[misc]
     def get_environment(self) -> dict[str, Any]:
         environ: dict[str, Any] = super().get_environment()
         environ["diablotin.on_disconnect"] = self.channel.on_disconnect
+        environ["diablotin.stream_thread"] = threading.current_thread().name.startswith(
+            _STREAM_THREAD
+        )
         return environ
 
 
@@ -176,7 +229,7 @@ class DashboardServer:
             settings=settings,
             host=host,
             port=port,
-            threads=threads + settings.max_streams,  # a stream holds a thread while open
+            dispatcher=_Pools(threads, settings.max_streams + 8),
             connection_limit=connection_limit,
             asyncore_use_poll=True,  # select() stops at 1024 descriptors
             channel_timeout=30,  # s of silence before an idle connection is closed

@@ -99,6 +99,9 @@ def parse_topics(raw: str, service: Any) -> tuple[list[str], list[Any]]:
 @bp.get("/stream")
 def stream() -> Response:
     service = current_app.extensions["diablotin"]
+    if request.environ.get("diablotin.stream_thread") is False:
+        # pipelined behind another request on one connection: it would hold an API thread
+        raise ApiError(503, "busy", "open the live stream on a connection of its own")
     topics, tables = parse_topics(request.args.get("topics", ""), service)
     referee = security.is_referee()
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())

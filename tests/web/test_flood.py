@@ -124,7 +124,7 @@ def test_a_small_flood_leaves_the_referee_answered(tmp_path: Path) -> None:
     with server_for(tmp_path, threads=8) as (base, service):
         game_id = service.new_game("sauteur", {"rule": "A"})
         result = stream_flood(
-            base, pin=PIN, game_id=game_id, streams=24, addresses=6, slow=24, actions=10
+            base, pin=PIN, game_id=game_id, streams=24, addresses=6, slow=24, actions=10, hold_s=0
         )
     assert result["streams_open"] == 24
     assert result["actions_ok"] == 10
