@@ -158,8 +158,8 @@ def stream_flood(
     """Open ``streams`` live streams spread over ``addresses`` loopback addresses
     (127.0.0.2 …) and keep ``slow`` slow-header connections open (from 127.0.1.x, four
     per address) for ``hold_s`` seconds (past the server's header deadline, so dropped
-    ones have been reopened), then time ``actions`` referee actions (dice hidden / undo, alternately)
-    from a fresh address (127.0.2.1) and open a new phone's stream from another
+    ones have been reopened), then time ``actions`` referee actions (dice hidden / undo,
+    alternately) from a fresh address (127.0.2.1) and open a new phone's stream from another
     (127.0.2.2). Returns the figures (counts, latencies in ms, the new phone's status)."""
     opened: list[socket.socket] = []
     refused = 0
