@@ -282,7 +282,24 @@ def rss_growth(base_url: str, pid: int | None = None, requests: int = 10_000) ->
     }
 
 
-def _serve(threads: int) -> tuple[str, Any, Any, threading.Thread]:
+class _Cheroot:
+    """Plain cheroot with as many threads as waitress's two pools together (comparison)."""
+
+    def __init__(self, app: Any, threads: int) -> None:
+        from cheroot.wsgi import Server
+
+        self.server = Server(("127.0.0.1", 0), app, numthreads=threads, timeout=30)
+        self.server.prepare()
+        self.port = int(self.server.bind_addr[1])
+
+    def serve(self) -> None:
+        self.server.serve()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def _serve(threads: int, server_name: str = "waitress") -> tuple[str, Any, Any, threading.Thread]:
     from controller.config import Config
     from controller.server import bound_port, make_server
     from controller.service import Service
@@ -293,7 +310,11 @@ def _serve(threads: int) -> tuple[str, Any, Any, threading.Thread]:
     config.server.threads = threads
     service = Service(config, hide_delay_s=3600.0, think_s=3600.0, face_delay_s=3600.0)
     service.start()
-    server = make_server(create_app(service), "127.0.0.1", 0, threads)
+    app = create_app(service)
+    if server_name == "cheroot":
+        server: Any = _Cheroot(app, threads + config.server.max_streams + 8)
+    else:
+        server = make_server(app, "127.0.0.1", 0, threads)
     thread = threading.Thread(target=server.serve, daemon=True)
     thread.start()
     return f"http://127.0.0.1:{bound_port(server)}", service, server, thread
@@ -306,8 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow", type=int, default=200)
     parser.add_argument("--actions", type=int, default=200)
     parser.add_argument("--hostile", type=int, default=10_000, help="requests for the RSS part")
+    parser.add_argument(
+        "--server",
+        choices=["waitress", "cheroot"],
+        default="waitress",
+        help="waitress as diablotin serve runs it, or plain cheroot with as many threads",
+    )
     args = parser.parse_args(argv)
-    base, service, server, thread = _serve(service_threads := 16)
+    base, service, server, thread = _serve(service_threads := 16, args.server)
     try:
         game_id = service.new_game("sauteur", {"rule": "A"})
         flood = stream_flood(
@@ -328,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         thread.join(10)
         service.stop()
     rows = [
+        ("server", args.server, ""),
         ("API worker threads", service_threads, ""),
         ("live streams open / wanted", f"{flood['streams_open']}/{flood['streams_wanted']}", ""),
         ("  from loopback addresses", flood["addresses"], ""),
