@@ -196,6 +196,7 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     config.server.max_streams_per_client = clients  # every phone here is 127.0.0.1
     config.server.max_connections_per_client = clients + 32
     app = create_app(service, max_streams=clients + 8)
+    srv: Any
     if server_name == "waitress":
         srv = server_module.make_server(app, "127.0.0.1", 0, 16)
         port = server_module.bound_port(srv)
