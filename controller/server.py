@@ -1,10 +1,12 @@
-"""Run the dashboard for a started :class:`~controller.service.Service` under cheroot.
+"""Run the dashboard for a started :class:`~controller.service.Service` under waitress.
 
-cheroot (CherryPy's pure-Python WSGI server) was chosen over waitress by measurement
-(``docs/dashboard.md``, ``diablotin bench web --server waitress|cheroot``): a thread
-per live stream writes each event straight to its socket, which gave the lower
-tail latency with 50 phones; idle keep-alive sockets wait in its selector without
-a thread. Never the Flask development server, never debug mode.
+waitress was chosen over cheroot by measurement under attack (``docs/dashboard.md``,
+*Under attack*; ``diablotin bench attack_load --server waitress|cheroot``): it reads
+requests on its event loop, so a phone sending its headers a byte a second costs no
+thread, where cheroot held one per such connection and the referee's API stopped.
+On top of waitress: header and body deadlines, a cap on connections per address, two
+worker pools (live streams on demand, the API fixed) and a hook that frees a stream's
+slot the moment its phone leaves. Never the Flask development server, never debug mode.
 
 ``serve`` blocks until SIGINT or SIGTERM, then always calls ``service.stop()``
 (coils off first) on the way out, whatever happened.

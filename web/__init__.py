@@ -1,7 +1,7 @@
 """The phone dashboard: a Flask app over a running :class:`controller.service.Service`.
 
 ``create_app(service)`` builds it; :func:`controller.server.serve` runs it under
-cheroot. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
+waitress. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
 ``stream`` (server-sent events, ``/stream``). Debug mode is never on.
 """
 
