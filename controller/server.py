@@ -193,8 +193,10 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
             if accepted is None:
                 return
             conn, addr = accepted
+            self.set_socket_options(conn)  # TCP_NODELAY: each event leaves at once
         except OSError:
             return
+        addr = self.fix_addr(addr)
         client = addr[0]
         mine = sum(1 for ch in list(self.active_channels.values()) if ch.addr[0] == client)
         if mine >= self.settings.max_connections_per_client:

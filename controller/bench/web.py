@@ -45,6 +45,13 @@ _VERSION = re.compile(
 # --- the phones (child process) ----------------------------------------------------------
 
 
+def phone_address(i: int) -> str:
+    """Loopback source address of client ``i``: four clients per address (127.3.0.2, …),
+    as phones on a Wi-Fi each have their own, within the server's per-phone stream cap."""
+    phone = i // 4
+    return f"127.3.{phone // 250}.{2 + phone % 250}"
+
+
 def _clients(port: int, count: int, path: str, pipe: Connection) -> None:
     """Open ``count`` streams; report ready; then record (version, receipt time) per client."""
     sel = selectors.DefaultSelector()
@@ -52,7 +59,7 @@ def _clients(port: int, count: int, path: str, pipe: Connection) -> None:
     seen: dict[int, list[tuple[int, float]]] = {i: [] for i in range(count)}
     socks = []
     for i in range(count):
-        sock = socket.create_connection(("127.0.0.1", port))
+        sock = socket.create_connection(("127.0.0.1", port), source_address=(phone_address(i), 0))
         sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         sock.setblocking(False)
         sel.register(sock, selectors.EVENT_READ, i)
@@ -193,8 +200,6 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     game_id = service.new_game("sauteur", {"rule": "A"})
     from web import create_app
 
-    config.server.max_streams_per_client = clients  # every phone here is 127.0.0.1
-    config.server.max_connections_per_client = clients + 32
     app = create_app(service, max_streams=clients + 8)
     srv: Any
     if server_name == "waitress":
