@@ -140,3 +140,15 @@ def test_hostile_setup_options_are_refused(kind: str, name: str, value: Any) -> 
     }[kind]
     for key in [name, *known]:
         refused_or_fine(lambda k=key: rules.setup({**OPTION_SAMPLES[kind], k: value}))
+
+
+def test_teufel_colour_names_follow_the_text_policy() -> None:
+    """Colours name the players: free text, so the one policy applies (controller.text)."""
+    rules = rules_for("teufel", Config())
+    colours = ["yellow", "green", "blue", "purple", "white", "black"]
+    for bad in ["a\u202eb", "x\u200by", "\ud800", "ctl\x07"]:
+        with pytest.raises(Refused) as caught:
+            rules.setup({"colours": [bad, *colours[1:]]})
+        assert caught.value.code.startswith("bad")
+    state = rules.setup({"colours": ["<b>x</b>", *colours[1:]], "players": ["<b>x</b>", "green"]})
+    assert state.players[0].colour == "<b>x</b>"

@@ -65,3 +65,35 @@ def test_hostile_titles_are_shown_literally(browser: Any, live: tuple[str, Servi
         assert errors == []
     finally:
         context.close()
+
+
+NAMES = ["<b>x</b>", "<svg/onload=alert()>", "&amp;", "</script>", "'\"<>", "green"]
+
+
+def test_hostile_player_names_are_shown_literally(browser: Any, live: tuple[str, Service]) -> None:
+    """Teufel Teufel's players are named by their colours, which a referee may choose."""
+    base, service = live
+    game_id = service.new_game("teufel", {"colours": NAMES, "players": NAMES[:4]}, "<!--<script>")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("dialog", lambda d: (errors.append("dialog: " + d.message), d.dismiss()))
+    try:
+        for url in (f"/games/{game_id}", f"/history/{game_id}"):
+            page.goto(base + url)
+            assert page.inner_text("#title") == "<!--<script>"
+        page.goto(base + f"/games/{game_id}")
+        page.wait_for_function(
+            "(n) => document.body.innerText.includes(n)", arg=NAMES[1], timeout=10_000
+        )
+        text = page.inner_text("body")
+        for name in NAMES[:4]:
+            assert name in text, name
+        assert page.locator("svg[onload]").count() == 0
+        assert page.evaluate(
+            "() => [...document.querySelectorAll('b')].every(b => b.textContent !== 'x')"
+        )
+        assert errors == []
+    finally:
+        context.close()

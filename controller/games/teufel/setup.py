@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from ...text import TextRefused, clean_text
 from ..base import Refused
 from . import flow
 from .board import DEFAULT_VINES, DEVIL_FACE, SQUARES, distance, name, names, parse
@@ -138,6 +139,10 @@ def _colours(value: object) -> tuple[str, ...]:
             or colour in ("devil", "tower")
         ):
             raise _bad(f"colours: {colour!r} is not a usable name (a short word without '-')")
+        try:
+            clean_text(colour, field="colour", max_len=20)  # the one free-text policy
+        except TextRefused as refused:
+            raise _bad(f"colours: {refused}") from None
     if len(set(value)) != len(value):
         raise _bad("colours: the six names must differ")
     return tuple(value)
