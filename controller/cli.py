@@ -207,6 +207,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     from .datadir import DataDirBusy
     from .journal import JournalError
 
+    from .server import limit_malloc_arenas
+
+    limit_malloc_arenas()  # before any thread starts: bounded memory (controller/server.py)
     service = Service(config, new_journal=args.new_journal)
     try:
         service.start()

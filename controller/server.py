@@ -15,6 +15,7 @@ slot the moment its phone leaves. Never the Flask development server, never debu
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import resource
 import signal
 import socket
@@ -226,6 +227,7 @@ class DashboardServer:
 
     def __init__(self, app: Any, host: str, port: int, threads: int, settings: ServerConfig):
         _raise_open_files_limit(4096)
+        limit_malloc_arenas(2)
         self.settings = settings
         connection_limit = settings.max_streams + threads + 600
         self.server = _Server(
@@ -273,6 +275,25 @@ class DashboardServer:
 
 MAX_REQUEST_BYTES = 1024 * 1024 + 4096
 """The largest request body the server reads (an exported game: 1 MiB, see web)."""
+
+
+M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter for the number of malloc arenas."""
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Let glibc's malloc use at most ``arenas`` arenas (as ``MALLOC_ARENA_MAX`` would).
+
+    By default each thread that allocates may get an arena of its own (up to 8 per core)
+    and each keeps its high-water mark: after a few hundred large request bodies spread
+    over the worker threads, RSS had grown by 25-55 MB and stayed there (measured:
+    docs/dashboard.md, *Under attack*). Call before the worker threads start. Returns
+    False where there is no glibc ``mallopt`` (nothing changes)."""
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)))
+    except (OSError, AttributeError):
+        return False
 
 
 def _raise_open_files_limit(wanted: int) -> None:

@@ -26,6 +26,12 @@ from .security import (
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body accepted (an exported game to import): 1 MiB."""
 
+MAX_SMALL_BODY_BYTES = 64 * 1024
+"""The largest body of every other request (a game's options, an action, a PIN)."""
+
+BIG_BODY_PATHS = ("/api/import",)
+"""Where a body up to :data:`MAX_BODY_BYTES` is accepted."""
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays/objects accepted in a JSON body (real data needs < 10)."""
 
@@ -64,12 +70,19 @@ def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 
 def check_json_request() -> None:
-    """Before any view parses a JSON body: refuse (400 ``bad-body``) nesting deeper than
-    :data:`MAX_JSON_DEPTH` and lone surrogates (text that cannot be stored or sent)."""
+    """Before any view parses a JSON body: refuse (413 ``too-large``) a body over
+    :data:`MAX_SMALL_BODY_BYTES` (:data:`MAX_BODY_BYTES` for an import) before reading it,
+    and (400 ``bad-body``) nesting deeper than :data:`MAX_JSON_DEPTH` or lone surrogates
+    (text that cannot be stored or sent)."""
     chunked = "chunked" in request.headers.get("Transfer-Encoding", "")
     if (request.mimetype != "application/json" or not request.content_length) and not chunked:
         return
+    limit = MAX_BODY_BYTES if request.path in BIG_BODY_PATHS else MAX_SMALL_BODY_BYTES
+    if (request.content_length or 0) > limit:
+        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
     body = request.get_data(cache=True)
+    if len(body) > limit:
+        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
     if json_too_deep(body):
         raise ApiError(400, "bad-body", f"JSON nested too deep (at most {MAX_JSON_DEPTH} levels)")
     if _LONE_SURROGATE.search(body):

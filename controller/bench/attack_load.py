@@ -229,9 +229,11 @@ def rss_mb(pid: int | None = None) -> float:
     raise OSError("no VmRSS in /proc status")
 
 
-def hostile_requests() -> list[tuple[str, str, dict[str, str], bytes]]:
-    """(method, path, headers, body) of the hostile kinds, cycled by :func:`rss_growth`."""
+def hostile_requests(pin: str = "246810") -> list[tuple[str, str, dict[str, str], bytes]]:
+    """(method, path, headers, body) of the hostile kinds, cycled by :func:`rss_growth`;
+    the largest bodies carry the referee ``pin`` (so they pass the gate)."""
     js = {"Content-Type": "application/json"}
+    pin_js = {**js, "X-Referee-Pin": pin}
     deep = b"[" * 50_000 + b"]" * 50_000
     return [
         ("POST", "/api/session", js, deep),
@@ -244,15 +246,27 @@ def hostile_requests() -> list[tuple[str, str, dict[str, str], bytes]]:
         ("GET", "/stream?topics=" + "x" * 4000, {}, b""),
         ("POST", "/api/session", {"Content-Type": "text/plain"}, b"x" * 500_000),
         ("GET", "/api/games/1/steps/" + "9" * 400, {}, b""),
+        ("POST", "/api/games", pin_js, b'{"kind": "tails", "title": "' + b"x" * 900_000 + b'"}'),
+        (
+            "POST",
+            "/api/games/1/actions",
+            pin_js,
+            b'{"type": "x", "n": [' + b"0," * 300_000 + b"0]}",
+        ),
+        ("POST", "/api/import", pin_js, b'{"format": "x", "n": [' + b"0," * 400_000 + b"0]}"),
     ]
 
 
-def rss_growth(base_url: str, pid: int | None = None, requests: int = 10_000) -> dict[str, Any]:
-    """RSS of process ``pid`` before and after ``requests`` hostile requests (after a warm-up
-    of one round of each kind). Returns MB figures and the statuses seen (no 5xx wanted)."""
+def rss_growth(
+    base_url: str, pid: int | None = None, requests: int = 10_000, pin: str = "246810"
+) -> dict[str, Any]:
+    """RSS of process ``pid`` before and after ``requests`` hostile requests, four at a
+    time (after a warm-up of three rounds of each kind). Returns MB figures and the
+    statuses seen (no 5xx wanted)."""
     host, port = _host_port(base_url)
-    kinds = hostile_requests()
+    kinds = hostile_requests(pin)
     statuses: dict[int, int] = {}
+    lock = threading.Lock()
 
     def send(i: int) -> None:
         method, path, headers, body = kinds[i % len(kinds)]
@@ -261,17 +275,28 @@ def rss_growth(base_url: str, pid: int | None = None, requests: int = 10_000) ->
             conn.request(method, path, body=body or None, headers=headers)
             resp = conn.getresponse()
             resp.read()
-            statuses[resp.status] = statuses.get(resp.status, 0) + 1
+            status = resp.status
         except OSError:
-            statuses[0] = statuses.get(0, 0) + 1  # the server closed (e.g. body too large)
+            status = 0  # the server closed (e.g. a body too large)
         finally:
             conn.close()
+        with lock:
+            statuses[status] = statuses.get(status, 0) + 1
 
-    for i in range(len(kinds) * 3):
-        send(i)
+    def run(count: int) -> None:
+        workers = [
+            threading.Thread(target=lambda k=k: [send(i) for i in range(k, count, 4)])
+            for k in range(4)  # four at a time, as phones would
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+
+    run(len(kinds) * 3)
     before = rss_mb(pid)
-    for i in range(requests):
-        send(i)
+    run(requests)
+    time.sleep(0.5)
     after = rss_mb(pid)
     return {
         "requests": requests,
@@ -334,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
         help="waitress as diablotin serve runs it, or plain cheroot with as many threads",
     )
     args = parser.parse_args(argv)
+    from controller.server import limit_malloc_arenas
+
+    limit_malloc_arenas()  # as `diablotin serve` does, before any thread starts
     base, service, server, thread = _serve(service_threads := 16, args.server)
     try:
         game_id = service.new_game("sauteur", {"rule": "A"})
@@ -348,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         service.hub.close_all()
         time.sleep(0.5)
-        memory = rss_growth(base, requests=args.hostile)
+        memory = rss_growth(base, requests=args.hostile, pin=service.referee_pin)
     finally:
         service.hub.close_all()
         server.stop()

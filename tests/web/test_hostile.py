@@ -24,13 +24,17 @@ def test_deep_json_is_refused_before_parsing(client: FlaskClient, service: Servi
     game_id = service.new_game("sauteur", {})
     before = snapshot(service)
     for url in ["/api/session", "/api/games", f"/api/games/{game_id}/actions", "/api/import"]:
-        for body in (DEEP, '{"a":' * 50_000 + "1" + "}" * 50_000):
-            resp = client.post(url, data=body, content_type="application/json", headers=REFEREE)
-            assert resp.status_code == 400, (url, resp.status_code)
-            assert resp.get_json()["error"] == "bad-body"
-            assert "deep" in resp.get_json()["reason"]
+        for depth in (50_000, 15_000):
+            for body in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+                resp = client.post(url, data=body, content_type="application/json", headers=REFEREE)
+                if len(body) > 64 * 1024 and url != "/api/import":
+                    assert resp.status_code == 413, (url, resp.status_code)  # not even read
+                    continue
+                assert resp.status_code == 400, (url, resp.status_code)
+                assert resp.get_json()["error"] == "bad-body"
+                assert "deep" in resp.get_json()["reason"]
     # without the PIN too (the log-in route parses its body)
-    resp = client.post("/api/session", data=DEEP, content_type="application/json")
+    resp = client.post("/api/session", data=DEEP[40_000:-40_000], content_type="application/json")
     assert resp.status_code == 400
     assert snapshot(service) == before
     # nesting as deep as real data is fine, and brackets inside strings do not count
@@ -238,3 +242,20 @@ def test_the_global_budget_is_configurable(service: Service, clock: FakeClock) -
         for i in range(1, 6)
     ]
     assert codes == [401, 401, 401, 429, 429]
+
+
+def test_large_bodies_are_refused_before_they_are_read(
+    client: FlaskClient, service: Service
+) -> None:
+    """Only an import may be up to 1 MiB; any other body over 64 KiB is 413 unread."""
+    game_id = service.new_game("sauteur", {})
+    before = snapshot(service)
+    big_title = json.dumps({"kind": "tails", "title": "x" * 900_000})
+    wide = '{"type": "x", "n": [' + "0," * 40_000 + "0]}"
+    for url, body in [("/api/games", big_title), (f"/api/games/{game_id}/actions", wide)]:
+        resp = client.post(url, data=body, content_type="application/json", headers=REFEREE)
+        assert resp.status_code == 413, url
+        assert resp.get_json()["error"] == "too-large"
+    resp = client.post("/api/import", data=wide, content_type="application/json", headers=REFEREE)
+    assert resp.status_code == 400  # read and checked: not an export
+    assert snapshot(service) == before
