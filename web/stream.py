@@ -22,6 +22,7 @@ in the WSGI environ, :mod:`controller.server`) a phone that leaves frees its slo
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -160,11 +161,15 @@ def _events(
     on_close: Callable[[], None],
 ) -> Iterator[bytes]:
     """The stream body: snapshot, then hub frames (re-rendered for the referee)."""
+    # the first ping after 5-15 s: streams opened together (a room arriving, a reconnect
+    # wave) do not all wake at the same instant every 15 s
+    wait = random.uniform(HEARTBEAT_S / 3, HEARTBEAT_S)
     try:
         yield b"".join(first)
         while True:
             try:
-                frame = sub.get(HEARTBEAT_S)
+                frame = sub.get(wait)
+                wait = HEARTBEAT_S
             except EOFError:
                 return  # cut off (too far behind) or the service is stopping
             if frame is None:
