@@ -279,6 +279,8 @@ MAX_REQUEST_BYTES = 1024 * 1024 + 4096
 
 M_ARENA_MAX = -8
 """glibc's ``mallopt`` parameter for the number of malloc arenas."""
+M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter: blocks from this size up are mmap'ed (and given back)."""
 
 
 def limit_malloc_arenas(arenas: int = 2) -> bool:
@@ -287,11 +289,15 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
     By default each thread that allocates may get an arena of its own (up to 8 per core)
     and each keeps its high-water mark: after a few hundred large request bodies spread
     over the worker threads, RSS had grown by 25-55 MB and stayed there (measured:
-    docs/dashboard.md, *Under attack*). Call before the worker threads start. Returns
-    False where there is no glibc ``mallopt`` (nothing changes)."""
+    docs/dashboard.md, *Under attack*). Also fixes the mmap threshold at 128 KiB: glibc
+    otherwise raises it after the first large block is freed, so later request bodies
+    (an import's 1 MiB and what it parses into) land in the heap and keep it high.
+    Call before the worker threads start. Returns False where there is no glibc
+    ``mallopt`` (nothing changes)."""
     try:
         libc = ctypes.CDLL(None)
-        return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)))
+        fixed_mmap = libc.mallopt(ctypes.c_int(M_MMAP_THRESHOLD), ctypes.c_int(128 * 1024))
+        return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)) and fixed_mmap)
     except (OSError, AttributeError):
         return False
 
