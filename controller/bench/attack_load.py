@@ -284,10 +284,11 @@ def rss_growth(
             statuses[status] = statuses.get(status, 0) + 1
 
     def run(count: int) -> None:
-        workers = [
-            threading.Thread(target=lambda k=k: [send(i) for i in range(k, count, 4)])
-            for k in range(4)  # four at a time, as phones would
-        ]
+        def every_fourth(first: int) -> None:
+            for i in range(first, count, 4):
+                send(i)
+
+        workers = [threading.Thread(target=every_fourth, args=(k,)) for k in range(4)]
         for worker in workers:
             worker.start()
         for worker in workers:
