@@ -8,6 +8,7 @@ bounded: the full-size scenario is ``diablotin bench attack`` /
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -78,6 +79,27 @@ def test_a_request_whose_headers_never_end_is_dropped(tmp_path: Path) -> None:
                     raise AssertionError("the server kept a slow request open for 5 s")
         except OSError:
             pass  # reset or broken pipe: the server closed it
+        finally:
+            sock.close()
+        assert time.monotonic() - started < 4.0
+
+
+def test_a_body_that_never_ends_is_dropped(tmp_path: Path) -> None:
+    with server_for(tmp_path, body_timeout_s=1.0) as (base, _service):
+        host, port = base.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)), timeout=5)
+        sock.sendall(
+            f"POST /api/session HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json"
+            "\r\nContent-Length: 1000\r\n\r\n{".encode()
+        )
+        started = time.monotonic()
+        try:
+            while time.monotonic() - started < 5.0:
+                sock.sendall(b" ")  # a byte every 1/4 s: the body never completes in time
+                time.sleep(0.25)
+            raise AssertionError("the server kept a slow body open for 5 s")
+        except OSError:
+            pass
         finally:
             sock.close()
         assert time.monotonic() - started < 4.0

@@ -173,7 +173,13 @@ def test_allowed_hosts_from_the_config(service: Service) -> None:
 
     service.config.server.allowed_hosts = ["diablotin.lan"]
     client = create_app(service).test_client()
-    for host in ["diablotin.lan:8000", socket.gethostname(), socket.gethostname() + ".local"]:
+    from web.security import local_addresses
+
+    addresses = sorted(local_addresses())
+    assert "127.0.0.1" in addresses  # read from the interfaces, not a fixed list
+    interfaces = [f"[{a}]:8000" if ":" in a else f"{a}:8000" for a in addresses]
+    names = ["diablotin.lan:8000", socket.gethostname(), socket.gethostname() + ".local"]
+    for host in names + interfaces:
         resp = client.post("/api/session", json={"pin": PIN}, headers={"Host": host})
         assert resp.status_code == 200, (host, resp.get_json())
 
