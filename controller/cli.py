@@ -206,7 +206,6 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         return 1
     from .datadir import DataDirBusy
     from .journal import JournalError
-
     from .server import limit_malloc_arenas
 
     limit_malloc_arenas()  # before any thread starts: bounded memory (controller/server.py)
