@@ -21,6 +21,7 @@ from .datadir import DataDirBusy
 from .journal import JournalError
 
 BENCH_AREAS = (
+    "attack_load",
     "sauteur",
     "tails",
     "teufel",
@@ -205,7 +206,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         return 1
     from .datadir import DataDirBusy
     from .journal import JournalError
+    from .server import limit_malloc_arenas
 
+    limit_malloc_arenas()  # before any thread starts: bounded memory (controller/server.py)
     service = Service(config, new_journal=args.new_journal)
     try:
         service.start()

@@ -53,7 +53,13 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 8000
     referee_pin: str = ""
-    threads: int = 128
+    threads: int = 16
+    max_streams: int = 400
+    max_streams_per_client: int = 4
+    max_connections_per_client: int = 32
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    allowed_hosts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -99,7 +105,18 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "max_duty": (int, float),
         "debounce_ms": (int, float),
     },
-    "server": {"host": str, "port": int, "referee_pin": str, "threads": int},
+    "server": {
+        "host": str,
+        "port": int,
+        "referee_pin": str,
+        "threads": int,
+        "max_streams": int,
+        "max_streams_per_client": int,
+        "max_connections_per_client": int,
+        "header_timeout_s": (int, float),
+        "body_timeout_s": (int, float),
+        "allowed_hosts": list,
+    },
     "data": {"dir": str},
     "sauteur": {"rule": str, "rounds": int, "number_faces": list},
     "teufel": {"colours": list, "vines": list},
@@ -191,6 +208,22 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     cfg.server.threads = server.get("threads", cfg.server.threads)
     if not 8 <= cfg.server.threads <= 1024:
         raise bad("server.threads", "must be between 8 and 1024")
+    bounds = {
+        "max_streams": (1, 2000),
+        "max_streams_per_client": (1, 100),
+        "max_connections_per_client": (4, 1000),
+        "header_timeout_s": (1, 120),
+        "body_timeout_s": (1, 600),
+    }
+    for key, (low, high) in bounds.items():
+        value = server.get(key, getattr(cfg.server, key))
+        if not low <= value <= high:
+            raise bad(f"server.{key}", f"must be between {low} and {high}")
+        setattr(cfg.server, key, type(getattr(cfg.server, key))(value))
+    hosts = server.get("allowed_hosts", [])
+    if not all(isinstance(h, str) and h and " " not in h for h in hosts):
+        raise bad("server.allowed_hosts", 'a list of host names, e.g. ["diablotin.lan"]')
+    cfg.server.allowed_hosts = [h.lower() for h in hosts]
 
     if "dir" in raw.get("data", {}):
         cfg.data_dir = (base / raw["data"]["dir"]).resolve()

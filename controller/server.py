@@ -1,10 +1,12 @@
-"""Run the dashboard for a started :class:`~controller.service.Service` under cheroot.
+"""Run the dashboard for a started :class:`~controller.service.Service` under waitress.
 
-cheroot (CherryPy's pure-Python WSGI server) was chosen over waitress by measurement
-(``docs/dashboard.md``, ``diablotin bench web --server waitress|cheroot``): a thread
-per live stream writes each event straight to its socket, which gave the lower
-tail latency with 50 phones; idle keep-alive sockets wait in its selector without
-a thread. Never the Flask development server, never debug mode.
+waitress was chosen over cheroot by measurement under attack (``docs/dashboard.md``,
+*Under attack*; ``diablotin bench attack_load --server waitress|cheroot``): it reads
+requests on its event loop, so a phone sending its headers a byte a second costs no
+thread, where cheroot held one per such connection and the referee's API stopped.
+On top of waitress: header and body deadlines, a cap on connections per address, two
+worker pools (live streams on demand, the API fixed) and a hook that frees a stream's
+slot the moment its phone leaves. Never the Flask development server, never debug mode.
 
 ``serve`` blocks until SIGINT or SIGTERM, then always calls ``service.stop()``
 (coils off first) on the way out, whatever happened.
@@ -13,14 +15,22 @@ a thread. Never the Flask development server, never debug mode.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import resource
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
 import segno
+from waitress.channel import HTTPChannel
+from waitress.server import TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher, WSGITask
+
+from .config import ServerConfig
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
@@ -77,28 +87,249 @@ def _terminal_qr(qr: Any) -> str:
     )
 
 
-def make_server(app: Any, host: str, port: int, threads: int) -> Any:
-    """A cheroot server bound to ``host:port`` (port 0: any free port; see
-    :func:`bound_port`). Run it with ``server.serve()``, stop it with ``server.stop()``.
-    Raises ``OSError`` if the address cannot be bound."""
-    from cheroot.wsgi import Server
+STREAM_PATH = "/stream"
+_STREAM_THREAD = "diablotin-stream-"
 
-    server = Server(
-        (host, port),
-        app,
-        numthreads=threads,
-        server_name="diablotin",
-        request_queue_size=64,  # the listen backlog: a room full of phones arriving at once
-        timeout=30,  # s a socket may block; live streams write a ping every 15 s
-        shutdown_timeout=3,
-    )
-    server.prepare()
-    return server
+
+class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """waitress's worker pool, its threads named after the pool; ``grow`` starts threads
+    on demand up to ``most`` instead of all at once."""
+
+    def __init__(self, name: str, most: int) -> None:
+        super().__init__()
+        self.name = name
+        self.most = most
+
+    def start_new_thread(self, target: Callable[[int], None], thread_no: int) -> None:
+        thread = threading.Thread(target=target, name=f"{self.name}{thread_no}", args=(thread_no,))
+        thread.daemon = True
+        thread.start()
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            idle = len(self.threads) - self.stop_count - self.active_count
+            running = len(self.threads) - self.stop_count
+        if idle <= len(self.queue) and running < self.most:
+            self.set_thread_count(running + 1)
+        with self.lock:
+            self.queue.append(task)
+            self.queue_cv.notify()
+
+
+class _Pools:
+    """Two pools: live streams (a thread each while open, started on demand, at most the
+    stream cap plus a few) and everything else (``threads`` workers, started at once). The
+    referee's requests never wait behind spectators' streams, and the API's few threads
+    are the only ones that see hostile request bodies (bounded memory)."""
+
+    def __init__(self, threads: int, streams: int) -> None:
+        self.api = _Pool("diablotin-api-", threads)
+        self.api.set_thread_count(threads)
+        self.streams = _Pool(_STREAM_THREAD, streams)
+
+    def add_task(self, channel: Any) -> None:
+        requests = getattr(channel, "requests", None)
+        path = getattr(requests[0], "path", None) if requests else None
+        (self.streams if path == STREAM_PATH else self.api).add_task(channel)
+
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+        done = self.streams.shutdown(cancel_pending, timeout)
+        return bool(self.api.shutdown(cancel_pending, timeout) and done)
+
+
+class _Task(WSGITask):  # type: ignore[misc]
+    def get_environment(self) -> dict[str, Any]:
+        environ: dict[str, Any] = super().get_environment()
+        environ["diablotin.on_disconnect"] = self.channel.on_disconnect
+        environ["diablotin.stream_thread"] = threading.current_thread().name.startswith(
+            _STREAM_THREAD
+        )
+        return environ
+
+
+class _Channel(HTTPChannel):  # type: ignore[misc]
+    """A waitress connection that remembers when its current request started (for the
+    header and body deadlines) and tells the app when the phone has gone."""
+
+    task_class = _Task
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.request_started = time.monotonic()
+        self.close_hooks: list[Callable[[], None]] = []
+        super().__init__(*args, **kwargs)
+
+    def received(self, data: bytes) -> bool:
+        if data and self.request is None:
+            self.request_started = time.monotonic()
+        return bool(super().received(data))
+
+    def on_disconnect(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` (from the server's loop thread) once the client has gone."""
+        self.close_hooks.append(hook)
+        if not self.connected:
+            hook()
+
+    def handle_close(self) -> None:
+        super().handle_close()
+        hooks, self.close_hooks = self.close_hooks, []
+        for hook in hooks:
+            with contextlib.suppress(Exception):
+                hook()
+
+
+class _Server(TcpWSGIServer):  # type: ignore[misc]
+    """waitress's TCP server plus: a cap on connections per client address, and deadlines
+    for a request's headers and body (counted from its first byte)."""
+
+    channel_class = _Channel
+
+    def __init__(self, *args: Any, settings: ServerConfig, **kwargs: Any) -> None:
+        self.settings = settings
+        self.refused_connections = 0
+        super().__init__(*args, **kwargs)
+
+    def handle_accept(self) -> None:
+        try:
+            accepted = self.accept()
+            if accepted is None:
+                return
+            conn, addr = accepted
+            self.set_socket_options(conn)  # TCP_NODELAY: each event leaves at once
+        except OSError:
+            return
+        addr = self.fix_addr(addr)
+        client = addr[0]
+        mine = sum(1 for ch in list(self.active_channels.values()) if ch.addr[0] == client)
+        if mine >= self.settings.max_connections_per_client:
+            self.refused_connections += 1
+            conn.close()  # one address may not hold every connection
+            return
+        self.channel_class(self, conn, addr, self.adj, map=self._map)
+
+    def maintenance(self, now: float) -> None:
+        super().maintenance(now)
+        mono = time.monotonic()
+        for channel in list(self.active_channels.values()):
+            request = channel.request
+            if request is None or request.completed:
+                continue
+            if request.headers_finished:
+                limit = self.settings.body_timeout_s
+            else:
+                limit = self.settings.header_timeout_s
+            if mono - channel.request_started > limit:
+                channel.will_close = True  # a slow sender loses its connection, not a thread
+
+
+class DashboardServer:
+    """The dashboard's HTTP server (waitress, tuned): ``serve()`` blocks, ``stop()`` ends it
+    from another thread, ``port`` is the bound port."""
+
+    def __init__(self, app: Any, host: str, port: int, threads: int, settings: ServerConfig):
+        _raise_open_files_limit(4096)
+        limit_malloc_arenas(2)
+        self.settings = settings
+        connection_limit = settings.max_streams + threads + 600
+        self.server = _Server(
+            app,
+            settings=settings,
+            host=host,
+            port=port,
+            dispatcher=_Pools(threads, settings.max_streams + 8),
+            connection_limit=connection_limit,
+            asyncore_use_poll=True,  # select() stops at 1024 descriptors
+            channel_timeout=30,  # s of silence before an idle connection is closed
+            cleanup_interval=1,  # s between deadline checks
+            channel_request_lookahead=1,  # keep reading: notice a phone that leaves
+            max_request_header_size=32 * 1024,
+            max_request_body_size=MAX_REQUEST_BYTES,
+            inbuf_overflow=64 * 1024,
+            outbuf_high_watermark=256 * 1024,  # a stalled phone blocks, then is cut off
+            ident="diablotin",
+            expose_tracebacks=False,
+            clear_untrusted_proxy_headers=True,
+        )
+        self.port = int(self.server.effective_port)
+        self._stopped = threading.Event()
+
+    def serve(self) -> None:
+        try:
+            self.server.run()
+        finally:
+            self._stopped.set()
+
+    def stop(self) -> None:
+        """Close every connection and the listening socket; end the worker threads."""
+
+        def close_all() -> None:
+            for channel in list(self.server._map.values()):
+                with contextlib.suppress(Exception):
+                    channel.close()
+
+        with contextlib.suppress(Exception):
+            self.server.trigger.pull_trigger(close_all)
+        if not self._stopped.wait(5):
+            close_all()
+        self.server.task_dispatcher.shutdown(timeout=3)
+
+
+MAX_REQUEST_BYTES = 1024 * 1024 + 4096
+"""The largest request body the server reads (an exported game: 1 MiB, see web)."""
+
+
+M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter for the number of malloc arenas."""
+M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter: blocks from this size up are mmap'ed (and given back)."""
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Let glibc's malloc use at most ``arenas`` arenas (as ``MALLOC_ARENA_MAX`` would).
+
+    By default each thread that allocates may get an arena of its own (up to 8 per core)
+    and each keeps its high-water mark: after a few hundred large request bodies spread
+    over the worker threads, RSS had grown by 25-55 MB and stayed there (measured:
+    docs/dashboard.md, *Under attack*). Also fixes the mmap threshold at 128 KiB: glibc
+    otherwise raises it after the first large block is freed, so later request bodies
+    (an import's 1 MiB and what it parses into) land in the heap and keep it high.
+    Call before the worker threads start. Returns False where there is no glibc
+    ``mallopt`` (nothing changes)."""
+    try:
+        libc = ctypes.CDLL(None)
+        fixed_mmap = libc.mallopt(ctypes.c_int(M_MMAP_THRESHOLD), ctypes.c_int(128 * 1024))
+        return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)) and fixed_mmap)
+    except (OSError, AttributeError):
+        return False
+
+
+def _raise_open_files_limit(wanted: int) -> None:
+    """Each connection is a file descriptor: allow ``wanted`` if the hard limit does."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (OSError, ValueError):
+        pass
+
+
+def make_server(
+    app: Any, host: str, port: int, threads: int, settings: ServerConfig | None = None
+) -> DashboardServer:
+    """The dashboard server bound to ``host:port`` (port 0: any free port; see
+    :func:`bound_port`), with ``threads`` workers for requests besides the live streams.
+    ``settings`` (caps and deadlines) default to the app's service's ``[server]`` config.
+    Run it with ``server.serve()``, stop it with ``server.stop()``. Raises ``OSError`` if
+    the address cannot be bound."""
+    if settings is None:
+        service = getattr(app, "extensions", {}).get("diablotin")
+        settings = service.config.server if service is not None else ServerConfig()
+    return DashboardServer(app, host, port, threads, settings)
 
 
 def bound_port(server: Any) -> int:
     """The TCP port a server from :func:`make_server` listens on."""
-    return int(server.bind_addr[1])
+    return int(server.port)
 
 
 def serve(

@@ -20,6 +20,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.base import BoxError, BoxFault
 from controller.games.base import Refused, Viewer
+from controller.text import TextRefused, clean_text
 
 from . import operations, security
 from .kinds import module_for
@@ -136,9 +137,11 @@ def new_game() -> tuple[Response, int]:
         raise ApiError(400, "bad-game", f"kind must be one of {', '.join(available_kinds())}")
     if not isinstance(options, dict):
         raise ApiError(400, "bad-option", "options must be a JSON object")
-    if not isinstance(title, str) or len(title) > 80:
-        raise ApiError(400, "bad-title", "title must be text of at most 80 characters")
-    game_id = guarded(lambda: service().new_game(kind, options, title.strip()))
+    try:
+        title = clean_text(title, field="title", allow_empty=True)
+    except TextRefused as exc:
+        raise ApiError(400, exc.code, str(exc)) from None
+    game_id = guarded(lambda: service().new_game(kind, options, title))
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
 
 

@@ -42,6 +42,16 @@ YEAR_S = 365 * 24 * 3600
 LOOPBACK = ("127.", "localhost", "[::1]")
 
 
+def embed_json(data: Any) -> Markup:
+    """JSON safe inside an HTML ``<script>`` block: ``<``, ``>``, ``&``, ``'`` and the
+    line separators as ``\\uXXXX`` escapes, so no text (``</script>``, ``<!--``) can end
+    or change the block. The one way templates embed data."""
+    text = json.dumps(data, ensure_ascii=False)
+    for char in "<>&'\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return Markup(text)
+
+
 def _render(template: str, page: str, module: str | None = None, **data: Any) -> str:
     lang = pick_language()
     theme = request.cookies.get("theme", "auto")
@@ -61,7 +71,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         csrf=security.csrf_token(),
         page=page,
         module=module or page,
-        boot=Markup(json.dumps(boot, ensure_ascii=False).replace("</", "<\\/")),
+        boot=embed_json(boot),
         t=lambda key, **values: translate(lang, key, **values),
         other_lang="fr" if lang == "en" else "en",
         here=request.full_path.rstrip("?"),

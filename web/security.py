@@ -18,10 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import itertools
+import json
+import logging
+import os
 import secrets
+import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +35,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Response, current_app, jsonify, request, session
+
+log = logging.getLogger(__name__)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PIN_HEADER = "X-Referee-Pin"
@@ -67,12 +75,18 @@ class _Tries:
 
 
 class PinThrottle:
-    """Wrong-PIN bookkeeping per client address.
+    """Wrong-PIN bookkeeping per client address, and for all addresses together.
 
-    ``free_tries`` wrong PINs are allowed; each further one locks the address out
-    for ``base_s * 2**(n - 1)`` seconds (n = failures past the free ones), capped at
-    ``max_s``. A right PIN clears the record. ``clock`` returns seconds (monotonic);
-    at most ``max_clients`` addresses are remembered (the oldest are forgotten).
+    Per address: ``free_tries`` wrong PINs are allowed; each further one locks the
+    address out for ``base_s * 2**(n - 1)`` seconds (n = failures past the free ones),
+    capped at ``max_s``. A right PIN clears the record. At most ``max_clients``
+    addresses are remembered (the oldest are forgotten).
+
+    All together: at most ``global_per_minute`` wrong PINs in any 60 s, whatever
+    addresses they come from (an attacker rotating addresses gets no more guesses);
+    while that budget is spent no PIN is checked, the right one included, and a
+    warning is logged. Sessions already logged in are not affected.
+    ``clock`` returns seconds (monotonic).
     """
 
     def __init__(
@@ -82,24 +96,49 @@ class PinThrottle:
         max_s: float = 900.0,
         clock: Callable[[], float] = time.monotonic,
         max_clients: int = 4096,
+        global_per_minute: int = 10,
     ) -> None:
         self.free_tries = free_tries
         self.base_s = base_s
         self.max_s = max_s
         self.clock = clock
         self.max_clients = max_clients
+        self.global_per_minute = global_per_minute
         self._tries: OrderedDict[str, _Tries] = OrderedDict()
+        self._recent: deque[tuple[float, str]] = deque()  # (when, client) of wrong PINs
+        self._warned_at = float("-inf")
         self._lock = threading.Lock()
 
     def wait_s(self, client: str) -> float:
         """Seconds ``client`` must still wait before trying a PIN (0: may try now)."""
         with self._lock:
+            now = self.clock()
             tries = self._tries.get(client)
-            return max(0.0, tries.locked_until - self.clock()) if tries else 0.0
+            mine = max(0.0, tries.locked_until - now) if tries else 0.0
+            return max(mine, self._global_wait(now))
+
+    def _global_wait(self, now: float) -> float:
+        while self._recent and self._recent[0][0] <= now - 60.0:
+            self._recent.popleft()
+        if len(self._recent) < self.global_per_minute:
+            return 0.0
+        wait = self._recent[0][0] + 60.0 - now
+        if now - self._warned_at >= 60.0:
+            self._warned_at = now
+            addresses = len({client for _, client in self._recent})
+            log.warning(
+                "%d wrong referee PINs in the last minute from %d address(es): "
+                "PIN checks paused for %.0f s (logged-in referees are not affected)",
+                len(self._recent),
+                addresses,
+                wait,
+            )
+        return wait
 
     def failed(self, client: str) -> float:
         """Book a wrong PIN; returns the lockout it starts in seconds (0 if none)."""
         with self._lock:
+            self._recent.append((self.clock(), client))
             tries = self._tries.pop(client, None) or _Tries()
             self._tries[client] = tries
             while len(self._tries) > self.max_clients:
@@ -115,6 +154,71 @@ class PinThrottle:
     def succeeded(self, client: str) -> None:
         with self._lock:
             self._tries.pop(client, None)
+
+
+class SessionStore:
+    """Referee sessions alive on the server, so logging out really ends one.
+
+    The signed cookie names a session id; the id counts only while it is here. Kept in
+    ``web-sessions.json`` in the data dir (mode 0600) so a restart does not log the
+    referee out; at most ``max_sessions`` (the oldest are dropped), each for
+    ``lifetime_s`` seconds. ``clock``: wall-clock seconds (they outlive a restart).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        lifetime_s: float = 12 * 3600,
+        max_sessions: int = 64,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = path
+        self.lifetime_s = lifetime_s
+        self.max_sessions = max_sessions
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._expires: dict[str, float] = {}
+        try:
+            loaded = json.loads(path.read_text())
+            if isinstance(loaded, dict):
+                self._expires = {
+                    str(k): float(v) for k, v in loaded.items() if isinstance(v, int | float)
+                }
+        except (OSError, ValueError):
+            pass
+
+    def start(self) -> str:
+        """A new session id, alive for ``lifetime_s``."""
+        sid = secrets.token_urlsafe(18)
+        with self._lock:
+            self._prune()
+            self._expires[sid] = self.clock() + self.lifetime_s
+            while len(self._expires) > self.max_sessions:
+                del self._expires[min(self._expires, key=self._expires.__getitem__)]
+            self._save()
+        return sid
+
+    def alive(self, sid: object) -> bool:
+        with self._lock:
+            return isinstance(sid, str) and self._expires.get(sid, 0.0) > self.clock()
+
+    def end(self, sid: object) -> None:
+        with self._lock:
+            if isinstance(sid, str) and self._expires.pop(sid, None) is not None:
+                self._save()
+
+    def _prune(self) -> None:
+        now = self.clock()
+        for sid in [k for k, v in self._expires.items() if v <= now]:
+            del self._expires[sid]
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(self._expires, out)
+        os.replace(tmp, self.path)
 
 
 def load_or_make_secret(data_dir: Path) -> bytes:
@@ -147,10 +251,20 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
+def _sessions() -> SessionStore:
+    store: SessionStore = current_app.extensions["diablotin.sessions"]
+    return store
+
+
 def is_referee() -> bool:
-    """True when this request carries a valid referee session cookie."""
+    """True when this request carries a referee session cookie for a session still alive
+    on the server (not logged out) and signed for the current PIN."""
     mark = session.get("ref")
-    return isinstance(mark, str) and hmac.compare_digest(mark, _pin_mark(_service().referee_pin))
+    return (
+        isinstance(mark, str)
+        and hmac.compare_digest(mark, _pin_mark(_service().referee_pin))
+        and _sessions().alive(session.get("sid"))
+    )
 
 
 def csrf_token() -> str | None:
@@ -189,19 +303,93 @@ def _locked(wait_s: float) -> ApiError:
 def log_in(pin: Any) -> str:
     """Check ``pin`` and start a referee session; returns its CSRF token."""
     check_pin(pin)
+    _sessions().end(session.get("sid"))
     session.clear()
     session.permanent = True
     session["ref"] = _pin_mark(_service().referee_pin)
+    session["sid"] = _sessions().start()
     session["csrf"] = secrets.token_urlsafe(24)
     return str(session["csrf"])
 
 
 def log_out() -> None:
+    """End the session on the server (its cookie, even if kept, no longer counts)."""
+    _sessions().end(session.get("sid"))
     session.clear()
 
 
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+_ADDRESSES_TTL_S = 30.0
+_address_cache: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
+
+
+def local_addresses() -> frozenset[str]:
+    """This machine's interface addresses (IPv4 from /proc/net/fib_trie, IPv6 from
+    /proc/net/if_inet6, plus the LAN address), re-read every 30 s (DHCP may change them)."""
+    global _address_cache
+    now = time.monotonic()
+    if now - _address_cache[0] < _ADDRESSES_TTL_S:
+        return _address_cache[1]
+    found: set[str] = set()
+    try:
+        lines = Path("/proc/net/fib_trie").read_text().splitlines()
+        for previous, line in itertools.pairwise(lines):
+            if line.strip() == "/32 host LOCAL":
+                found.add(previous.split()[-1])
+    except OSError:
+        pass
+    try:
+        for line in Path("/proc/net/if_inet6").read_text().splitlines():
+            raw = line.split()[0]
+            found.add(str(ipaddress.IPv6Address(int(raw, 16))))
+    except (OSError, ValueError, IndexError):
+        pass
+    from controller.server import lan_address
+
+    lan = lan_address()
+    if lan:
+        found.add(lan)
+    _address_cache = (now, frozenset(found))
+    return _address_cache[1]
+
+
+def host_allowed(host_header: str) -> bool:
+    """Is ``host_header`` (``name[:port]``, ``[v6][:port]``) a name of this machine?
+    localhost, 127.0.0.1, ::1, the host name, ``<hostname>.local``, any interface
+    address, or a name in ``[server] allowed_hosts``. Guards against DNS rebinding."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        host = host[1 : host.find("]")] if "]" in host else ""
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    host = host.rstrip(".")
+    if not host:
+        return False
+    name = socket.gethostname().lower()
+    if host in LOCAL_NAMES or host in (name, f"{name}.local"):
+        return True
+    if host in _service().config.server.allowed_hosts:
+        return True
+    return host in local_addresses()
+
+
+def check_host() -> None:
+    """Refuse (403) a mutation addressed to a name that is not this machine's."""
+    host = request.host
+    if not host_allowed(host):
+        shown = host.split(":")[0] if host.count(":") == 1 else host
+        raise ApiError(
+            403,
+            "bad-host",
+            f"this box does not answer to the name {shown[:100]!r} (Host header): open it by "
+            "its address, or add the name to [server] allowed_hosts",
+        )
+
+
 def check_same_site() -> None:
-    """Refuse (403) a state-changing request that a browser says comes from elsewhere."""
+    """Refuse (403) a state-changing request addressed to another host name (DNS
+    rebinding), or that a browser says comes from elsewhere."""
+    check_host()
     fetch_site = request.headers.get("Sec-Fetch-Site")
     if fetch_site is not None and fetch_site not in ("same-origin", "none"):
         raise ApiError(403, "cross-site", "requests from another site may not change anything")

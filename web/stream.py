@@ -15,11 +15,14 @@ hub publishes it. Event names are the topics:
 Spectators' game frames are the hub's pre-serialised bytes: 50 phones cost one
 ``json.dumps``. A comment line every ``HEARTBEAT_S`` keeps proxies and the server
 from closing an idle stream and detects a gone phone. Each stream holds one server
-thread, so at most ``MAX_STREAMS`` run at once (503 + ``Retry-After`` beyond).
+thread, so at most ``MAX_STREAMS`` run at once, and ``MAX_STREAMS_PER_CLIENT`` from one
+address (503 + ``Retry-After`` beyond). When the server tells (``diablotin.on_disconnect``
+in the WSGI environ, :mod:`controller.server`) a phone that leaves frees its slot at once.
 """
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -44,22 +47,32 @@ _PATCHED_BOX_EVENTS = frozenset({"SlotChanged", "LidChanged", "CoilFired"})
 
 
 class StreamCounter:
-    """How many streams are open (each holds a server thread)."""
+    """How many streams are open, in all and per client address (each holds a thread)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.open = 0
+        self.by_client: dict[str, int] = {}
 
-    def enter(self, limit: int) -> bool:
+    def enter(self, client: str, limit: int, per_client: int) -> str | None:
+        """Count a new stream; returns why it may not open (``None``: it may)."""
         with self._lock:
             if self.open >= limit:
-                return False
+                return "too many live pages open"
+            if self.by_client.get(client, 0) >= per_client:
+                return f"at most {per_client} live pages per phone"
             self.open += 1
-            return True
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            return None
 
-    def leave(self) -> None:
+    def leave(self, client: str) -> None:
         with self._lock:
             self.open -= 1
+            left = self.by_client.get(client, 0) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
 
 
 def parse_topics(raw: str, service: Any) -> tuple[list[str], list[Any]]:
@@ -87,22 +100,30 @@ def parse_topics(raw: str, service: Any) -> tuple[list[str], list[Any]]:
 @bp.get("/stream")
 def stream() -> Response:
     service = current_app.extensions["diablotin"]
+    if request.environ.get("diablotin.stream_thread") is False:
+        # pipelined behind another request on one connection: it would hold an API thread
+        raise ApiError(503, "busy", "open the live stream on a connection of its own")
     topics, tables = parse_topics(request.args.get("topics", ""), service)
     referee = security.is_referee()
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())
-    if not counter.enter(current_app.config["MAX_STREAMS"]):
-        raise ApiError(
-            503, "busy", "too many live pages open: retrying", {"Retry-After": str(RETRY_AFTER_S)}
-        )
+    client = security.client_address()
+    refused = counter.enter(
+        client, current_app.config["MAX_STREAMS"], current_app.config["MAX_STREAMS_PER_CLIENT"]
+    )
+    if refused:
+        raise ApiError(503, "busy", f"{refused}: retrying", {"Retry-After": str(RETRY_AFTER_S)})
     sub = service.hub.subscribe(topics)
     try:
         first = _snapshot(service, topics, tables, referee)
     except BaseException:
         sub.close()
-        counter.leave()
+        counter.leave(client)
         raise
+    on_disconnect = request.environ.get("diablotin.on_disconnect")
+    if on_disconnect is not None:
+        on_disconnect(sub.close)  # the phone left: free its slot now, not at the next ping
     by_topic = {table.topic: table for table in tables}
-    body = _events(service, sub, first, by_topic, referee, counter.leave)
+    body = _events(service, sub, first, by_topic, referee, lambda: counter.leave(client))
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache, no-transform"
     resp.headers["X-Accel-Buffering"] = "no"
@@ -140,11 +161,15 @@ def _events(
     on_close: Callable[[], None],
 ) -> Iterator[bytes]:
     """The stream body: snapshot, then hub frames (re-rendered for the referee)."""
+    # the first ping after 5-15 s: streams opened together (a room arriving, a reconnect
+    # wave) do not all wake at the same instant every 15 s
+    wait = random.uniform(HEARTBEAT_S / 3, HEARTBEAT_S)
     try:
         yield b"".join(first)
         while True:
             try:
-                frame = sub.get(HEARTBEAT_S)
+                frame = sub.get(wait)
+                wait = HEARTBEAT_S
             except EOFError:
                 return  # cut off (too far behind) or the service is stopping
             if frame is None:

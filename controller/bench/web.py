@@ -1,7 +1,7 @@
 """``diablotin bench web``: live-update latency with many phones, memory, page weight.
 
 Runs a real service (simulated box, temporary data dir) and the real WSGI server
-(cheroot, as ``diablotin serve``; ``--server waitress`` to compare) on loopback,
+(waitress, as ``diablotin serve`` sets it up; ``--server cheroot`` to compare) on loopback,
 opens ``--clients`` live streams (default 50) in a separate process (one thread,
 ``selectors``), then submits ``--actions`` referee actions over HTTP (alternately
 "dice hidden" and undo, so the game never moves on its own). For each action it
@@ -45,6 +45,13 @@ _VERSION = re.compile(
 # --- the phones (child process) ----------------------------------------------------------
 
 
+def phone_address(i: int) -> str:
+    """Loopback source address of client ``i``: four clients per address (127.3.0.2, …),
+    as phones on a Wi-Fi each have their own, within the server's per-phone stream cap."""
+    phone = i // 4
+    return f"127.3.{phone // 250}.{2 + phone % 250}"
+
+
 def _clients(port: int, count: int, path: str, pipe: Connection) -> None:
     """Open ``count`` streams; report ready; then record (version, receipt time) per client."""
     sel = selectors.DefaultSelector()
@@ -52,7 +59,7 @@ def _clients(port: int, count: int, path: str, pipe: Connection) -> None:
     seen: dict[int, list[tuple[int, float]]] = {i: [] for i in range(count)}
     socks = []
     for i in range(count):
-        sock = socket.create_connection(("127.0.0.1", port))
+        sock = socket.create_connection(("127.0.0.1", port), source_address=(phone_address(i), 0))
         sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         sock.setblocking(False)
         sel.register(sock, selectors.EVENT_READ, i)
@@ -191,22 +198,21 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
 
     service.hub.publish = publish  # type: ignore[method-assign]
     game_id = service.new_game("sauteur", {"rule": "A"})
-    threads = max(16, clients + 16)
     from web import create_app
 
     app = create_app(service, max_streams=clients + 8)
-    if server_name == "cheroot":
-        srv = server_module.make_server(app, "127.0.0.1", 0, threads)
+    srv: Any
+    if server_name == "waitress":
+        srv = server_module.make_server(app, "127.0.0.1", 0, 16)
         port = server_module.bound_port(srv)
         runner = threading.Thread(target=srv.serve, daemon=True)
     else:
-        from waitress.server import create_server
+        from cheroot.wsgi import Server
 
-        srv = create_server(
-            app, host="127.0.0.1", port=0, threads=threads, connection_limit=threads + 32
-        )
-        port = srv.effective_port
-        runner = threading.Thread(target=srv.run, daemon=True)
+        srv = Server(("127.0.0.1", 0), app, numthreads=clients + 16, timeout=30)
+        srv.prepare()
+        port = int(srv.bind_addr[1])
+        runner = threading.Thread(target=srv.serve, daemon=True)
     runner.start()
     rss_idle = _rss_mb()
     ctx = multiprocessing.get_context("spawn")
@@ -232,10 +238,7 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     weight = page_weight(base, f"/games/{game_id}")
     service.hub.close_all()  # end the streams before the server closes its threads
     time.sleep(0.2)
-    if server_name == "cheroot":
-        srv.stop()
-    else:
-        srv.close()
+    srv.stop()
     service.stop()
     latencies = [
         (at - published[version]) * 1000
@@ -299,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=0.03, help="seconds between actions")
     parser.add_argument(
         "--server",
-        choices=["cheroot", "waitress"],
-        default="cheroot",
-        help="cheroot (what diablotin serve runs) or waitress (for comparison)",
+        choices=["waitress", "cheroot"],
+        default="waitress",
+        help="waitress as diablotin serve runs it, or plain cheroot (for comparison)",
     )
     args = parser.parse_args(argv)
     if args.clients < 1 or args.actions < 2:

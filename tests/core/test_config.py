@@ -145,3 +145,43 @@ def test_the_example_in_docs_config_md_loads(tmp_path):
         "max_duty": 0.1,
         "debounce_ms": 20,
     }
+
+
+def test_server_limits_and_allowed_hosts(tmp_path):
+    path = write(
+        tmp_path,
+        """
+[server]
+threads = 24
+max_streams = 300
+max_streams_per_client = 6
+max_connections_per_client = 64
+header_timeout_s = 5
+body_timeout_s = 20.5
+allowed_hosts = ["Diablotin.LAN"]
+""",
+    )
+    server = load_config(path).server
+    assert (server.threads, server.max_streams, server.max_streams_per_client) == (24, 300, 6)
+    assert server.max_connections_per_client == 64
+    assert (server.header_timeout_s, server.body_timeout_s) == (5.0, 20.5)
+    assert server.allowed_hosts == ["diablotin.lan"]
+    for line, key in [
+        ("max_streams = 0", "server.max_streams"),
+        ("header_timeout_s = 0.5", "server.header_timeout_s"),
+        ('allowed_hosts = ["a b"]', "server.allowed_hosts"),
+        ("allowed_hosts = [1]", "server.allowed_hosts"),
+        ("max_streams_per_client = 1000", "server.max_streams_per_client"),
+    ]:
+        with pytest.raises(ConfigError, match=key):
+            load_config(write(tmp_path, "[server]\n" + line + "\n"))
+
+
+def test_the_documented_server_section_loads(tmp_path):
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "config.md").read_text()
+    section = doc.split("\n[server]\n", 1)[1].split("\n[", 1)[0]
+    server = load_config(write(tmp_path, "[server]\n" + section)).server
+    assert server.max_streams == 400 and server.max_streams_per_client == 4
+    assert server.allowed_hosts == [] and server.threads == 16

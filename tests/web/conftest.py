@@ -120,7 +120,7 @@ def browser() -> Iterator[Any]:
 
 @contextmanager
 def live_server(tmp_path: Path, delay_s: float) -> Iterator[tuple[str, Service]]:
-    """The real WSGI server (cheroot) on 127.0.0.1:<free port> in a thread, for a Service
+    """The real server (waitress, as serve runs it) on 127.0.0.1:<free port>, for a Service
     whose toy waits ``delay_s`` before hiding, showing faces and thinking (3600: never)."""
     from controller.server import bound_port, make_server
 

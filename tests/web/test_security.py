@@ -77,9 +77,13 @@ def test_the_same_requests_work_with_the_pin(client: FlaskClient, service: Servi
     assert resp.get_json()["view"]["version"] == 1
 
 
-def test_wrong_pins_are_throttled_per_client(
-    client: FlaskClient, clock: FakeClock, service: Service
-) -> None:
+def test_wrong_pins_are_throttled_per_client(clock: FakeClock, service: Service) -> None:
+    from web import create_app
+    from web.security import PinThrottle
+
+    # the budget for all addresses together is tested in test_hostile.py
+    app = create_app(service, throttle=PinThrottle(clock=clock, global_per_minute=1000))
+    client = app.test_client()
     for _ in range(5):
         resp = client.post("/api/session", json={"pin": "0000"})
         assert resp.status_code == 401

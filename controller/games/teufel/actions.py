@@ -277,6 +277,7 @@ def _give_up_letters(state: State, action: Mapping[str, Any], log: list[str]) ->
     held = ", ".join(sorted(player.letters))
     if (
         not isinstance(letters, list)
+        or not all(isinstance(letter, str) for letter in letters)
         or len(letters) != decision.number
         or len(set(letters)) != len(letters)
         or not set(letters) <= player.letters

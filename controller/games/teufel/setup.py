@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from ...text import TextRefused, clean_text
 from ..base import Refused
 from . import flow
 from .board import DEFAULT_VINES, DEVIL_FACE, SQUARES, distance, name, names, parse
@@ -138,6 +139,10 @@ def _colours(value: object) -> tuple[str, ...]:
             or colour in ("devil", "tower")
         ):
             raise _bad(f"colours: {colour!r} is not a usable name (a short word without '-')")
+        try:
+            clean_text(colour, field="colour", max_len=20)  # the one free-text policy
+        except TextRefused as refused:
+            raise _bad(f"colours: {refused}") from None
     if len(set(value)) != len(value):
         raise _bad("colours: the six names must differ")
     return tuple(value)
@@ -178,7 +183,7 @@ def _position(state: State, value: object) -> State:
     index = {p.colour: i for i, p in enumerate(state.players)}
 
     def player_of(colour: object, what: str) -> int:
-        if colour not in index:
+        if not isinstance(colour, str) or colour not in index:
             raise _bad(f"position: {what}: {colour!r} is not playing")
         return index[str(colour)]
 
@@ -193,7 +198,11 @@ def _position(state: State, value: object) -> State:
     for colour, held in raw_letters.items():
         who = player_of(colour, "letters")
         items = _list(held, f"letters of {colour}")
-        if not set(items) <= set(LETTERS) or len(set(items)) != len(items):
+        if (
+            not all(isinstance(item, str) for item in items)
+            or not set(items) <= set(LETTERS)
+            or len(set(items)) != len(items)
+        ):
             raise _bad(f"position: letters of {colour}: distinct letters among A-F")
         if who in left and set(items) != set(LETTERS):
             raise _bad(f"position: {colour} has left the board, so holds all six letters")
