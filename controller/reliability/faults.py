@@ -43,7 +43,7 @@ def dice_out(toy: Any) -> set[int]:
 
 
 class FaultRig:
-    """A service on ``backend`` (simulated or virtual) served on 127.0.0.1 by cheroot in
+    """A service on ``backend`` (simulated or virtual) served on 127.0.0.1 by waitress in
     this process, so the suite can flip fault switches the API does not offer and read
     the toy's ground truth. Games, toy faults and box status go through the HTTP API."""
 

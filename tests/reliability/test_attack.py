@@ -1,9 +1,10 @@
 """The attack part (``diablotin reliability --only attack --short``) against real
 ``diablotin serve`` processes on loopback: every attack runs and gets a verdict.
 
-The fixes for most attacks live on other branches (web, safety, journal), so on this one
-they report FAILED. :data:`EXPECTED_HELD` lists the attacks that must hold here; when a
-fix is merged, move its attacks from :data:`AWAITING` to :data:`EXPECTED_HELD`.
+Every attack must hold, except that a verdict that is a latency bound (:data:`TIMED`) is a
+benchmark's business, not a unit test's: here its figures must show the work was done and
+answered, and its p99 is recorded from full runs in docs/reliability.md. An attack still
+waiting for its fix goes in :data:`AWAITING` with the work that will fix it.
 """
 
 from __future__ import annotations
@@ -34,27 +35,28 @@ EXPECTED_HELD = {
     "config: duty_window_s = inf",
     "config: duty_window_s = 3600",
     "config: not UTF-8",
+    "streams: 5th from one address refused",
+    "streams: slot freed on close",
+    "flood: a new phone's stream",
+    "logout ends the session",
+    "deep JSON on every JSON endpoint",
+    "game ids >= 2^63",
+    "lone surrogates",
+    "teufel give_up_letters [[A],[B]]",
+    "teufel position with nested lists",
+    "huge bodies",
+    "wrong Host on a mutation: 403",
+    "RSS over the hostile mix",
+    "hostile title escaped in its page",
+    "PIN guessing from many addresses",
 }
-"""Attacks that hold on this branch (asserted)."""
+"""Attacks that must hold (asserted)."""
 
-AWAITING = {
-    "streams: 5th from one address refused": "web",
-    "streams: slot freed on close": "web",
-    "flood: referee actions p99 < 100 ms": "web",
-    "flood: a new phone's stream": "web",
-    "logout ends the session": "web",
-    "deep JSON on every JSON endpoint": "web",
-    "game ids >= 2^63": "web",
-    "lone surrogates": "web",
-    "teufel give_up_letters [[A],[B]]": "web",
-    "teufel position with nested lists": "web",
-    "huge bodies": "web",
-    "wrong Host on a mutation: 403": "web",
-    "RSS over the hostile mix": "web",
-    "hostile title escaped in its page": "web",
-    "PIN guessing from many addresses": "web",
-}
-"""Attacks that fail on this branch, and the branch expected to fix each (not asserted)."""
+TIMED = {"flood: referee actions p99 < 100 ms"}
+"""Latency-bound verdicts: their figures are checked here, their bound in benchmark runs."""
+
+AWAITING: dict[str, str] = {}
+"""Attacks that fail today, and the work expected to fix each (none now)."""
 GUESSING = "PIN guessing from many addresses"
 
 
@@ -89,8 +91,8 @@ def attacks(run: Run) -> list[rel.Attack]:
 
 def test_every_attack_ran_and_has_a_verdict(attacks: list[rel.Attack]) -> None:
     assert [a.name for a in attacks] == list(rel.ATTACKS)
-    assert set(EXPECTED_HELD) | set(AWAITING) == set(rel.ATTACKS)
-    assert not set(EXPECTED_HELD) & set(AWAITING)
+    assert EXPECTED_HELD | TIMED | set(AWAITING) == set(rel.ATTACKS)
+    assert not EXPECTED_HELD & set(AWAITING) and not TIMED & (EXPECTED_HELD | set(AWAITING))
     for attack in attacks:
         assert attack.figures, attack.name
         assert not any(p.startswith("not run") for p in attack.problems), attack.problems
@@ -107,7 +109,7 @@ def test_the_attacks_were_made_at_full_strength(attacks: list[rel.Attack]) -> No
     by_name = {a.name: a.figures for a in attacks}
     flood = by_name["flood: referee actions p99 < 100 ms"]
     assert re.search(rf"\d+/{plan.streams} streams served, \d+/{plan.slow} slow headers", flood)
-    assert f"/{plan.actions} actions answered" in flood
+    assert f"{plan.actions}/{plan.actions} actions answered" in flood
     guesses = re.search(r"(\d+) wrong PINs from (\d+) addresses", by_name[GUESSING])
     assert guesses and guesses[1] == guesses[2]
     assert int(guesses[1]) >= plan.guess_s * plan.guess_rate * 0.9
