@@ -361,9 +361,9 @@ def serve(
         log(banner(url, service.referee_pin))
         restore = _install_signal_handlers(service)
         try:
-            if ready is not None:
-                ready(server)
-            with contextlib.suppress(KeyboardInterrupt):
+            with contextlib.suppress(KeyboardInterrupt):  # a signal may come during ready()
+                if ready is not None:
+                    ready(server)
                 server.serve()
         finally:
             restore()
