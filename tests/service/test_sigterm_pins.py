@@ -43,3 +43,17 @@ def test_sigterm_mid_pulse_leaves_every_coil_low(tmp_path):
     assert [bool(s.state) for s in states] == [False, True, False]
     assert states[2].timestamp < 0.095  # cut short by the stop, not by the pulse's own end
     assert signal.getsignal(signal.SIGTERM) is not None  # the previous handler is restored
+
+
+def test_sigterm_while_ready_runs_still_ends_serve_cleanly(tmp_path):
+    """The signal handler is installed before ``ready`` runs: a SIGTERM delivered inside
+    ``ready`` (the start-up notification, say) must end ``serve`` like any other."""
+    service = Service(make_config(tmp_path))
+    service.start()
+    lines: list[str] = []
+    serve(
+        service, "127.0.0.1", 0, 16, log=lines.append,
+        ready=lambda server: os.kill(os.getpid(), signal.SIGTERM),
+    )  # fmt: skip
+    assert lines[-1] == "Diablotin stopped: coils off."
+    assert not service.started
