@@ -4,6 +4,7 @@ printed. The systemd unit is checked by ``systemd-analyze verify`` where it exis
 
 from __future__ import annotations
 
+import json
 import shutil
 import stat
 import subprocess
@@ -325,3 +326,39 @@ def test_uninstall_leaves_a_folder_it_did_not_install_alone(root: Path, installe
     assert (other / "precious.txt").read_text() == "keep me"
     assert "install-pi: no Diablotin install in /opt/other (no .diablotin-install there)" in output
     assert (root / "opt" / "diablotin" / "src" / "pyproject.toml").is_file()
+
+
+POLKIT_PROBE = """
+const fs = require("fs");
+let rule = null;
+global.polkit = {Result: {YES: "yes", NOT_HANDLED: "not handled"}, addRule: (f) => { rule = f; }};
+eval(fs.readFileSync(process.argv[1], "utf8"));
+const ask = (user, id, details) =>
+  rule({id, lookup: (k) => (details || {})[k]}, {user});
+const unit = (verb, name) => ({unit: name || "diablotin.service", verb});
+console.log(JSON.stringify([
+  ask("diablotin", "org.freedesktop.timedate1.set-time"),
+  ask("diablotin", "org.freedesktop.login1.power-off"),
+  ask("diablotin", "org.freedesktop.systemd1.manage-units", unit("restart")),
+  ask("diablotin", "org.freedesktop.systemd1.manage-units", unit("stop")),
+  ask("diablotin", "org.freedesktop.systemd1.manage-units", unit("restart", "ssh.service")),
+  ask("diablotin", "org.freedesktop.login1.reboot"),
+  ask("pi", "org.freedesktop.timedate1.set-time"),
+]));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run the polkit rule")
+def test_the_polkit_rule_grants_the_clock_restart_and_power_off_only(
+    root: Path, installed: str
+) -> None:
+    """The installed rule, run as polkit would run it (JavaScript, here under Node)."""
+    rule = root / "etc" / "polkit-1" / "rules.d" / "50-diablotin.rules"
+    assert mode(rule) == 0o644 and "@USER@" not in rule.read_text()
+    answers = subprocess.run(
+        ["node", "-e", POLKIT_PROBE, str(rule)], capture_output=True, text=True, check=True
+    ).stdout
+    yes, no = "yes", "not handled"
+    assert json.loads(answers) == [yes, yes, yes, no, no, no, no]
+    run(UNINSTALL, "--root", str(root))
+    assert not rule.exists()
