@@ -144,7 +144,7 @@ export function drawBoard(svg, geo, state, overlay = {}) {
       points: polygon(cell.corners),
       class: classes.join(" "),
       "data-cell": cell.id,
-      role: overlay.interactive ? "button" : null,
+      role: overlay.interactive ? "button" : "img",
       tabindex: canTap ? 0 : null,
       "aria-disabled": overlay.interactive && !canTap ? "true" : null,
       "aria-pressed": overlay.interactive ? String(overlay.selected === cell.id) : null,
