@@ -231,3 +231,47 @@ def test_board_and_the_current_steps_controls_are_on_screen_together(
             assert checked >= n, (kind, checked)  # the steps had buttons, and they were seen
     finally:
         context.close()
+
+
+COUNTDOWN = """() => { const live = document.getElementById('live');
+  const m = /(\\d+)/.exec(live.textContent);
+  return {state: live.dataset.state, s: m ? Number(m[1]) : null,
+          bar: document.querySelector('header.bar').getBoundingClientRect().height}; }"""
+
+
+@pytest.mark.browser
+def test_history_links_to_live_games_and_the_live_dot_counts_down(
+    browser: Any, server: Any
+) -> None:
+    base, service = server
+    playing = service.new_game("tails", {"players": 2})
+    finished = service.new_game("tails", {"players": 2})
+    table, rng = service.table(finished), random.Random(1)
+    while not table.finished:
+        table.submit(rng.choice(table.legal_actions()))
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="fr-FR")
+    page = context.new_page()
+    try:
+        page.goto(base + "/history")
+        page.wait_for_selector(f"#all a[data-game='{finished}']")
+        assert page.get_attribute(f"#all a[data-game='{playing}']", "href") == f"/games/{playing}"
+        assert page.get_attribute(f"#all a[data-game='{finished}']", "href") == (
+            f"/history/{finished}"
+        )
+        # the box stops answering the stream: the dot counts down to each retry
+        page.route("**/stream?*", lambda route: route.abort())
+        service.hub.close_all()
+        seen: list[dict[str, Any]] = []
+        for _ in range(24):
+            seen.append(page.evaluate(COUNTDOWN))
+            page.wait_for_timeout(150)
+        counts = [s["s"] for s in seen if s["state"] == "reconnecting"]
+        assert any(b < a for a, b in zip(counts, counts[1:], strict=False)), counts  # down
+        assert max(counts) >= 2, counts  # the wait grows: 0.5, 1, 2, 4 … s
+        assert {s["bar"] for s in seen} == {seen[0]["bar"]} and seen[0]["bar"] <= 57
+        assert page.inner_text("#live").startswith("↻")
+        page.unroute("**/stream?*")
+        page.wait_for_selector("#live[data-state='on']", timeout=10_000)
+        assert page.inner_text("#live") == "En direct"
+    finally:
+        context.close()
