@@ -14,6 +14,7 @@ import gzip
 import random
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -262,11 +263,11 @@ def test_history_links_to_live_games_and_the_live_dot_counts_down(
         page.route("**/stream?*", lambda route: route.abort())
         service.hub.close_all()
         seen: list[dict[str, Any]] = []
-        for _ in range(24):
+        for _ in range(14):
             seen.append(page.evaluate(COUNTDOWN))
-            page.wait_for_timeout(150)
+            page.wait_for_timeout(200)
         counts = [s["s"] for s in seen if s["state"] == "reconnecting"]
-        assert any(b < a for a, b in zip(counts, counts[1:], strict=False)), counts  # down
+        assert any(b < a for a, b in pairwise(counts)), counts  # down
         assert max(counts) >= 2, counts  # the wait grows: 0.5, 1, 2, 4 … s
         assert {s["bar"] for s in seen} == {seen[0]["bar"]} and seen[0]["bar"] <= 57
         assert page.inner_text("#live").startswith("↻")
@@ -275,3 +276,66 @@ def test_history_links_to_live_games_and_the_live_dot_counts_down(
         assert page.inner_text("#live") == "En direct"
     finally:
         context.close()
+
+
+# the smallest text on the board, in CSS pixels as drawn (font size × the SVG's scale)
+SMALLEST_LABEL = """() => Math.min(...[...document.querySelectorAll('[data-role="board"] svg text')]
+  .filter((n) => n.getBBox().width > 0)
+  .map((n) => parseFloat(getComputedStyle(n).fontSize) * n.getScreenCTM().a))"""
+MOVING = "() => document.getAnimations().length"
+
+
+@pytest.mark.browser
+def test_board_labels_are_12px_on_a_phone_and_the_last_move_shows(
+    browser: Any, server: Any
+) -> None:
+    base, service = server
+    sauteur = service.new_game("sauteur", {"rule": "A"})
+    circuit = service.new_game("sauteur", {"rule": "B"})
+    tails = service.new_game("tails", {"players": 2})
+    game = random_game(4)
+    teufel = service.new_game("teufel", game.options)
+    for action in game.actions[:6]:
+        service.table(teufel).submit(action)
+    for reduced in ("no-preference", "reduce"):
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, reduced_motion=reduced, has_touch=True
+        )
+        page = context.new_page()
+        try:
+            if reduced == "no-preference":  # as a spectator: every board's labels
+                for game_id in (sauteur, circuit, tails, teufel):
+                    page.goto(f"{base}/games/{game_id}")
+                    page.wait_for_selector("#live[data-state='on']")
+                    page.wait_for_selector("[data-role='board'] svg text")
+                    smallest = page.evaluate(SMALLEST_LABEL)
+                    assert smallest >= 12, (game_id, smallest)
+            page.goto(f"{base}/games/{sauteur}")
+            page.wait_for_selector("#board [data-piece='devil']")
+            assert page.locator("#board .trail").count() == 0  # nothing moved yet
+            table = service.table(sauteur)
+            for action in table.legal_actions()[:1] or []:
+                table.submit(action)  # hidden
+            table.submit({"type": "pop", "key": 1, "by": table.legal_actions()[0]["by"]})
+            table.submit({"type": "face", "face": 3})
+            follow(page, service, sauteur)
+            figure = table.legal_actions()[0]
+            table.submit(figure)
+            page.wait_for_function(VERSION_IS, arg=table.version, timeout=5_000)
+            start = service.table(sauteur).view("public")["state"]
+            to = next(f["position"] for f in start["figures"] if f["name"] == figure["figure"])
+            trail = page.locator("#board .trail").evaluate_all(
+                "(nodes) => nodes.map((n) => Number(n.dataset.trail))"
+            )
+            assert trail == list(range(to - 3, to + 1)), (trail, to)  # the squares it crossed
+            assert page.locator(f"#board .token.moved[data-figure='{figure['figure']}']").count()
+            assert (page.evaluate(MOVING) > 0) == (reduced == "no-preference")
+            # the finish square is a chequered flag, not red like the devil
+            finish = page.locator("#board .finish-flag .chequer").count()
+            assert finish == 2
+            if reduced == "no-preference":
+                page.screenshot(path=str(SHOTS / "layout-sauteur-last-move.png"))
+            # the next round starts from a fresh game for the reduced-motion pass
+            sauteur = service.new_game("sauteur", {"rule": "A"})
+        finally:
+            context.close()
