@@ -77,12 +77,14 @@ def test_no_serious_or_critical_axe_violation_on_any_page(
     base, service = server
     paths = pages(service)
     found: dict[str, Any] = {}
+    errors: list[str] = []
     for size, (width, height) in SIZES.items():
         for role in ("referee", "spectator"):
             context = browser.new_context(
                 viewport={"width": width, "height": height}, bypass_csp=True
             )
             page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"{base}/theme/{theme}")
             if role == "referee":
                 page.click("#role")
@@ -99,5 +101,6 @@ def test_no_serious_or_critical_axe_violation_on_any_page(
                 if bad:
                     found[f"{size} {role} {path}"] = bad
             context.close()
+    assert not errors, errors  # JavaScript errors on any page
     if found:
         pytest.fail("axe: serious or critical violations\n" + json.dumps(found, indent=1))
