@@ -65,6 +65,7 @@ def pages(service: Service) -> list[str]:
         "/box",
         "/history",
         f"/history/{tails}",
+        "/stats",
         "/rules/sauteur",
     ]
 
