@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import markdown
 import segno
 from flask import (
     Blueprint,
@@ -139,11 +140,12 @@ def game(game_id: int) -> str:
 
 @bp.get("/rules/<kind>")
 def rules(kind: str) -> str:
-    """A game's rules (docs/rules-<kind>.md), shown as written."""
+    """A game's rules (docs/rules-<kind>.md, our own trusted text) rendered from Markdown."""
     text = rules_text(kind)
     if text is None:
         abort(404)
-    return _render("rules.html", "rules", "rules", kind=kind, text=text)
+    html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
+    return _render("rules.html", "rules", "rules", kind=kind, rules=Markup(html))
 
 
 @bp.get("/box")
