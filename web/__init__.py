@@ -128,14 +128,17 @@ def create_app(
         service.config.data_dir / "web-sessions.json"
     )
 
-    from . import api, openapi, pages, stream
+    from . import api, assets, openapi, pages, stream
+    from .compress import gzip_response
 
     app.register_blueprint(pages.bp)
+    app.register_blueprint(assets.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(stream.bp)
     app.before_request(check_json_request)
     app.after_request(add_security_headers)
+    app.after_request(gzip_response)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:

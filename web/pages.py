@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import markdown
 import segno
 from flask import (
     Blueprint,
@@ -22,14 +23,14 @@ from flask import (
     redirect,
     render_template,
     request,
-    send_from_directory,
-    url_for,
 )
 from markupsafe import Markup
 
+from controller import __version__
 from controller.games.base import Refused
 
 from . import security
+from .assets import digest, shell, static_url
 from .i18n import COOKIE, LANGS, MESSAGES, pick_language, translate
 from .payloads import available_kinds
 
@@ -75,8 +76,27 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         t=lambda key, **values: translate(lang, key, **values),
         other_lang="fr" if lang == "en" else "en",
         here=request.full_path.rstrip("?"),
+        static_url=static_url,
+        rules_kinds=[k for k in RULES_KINDS if rules_text(k) is not None],
+        version=__version__,
         **data,
     )
+
+
+RULES_KINDS = ("sauteur", "teufel", "tails")
+
+
+def rules_text(kind: str) -> str | None:
+    """The rules of ``kind`` as written in ``docs/rules-<kind>.md`` (Markdown), or None
+    when there is no such game or file. The one place that knows where the rules live
+    (today the repository's docs/, read from the source tree)."""
+    if kind not in RULES_KINDS:
+        return None
+    path = Path(__file__).resolve().parents[1] / "docs" / f"rules-{kind}.md"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def _public_url() -> str:
@@ -116,6 +136,16 @@ def game(game_id: int) -> str:
     template = f"games/{kind}.html" if has_page else "games/generic.html"
     module = "games/" + (kind if has_page else "generic")
     return _render(template, "game", module, game_id=game_id, kind=kind, title=table.title)
+
+
+@bp.get("/rules/<kind>")
+def rules(kind: str) -> str:
+    """A game's rules (docs/rules-<kind>.md, our own trusted text) rendered from Markdown."""
+    text = rules_text(kind)
+    if text is None:
+        abort(404)
+    html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
+    return _render("rules.html", "rules", "rules", kind=kind, rules=Markup(html))
 
 
 @bp.get("/box")
@@ -208,22 +238,22 @@ def manifest() -> Response:
         "theme_color": "#b3261e",
         "icons": [
             {
-                "src": url_for("static", filename="icons/icon-192.png"),
+                "src": static_url("icons/icon-192.png"),
                 "sizes": "192x192",
                 "type": "image/png",
             },
             {
-                "src": url_for("static", filename="icons/icon-512.png"),
+                "src": static_url("icons/icon-512.png"),
                 "sizes": "512x512",
                 "type": "image/png",
             },
             {
-                "src": url_for("static", filename="icons/icon.svg"),
+                "src": static_url("icons/icon.svg"),
                 "sizes": "any",
                 "type": "image/svg+xml",
             },
             {
-                "src": url_for("static", filename="icons/icon-maskable-512.png"),
+                "src": static_url("icons/icon-maskable-512.png"),
                 "sizes": "512x512",
                 "type": "image/png",
                 "purpose": "maskable",
@@ -236,12 +266,16 @@ def manifest() -> Response:
 
 @bp.get("/sw.js")
 def service_worker() -> Response:
-    """The service worker, served from the root so its scope is the whole dashboard."""
-    resp = send_from_directory(STATIC / "js", "sw.js", mimetype="text/javascript", max_age=0)
+    """The service worker, served from the root so its scope is the whole dashboard; its
+    precache list (every page's scripts under their hashed URLs) is written in here."""
+    cache_name = json.dumps("diablotin-" + digest())
+    head = f"const SHELL = {json.dumps(list(shell()))};\nconst CACHE = {cache_name};\n"
+    body = head + (STATIC / "js" / "sw.js").read_text(encoding="utf-8")
+    resp = current_app.response_class(body, mimetype="text/javascript")
     resp.headers["Cache-Control"] = "no-cache"
     return resp
 
 
 @bp.get("/favicon.ico")
 def favicon() -> Response:
-    return redirect(url_for("static", filename="icons/icon.svg"))  # type: ignore[return-value]
+    return redirect(static_url("icons/icon.svg"))  # type: ignore[return-value]

@@ -128,10 +128,13 @@ def _post(port: int, path: str, body: dict[str, Any] | None = None) -> int:
     return status
 
 
-def _get(url: str) -> bytes:
+def _get(url: str, headers: dict[str, str] | None = None) -> bytes:
+    """The body of ``url`` as sent on the wire (still gzipped when asked for with
+    ``Accept-Encoding``); RuntimeError unless 200."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
-    conn.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""))
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    conn.request("GET", path, headers=headers or {})
     resp = conn.getresponse()
     body = resp.read()
     conn.close()
@@ -149,8 +152,10 @@ _REFS = [
 
 def page_weight(base: str, path: str) -> dict[str, Any]:
     """Bytes and requests of a page and what it loads (scripts, imports, styles, icons,
-    manifest); external = references to any other host."""
+    manifest), plain and gzipped (what a phone receives); external = references to any
+    other host."""
     seen: dict[str, int] = {}
+    wire: dict[str, int] = {}  # the same, gzipped as a phone asks for it
     external: list[str] = []
     todo = [urljoin(base, path)]
     host = urlsplit(base).netloc
@@ -160,6 +165,7 @@ def page_weight(base: str, path: str) -> dict[str, Any]:
             continue
         body = _get(url)
         seen[url] = len(body)
+        wire[url] = len(_get(url, {"Accept-Encoding": "gzip"}))
         if not url.endswith((".html", ".js", ".css", "/")) and "/games/" not in url:
             continue
         for pattern in _REFS:
@@ -174,7 +180,13 @@ def page_weight(base: str, path: str) -> dict[str, Any]:
                         external.append(target)
                     elif target.endswith((".js", ".css", ".svg", ".png", ".webmanifest")):
                         todo.append(target)
-    return {"bytes": sum(seen.values()), "requests": len(seen), "external": external, "files": seen}
+    return {
+        "bytes": sum(seen.values()),
+        "gzipped": sum(wire.values()),
+        "requests": len(seen),
+        "external": external,
+        "files": seen,
+    }
 
 
 def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict[str, Any]:
@@ -286,6 +298,7 @@ def report(result: dict[str, Any]) -> str:
         ("server RSS idle (MB)", f"{result['rss_idle_mb']:.1f}", ""),
         ("server RSS with clients (MB)", f"{result['rss_busy_mb']:.1f}", f"< {TARGET_RSS_MB:g}"),
         ("sauteur page weight (bytes)", weight["bytes"], ""),
+        ("sauteur page weight gzipped (bytes)", weight["gzipped"], ""),
         ("sauteur page requests", weight["requests"], ""),
         ("external requests", len(weight["external"]), "0"),
     ]

@@ -8,6 +8,7 @@ import re
 from flask.testing import FlaskClient
 
 from controller.service import Service
+from web.assets import digest, static_url
 
 from .conftest import login
 
@@ -23,7 +24,7 @@ def test_every_page_renders_without_external_references(
         assert resp.status_code == 200, url
         html = resp.get_data(as_text=True)
         assert set(ABSOLUTE.findall(html)) <= {"localhost"}, url  # only the join link
-        assert '<script type="module" src="/static/js/' in html
+        assert f'<script type="module" src="/static/v/{digest()}/js/' in html
         assert "<script>" not in html  # no inline script: the CSP forbids it
         boot = json.loads(
             re.search(
@@ -38,7 +39,7 @@ def test_every_page_renders_without_external_references(
 def test_game_page_is_one_template_and_one_module(client: FlaskClient, service: Service) -> None:
     game_id = service.new_game("sauteur", {})
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'src="/static/js/games/sauteur.js"' in html
+    assert f'src="{static_url("js/games/sauteur.js")}"' in html
     assert 'id="board"' in html and 'id="slots"' in html
 
 
@@ -97,7 +98,7 @@ def test_installable(client: FlaskClient) -> None:
         assert resp.mimetype == icon["type"]
     sw = client.get("/sw.js")
     assert sw.status_code == 200 and sw.mimetype == "text/javascript"
-    for path in re.findall(r'"(/static/[^"]+)"', sw.get_data(as_text=True)):
+    for path in re.findall(r'"(/static/[^"]+\.[a-z]+)"', sw.get_data(as_text=True)):
         assert client.get(path).status_code == 200, path
 
 

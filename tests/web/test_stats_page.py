@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from controller.service import Service
 from tests.core.test_stats import hand_games
+from web.assets import digest
 
 from .conftest import PIN, live_server
 
@@ -76,7 +77,8 @@ def test_stats_page_draws_labelled_charts_in_dark_mode_without_external_requests
         page.select_option("#game-pick", "1")
         page.wait_for_selector("#game-charts canvas[aria-label^='Race 1']")
         assert requests and all(url.startswith(base + "/") for url in requests), requests
-        assert any(url.endswith("/static/vendor/uplot/uPlot.esm.js") for url in requests)
+        vendored = [url for url in requests if url.endswith("/vendor/uplot/uPlot.esm.js")]
+        assert vendored and all(f"/static/v/{digest()}/" in url for url in vendored)
     finally:
         ctx.close()
 

@@ -31,6 +31,7 @@ from controller.games.tails import (
     score_record,
 )
 from controller.service import Service
+from web.assets import static_url
 
 from .conftest import PIN, REFEREE, live_server, login
 
@@ -67,7 +68,7 @@ def engine_state(service: Service, game_id: int) -> Any:
 def test_the_page_is_the_tails_template_and_module(client: FlaskClient, service: Service) -> None:
     game_id = service.new_game("tails", {})
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'src="/static/js/games/tails.js"' in html
+    assert f'src="{static_url("js/games/tails.js")}"' in html
     assert 'id="board"' in html and 'id="kinds"' in html
     assert 'id="place"' not in html  # spectators get no entry buttons
     login(client)

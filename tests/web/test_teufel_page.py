@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from controller.games.base import Refused
 from controller.games.teufel import TeufelRules, odds
 from controller.service import Service
+from web.assets import static_url
 
 from .conftest import REFEREE, live_server, snapshot
 from .test_browser import NEWER, log_in, phone, shot, version
@@ -131,7 +132,7 @@ def test_an_illegal_step_is_refused_with_the_engines_reason_and_changes_nothing(
 def test_the_game_page_is_teufels_own(client: FlaskClient, service: Service) -> None:
     game_id = new_game(service, {"players": ["blue", "green", "purple"]})
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'src="/static/js/games/teufel.js"' in html
+    assert f'src="{static_url("js/games/teufel.js")}"' in html
     assert '<svg id="board" class="board tf-board"' in html
     assert 'id="controls" class="choices referee-only" hidden>' in html  # spectator: no entry
     for name in ("teufel.js", "teufel-board.js", "teufel-colours.js", "teufel-words.js"):

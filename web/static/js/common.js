@@ -109,14 +109,27 @@ export async function act(button, call) {
 // --- the live stream ------------------------------------------------------------------
 
 const liveEl = document.getElementById("live");
+let countdown = null;
+/** The header's live dot: "on", "connecting", or "reconnecting" with the seconds left
+ *  counted down (short text in a fixed-width chip: the header never grows). */
 function showLive(state, seconds) {
+  clearInterval(countdown);
+  document.body.classList.toggle("offline", state === "reconnecting");
   if (!liveEl) return;
   liveEl.dataset.state = state;
-  liveEl.textContent =
-    state === "on" ? t("live.on")
-    : state === "reconnecting" ? t("live.reconnecting", { s: seconds })
-    : t("live.connecting");
-  document.body.classList.toggle("offline", state === "reconnecting");
+  if (state !== "reconnecting") {
+    liveEl.textContent = state === "on" ? t("live.on") : t("live.connecting");
+    liveEl.title = liveEl.textContent;
+    return;
+  }
+  const until = Date.now() + seconds * 1000;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    liveEl.textContent = t("live.retry", { s: left });
+    liveEl.title = t("live.reconnecting", { s: left });
+  };
+  tick();
+  countdown = setInterval(tick, 250);
 }
 
 /** Subscribe to server-sent events for `topics`; `handlers[eventName](data)`.
@@ -147,7 +160,7 @@ export function live(topics, handlers) {
   }
   connect();
   return {
-    close() { clearTimeout(timer); if (source) source.close(); },
+    close() { clearTimeout(timer); clearInterval(countdown); if (source) source.close(); },
   };
 }
 
@@ -212,3 +225,42 @@ export function playerName(player) {
 
 // The referee's clock check, once per session (web/static/js/clock.js).
 if (referee) import("./clock.js").then((m) => m.checkClock()).catch(() => {});
+
+// --- game pages: fit the board between the head and the controls ----------------------
+
+/** Side by side (CSS does it all) from 900 px wide or in landscape; keep in step with app.css. */
+const SIDE_BY_SIDE = window.matchMedia("(min-width: 900px), (orientation: landscape)");
+
+/** On a phone held upright the page is head, board, controls: give the board what the
+ *  screen has left (--board-max, px), so the current step's buttons and the whole board
+ *  are on screen together, without scrolling. Never below 160 px. */
+function fitBoard() {
+  const board = document.querySelector('[data-role="board"]');
+  const svg = board && board.querySelector("svg");
+  if (!svg) return;
+  if (SIDE_BY_SIDE.matches) { document.documentElement.style.removeProperty("--board-max"); return; }
+  const bar = document.querySelector("header.bar");
+  const head = document.querySelector('[data-role="head"]');
+  const controls = document.querySelector('[data-role="controls"]');
+  const main = document.querySelector("main");
+  const height = (node) => (node ? node.getBoundingClientRect().height : 0);
+  const style = getComputedStyle(main);
+  const gap = parseFloat(getComputedStyle(svg.closest(".game") || main).rowGap) || 0;
+  const around = height(board) - height(svg);
+  const used = height(bar) + height(head) + height(controls) + around
+    + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom) + 2 * gap + 1;
+  const left = Math.max(160, Math.floor(window.innerHeight - used));
+  document.documentElement.style.setProperty("--board-max", left + "px");
+}
+
+if (document.querySelector('[data-role="board"]') && "ResizeObserver" in window) {
+  const watched = ['[data-role="head"]', '[data-role="controls"]', '[data-role="board"] .legend', "header.bar"];
+  const observer = new ResizeObserver(() => fitBoard());
+  for (const selector of watched) {
+    const node = document.querySelector(selector);
+    if (node) observer.observe(node);
+  }
+  window.addEventListener("resize", fitBoard);
+  SIDE_BY_SIDE.addEventListener("change", fitBoard);
+  fitBoard();
+}

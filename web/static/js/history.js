@@ -3,7 +3,7 @@ import { api, el, fill, live, t } from "./common.js";
 
 function row(g) {
   return el("li", {},
-    el("a", { href: `/history/${g.id}`, class: "game-link", "data-game": g.id },
+    el("a", { href: g.finished ? `/history/${g.id}` : `/games/${g.id}`, class: "game-link", "data-game": g.id },
       el("strong", {}, g.title || t("kind." + g.kind)),
       el("span", { class: "muted" }, ` #${g.id} · ${g.finished ? t("hist.done") : t("hist.inprogress")}`),
       g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: g.damaged })}`) : null),

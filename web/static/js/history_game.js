@@ -81,4 +81,3 @@ api("GET", `/api/games/${gameId}/steps/0`).then((d) => show(d.steps)).catch((err
   $("step-error").textContent = err.message;
   $("step-error").hidden = false;
 });
-document.getElementById("live").hidden = true;

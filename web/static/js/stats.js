@@ -5,7 +5,8 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { api, el, fill, live, referee, t } from "./common.js";
 import { colourCss } from "./games/teufel-colours.js";
 
-const css = el("link", { rel: "stylesheet", href: "/static/vendor/uplot/uPlot.min.css" });
+// relative to this module, so it is under the same hashed, long-cached prefix
+const css = el("link", { rel: "stylesheet", href: new URL("../vendor/uplot/uPlot.min.css", import.meta.url).pathname });
 document.head.append(css);
 
 const PALETTE = ["#1e63d6", "#d32f2f", "#2e9d3a", "#ef7d00", "#8e44ad", "#00838f"];

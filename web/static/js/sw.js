@@ -1,19 +1,9 @@
-// A minimal service worker: keeps the dashboard's shell (CSS, scripts, icons) so the
+// The service worker: keeps every page's scripts, the stylesheet and icons so the
 // home-screen app opens at once; pages, the API and the live stream always go to the box.
-const CACHE = "diablotin-shell-v1";
-const SHELL = [
-  "/static/app.css",
-  "/static/js/common.js",
-  "/static/js/home.js",
-  "/static/js/box.js",
-  "/static/js/history.js",
-  "/static/js/history_game.js",
-  "/static/js/games/sauteur.js",
-  "/static/js/games/sauteur-board.js",
-  "/static/js/games/generic.js",
-  "/static/icons/icon.svg",
-  "/static/icons/icon-192.png",
-];
+// `/sw.js` is served with two constants written in front of this file by the server:
+// SHELL (the hashed URLs of every page's scripts, CSS and icons) and CACHE (named after
+// the static files' digest, so a new version replaces the old cache).
+/* global SHELL, CACHE */
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -29,6 +19,11 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin || !url.pathname.startsWith("/static/")) return;
+  if (url.pathname.startsWith("/static/v/")) {
+    // a hashed URL never changes: the cached copy first
+    event.respondWith(caches.match(event.request).then((hit) => hit || fetch(event.request)));
+    return;
+  }
   // network first (the box is on the table), the cached copy when it does not answer
   event.respondWith(
     fetch(event.request)

@@ -24,13 +24,59 @@ export function drawBoard(svg, state) {
   else drawCircuit(svg, state);
 }
 
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+/** The devil piece: a red head with horns, yellow eyes and a grin (never a square). */
 function devilToken(x, y, r) {
-  // A red devil: a disc with two horns.
-  return el("g", { class: "token devil" },
-    el("polygon", { points: `${x - r * 0.8},${y - r * 0.5} ${x - r * 0.35},${y - r * 1.5} ${x - r * 0.1},${y - r * 0.7}`, class: "horn" }),
-    el("polygon", { points: `${x + r * 0.8},${y - r * 0.5} ${x + r * 0.35},${y - r * 1.5} ${x + r * 0.1},${y - r * 0.7}`, class: "horn" }),
+  return el("g", { class: "token devil", "data-piece": "devil" },
+    el("polygon", { points: `${x - r * 0.85},${y - r * 0.35} ${x - r * 0.75},${y - r * 1.45} ${x - r * 0.2},${y - r * 0.8}`, class: "horn" }),
+    el("polygon", { points: `${x + r * 0.85},${y - r * 0.35} ${x + r * 0.75},${y - r * 1.45} ${x + r * 0.2},${y - r * 0.8}`, class: "horn" }),
     el("circle", { cx: x, cy: y, r, class: "devil-body" }),
+    el("circle", { cx: x - r * 0.38, cy: y - r * 0.2, r: r * 0.17, class: "devil-eye" }),
+    el("circle", { cx: x + r * 0.38, cy: y - r * 0.2, r: r * 0.17, class: "devil-eye" }),
+    el("path", { d: `M${x - r * 0.45} ${y + r * 0.3} Q${x} ${y + r * 0.75} ${x + r * 0.45} ${y + r * 0.3}`, class: "devil-mouth" }),
     el("title", {}, t("track.devil")));
+}
+
+/** A figure: a pawn (head and a flared body) in its colour. */
+function pawn(cx, cy, r, colour) {
+  const top = cy - r * 1.05, base = cy + r * 1.05;
+  return [
+    el("path", { d: `M${cx - r * 0.85} ${base} Q${cx - r * 0.75} ${cy} ${cx - r * 0.3} ${cy - r * 0.15}`
+      + ` L${cx + r * 0.3} ${cy - r * 0.15} Q${cx + r * 0.75} ${cy} ${cx + r * 0.85} ${base} Z`, fill: colour, class: "pawn" }),
+    el("circle", { cx, cy: top + r * 0.45, r: r * 0.45, fill: colour, class: "pawn" }),
+  ];
+}
+
+/** The finish square: a chequered flag (two by two), nothing like the red devil. */
+function finishSquare(x, y, side) {
+  const h = side / 2, x0 = x - h, y0 = y - h;
+  return el("g", { class: "finish-flag" },
+    el("rect", { x: x0, y: y0, width: side, height: side, rx: 3, class: "square finish" }),
+    el("rect", { x: x0, y: y0, width: h, height: h, class: "chequer" }),
+    el("rect", { x: x, y, width: h, height: h, class: "chequer" }));
+}
+
+/** The last move on this board: [{piece: [from, to]}, fresh] where `fresh` is true when it
+ *  happened since the previous drawing (then it slides); kept until the next move. */
+function lastMove(svg, pieces) {
+  const before = svg.__positions || null;
+  svg.__positions = pieces;
+  const moved = {};
+  for (const [name, to] of Object.entries(pieces)) {
+    if (before && name in before && before[name] !== to) moved[name] = [before[name], to];
+  }
+  const fresh = Object.keys(moved).length > 0;
+  if (fresh) svg.__lastMove = moved;
+  return [svg.__lastMove || {}, fresh];
+}
+
+/** Slide a redrawn token from where it stood (dx, dy in SVG units) unless the phone asks
+ *  for reduced motion. */
+function slide(node, dx, dy) {
+  if (reducedMotion.matches || !node.animate || (!dx && !dy)) return;
+  node.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }],
+    { duration: 450, easing: "ease-out" });
 }
 
 function drawTrack(svg, state) {
@@ -60,13 +106,23 @@ function drawTrack(svg, state) {
     d += (sq ? "L" : "M") + x.toFixed(1) + " " + y.toFixed(1);
   }
   parts.push(el("path", { d, class: "track-line" }));
+  const pieces = Object.fromEntries(state.figures.map((f) => [f.name, f.position]));
+  pieces.devil = state.devil;
+  const [moved, fresh] = lastMove(svg, pieces);
+  const trail = new Set();
+  for (const [from, to] of Object.values(moved)) {
+    for (let sq = Math.min(from, to); sq <= Math.min(Math.max(from, to), last); sq++) trail.add(sq);
+  }
   for (let sq = 0; sq <= last; sq++) {
     const [x, y] = pos(sq);
-    const cls = sq === last ? "square finish" : "square";
-    const sqEl = el("rect", { x: x - cell * 0.42, y: y - cell * 0.42, width: cell * 0.84, height: cell * 0.84, rx: 4, class: cls });
-    if (sq === state.options.devil_start) sqEl.classList.add("start-devil");
-    if (starts[sq]) { sqEl.style.stroke = starts[sq]; sqEl.classList.add("start"); }
-    parts.push(sqEl);
+    if (sq === last) { parts.push(finishSquare(x, y, cell * 0.84)); }
+    else {
+      const sqEl = el("rect", { x: x - cell * 0.42, y: y - cell * 0.42, width: cell * 0.84, height: cell * 0.84, rx: 4, class: "square" });
+      if (sq === state.options.devil_start) sqEl.classList.add("start-devil");
+      if (starts[sq]) { sqEl.style.stroke = starts[sq]; sqEl.classList.add("start"); }
+      parts.push(sqEl);
+    }
+    if (trail.has(sq)) parts.push(el("rect", { x: x - cell * 0.47, y: y - cell * 0.47, width: cell * 0.94, height: cell * 0.94, rx: 5, class: "trail", "data-trail": sq }));
     if (sq % 5 === 0 || sq === last) {
       parts.push(el("text", { x, y: y - cell * 0.55, class: "sq-label" }, sq === last ? t("track.finish") : sq));
     }
@@ -74,21 +130,30 @@ function drawTrack(svg, state) {
   // tokens: figures in play and arrived on their square, captured ones beside the board
   const occupancy = {};
   const place = (sq) => { occupancy[sq] = (occupancy[sq] || 0) + 1; return occupancy[sq] - 1; };
-  const r = cell * 0.3;
+  const r = cell * 0.34;
+  const slides = [];
+  const from = (name) => (moved[name] ? pos(Math.min(moved[name][0], last)) : null);
   state.figures.forEach((fig, i) => {
     const [x, y] = pos(Math.min(fig.position, last));
     const n = place(fig.position);
     const cx = x + (n % 2 ? r * 0.7 : -r * 0.7) * (n ? 1 : 0);
     const cy = y + (n > 1 ? r * 0.9 : 0);
-    const token = el("g", { class: "token figure " + fig.status, dataset: { figure: fig.name } },
-      el("circle", { cx, cy, r, fill: figureColour(fig.name, i) }),
+    const token = el("g", { class: "token figure " + fig.status + (moved[fig.name] ? " moved" : ""), dataset: { figure: fig.name } },
+      pawn(cx, cy, r, figureColour(fig.name, i)),
       fig.status === "captured" ? el("path", { d: `M${cx - r * 0.6} ${cy - r * 0.6}L${cx + r * 0.6} ${cy + r * 0.6}M${cx + r * 0.6} ${cy - r * 0.6}L${cx - r * 0.6} ${cy + r * 0.6}`, class: "cross" }) : null,
       el("title", {}, `${figureLabel(fig.name)}: ${fig.position} (${t("status." + fig.status)})`));
     parts.push(token);
+    const was = from(fig.name);
+    if (was && fresh) slides.push([token, was[0] - x, was[1] - y]);
   });
   const [dx, dy] = pos(Math.min(state.devil, last));
-  parts.push(devilToken(dx, dy + (occupancy[state.devil] ? r * 0.4 : 0), r * 1.05));
+  const devil = devilToken(dx, dy + (occupancy[state.devil] ? r * 0.4 : 0), r * 1.15);
+  if (moved.devil) devil.classList.add("moved");
+  parts.push(devil);
+  const devilWas = from("devil");
+  if (devilWas && fresh) slides.push([devil, devilWas[0] - dx, devilWas[1] - dy]);
   fill(svg, parts);
+  for (const [node, x, y] of slides) slide(node, x, y);
 }
 
 function drawCircuit(svg, state) {

@@ -6,7 +6,7 @@
 import { el, fill, t } from "../common.js";
 
 const S = 100; // SVG units per cell side
-const HEAD_R = 15; // a devil's head, SVG units
+const HEAD_R = 21; // a devil's head, SVG units (its letter stays >= 12 px on a phone)
 const PAD = 3; // room around the drawing, SVG units
 const HEIGHT = Math.sqrt(3) / 2;
 const r1 = (x) => Math.round(x * 10) / 10;
@@ -126,6 +126,7 @@ function devilName(name) {
  * placement may use), `forced` (the twin rule's cell), `selected` (cell id), `preview`
  * ({cell, kind, rotation}: the card being entered), `advice` ([cell ids], best first),
  * `excludedSector`, `interactive` (cells are buttons: role, tabindex, aria-disabled).
+ * Placed cards are filled (no number shows through), the last one placed is outlined.
  */
 export function drawBoard(svg, geo, state, overlay = {}) {
   svg.setAttribute("viewBox", geo.box.map(r1).join(" "));
@@ -144,13 +145,14 @@ export function drawBoard(svg, geo, state, overlay = {}) {
       points: polygon(cell.corners),
       class: classes.join(" "),
       "data-cell": cell.id,
-      role: overlay.interactive ? "button" : null,
+      role: overlay.interactive ? "button" : "img",
       tabindex: canTap ? 0 : null,
       "aria-disabled": overlay.interactive && !canTap ? "true" : null,
       "aria-pressed": overlay.interactive ? String(overlay.selected === cell.id) : null,
       "aria-label": t("tails.cell", { c: cell.id }) + (card ? ` · ${card.kind}${card.rotation}` : ""),
     }));
-    numbers.push(el("text", { x: r1(cell.centre[0]), y: r1(cell.centre[1]), class: "tnum" + (card ? " dim" : "") }, cell.number));
+    // a placed card covers its cell's number (the devils' chips give the points)
+    if (!card) numbers.push(el("text", { x: r1(cell.centre[0]), y: r1(cell.centre[1]), class: "tnum", "aria-hidden": "true" }, cell.number));
     const shown = card || (overlay.preview && overlay.preview.cell === cell.id ? overlay.preview : null);
     if (shown) {
       for (const [a, b] of cardPairs(geo.layout, shown.kind, shown.rotation)) {
@@ -183,7 +185,8 @@ export function drawBoard(svg, geo, state, overlay = {}) {
     const cell = geo.cells.get(id);
     if (cell) marks.push(el("polygon", { points: polygon(inset(cell, 7)), class: `mark advice rank${rank}`, "data-advice": id }));
   });
-  for (const [id, cls] of [[overlay.forced, "forced"], [overlay.selected, "selected"]]) {
+  const last = state.placed.reduce((best, p) => (!best || p.order > best.order ? p : best), null);
+  for (const [id, cls] of [[last && last.cell, "last"], [overlay.forced, "forced"], [overlay.selected, "selected"]]) {
     const cell = id && geo.cells.get(id);
     if (cell) marks.push(el("polygon", { points: polygon(inset(cell, 3.5)), class: "mark " + cls }));
   }

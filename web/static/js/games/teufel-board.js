@@ -6,7 +6,7 @@ import { svgEl, t } from "../common.js";
 import { cardName, colourCss, colourName, inkOn } from "./teufel-colours.js";
 
 export const CELL = 48;
-const LEFT = 14; // room for the rank numbers
+const LEFT = 16; // room for the rank numbers
 const TOP = 2;
 const FILES = "abcdefg";
 
@@ -131,7 +131,7 @@ export function drawBoard(root, state, opts = {}) {
   const odds = opts.odds;
   const mover = state.turn;
   const width = LEFT + size * CELL + 2;
-  const height = TOP + size * CELL + 14;
+  const height = TOP + size * CELL + 16;
   root.setAttribute("viewBox", `0 0 ${width} ${height}`);
   root.classList.toggle("tappable", Boolean(opts.onTap));
   const parts = [];
@@ -185,8 +185,8 @@ export function drawBoard(root, state, opts = {}) {
     parts.push(svg("polyline", { class: "tf-path", points }));
   }
   for (let i = 0; i < size; i++) {
-    parts.push(svg("text", { class: "tf-label", x: LEFT + i * CELL + CELL / 2, y: TOP + size * CELL + 11 }, FILES[i]));
-    parts.push(svg("text", { class: "tf-label", x: 6, y: TOP + (size - 1 - i) * CELL + CELL / 2 + 4 }, i + 1));
+    parts.push(svg("text", { class: "tf-label", x: LEFT + i * CELL + CELL / 2, y: TOP + size * CELL + 13 }, FILES[i]));
+    parts.push(svg("text", { class: "tf-label", x: 7, y: TOP + (size - 1 - i) * CELL + CELL / 2 + 4 }, i + 1));
   }
   root.replaceChildren(...parts);
 }

@@ -4,7 +4,7 @@
 // be there, whom to take a devil from, letters to give up, the tower). Everything offered
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
-import { api, boot, el, fill, live, referee, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, svgEl, t, toast } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -150,7 +150,7 @@ function render() {
     odds: odds.open && odds.data && odds.data.squares ? { squares: odds.data.squares, metric: odds.metric } : null,
     onTap: action ? (square) => { if (!busy) action.tap(square); } : null,
   });
-  renderLegend(s);
+  renderLegend(s, action ? action.targets : null);
   renderControls(s);
   renderPlayers(s);
   renderOdds(s);
@@ -159,16 +159,24 @@ function render() {
   if (odds.open && odds.version !== view.version) loadOdds();
 }
 
-function renderLegend(s) {
-  const reach = Object.keys(s.reachable || {}).length;
+/** The board's one legend: each outline style on the board (where the mover can go: free,
+ *  flip, stop; for the referee, the squares to tap) as a sample line + words. The styles
+ *  differ in colour and in dash pattern (app.css .tf-reach / .tf-sq.target, .tf-key). */
+function renderLegend(s, targets) {
+  const kinds = new Set(Object.values(s.reachable || {}));
+  const tap = targets && targets.size > 0;
   const legend = $("board-legend");
-  legend.hidden = !reach;
-  if (!reach) return;
+  legend.hidden = !kinds.size && !tap;
+  if (legend.hidden) return;
+  const key = (cls, words) => el("span", { class: "tf-key " + cls },
+    svgEl("svg", { class: "tf-key-sample", viewBox: "0 0 28 10", width: 28, height: 10, "aria-hidden": "true" },
+      svgEl("line", { x1: 2, y1: 5, x2: 26, y2: 5 })),
+    words);
+  const reach = ["free", "flip", "stop"].filter((k) => kinds.has(k));
   fill(legend,
-    t("teufel.legend", { p: who(s.turn) }), " ",
-    el("span", { class: "tf-key free" }, t("teufel.reach.free")), " ",
-    el("span", { class: "tf-key flip" }, t("teufel.reach.flip")), " ",
-    el("span", { class: "tf-key stop" }, t("teufel.reach.stop")));
+    reach.length ? t("teufel.legend", { p: who(s.turn) }) : null,
+    reach.map((k) => key(k, t("teufel.reach." + k))),
+    tap ? key("tap", t("teufel.reach.tap")) : null);
 }
 
 function renderResult(s) {

@@ -1,0 +1,111 @@
+"""axe-core (vendored for the tests only: tests/web/package.json, installed by scripts/setup)
+run in real Chromium on every page, both themes, phone and tablet sizes, as the referee and
+as a spectator: no serious or critical violation."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.bench.teufel import random_game
+from controller.service import Service
+
+from .conftest import PIN, live_server
+
+AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
+SIZES = {"phone": (390, 844), "tablet": (1180, 820)}
+RUN_AXE = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations'],
+    runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}});
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' :: ' + n.failureSummary)}));
+}"""
+
+# the page has its data: live (pages with a stream), or the history step drawn
+READY = """() => { const live = document.getElementById('live');
+  if (live) return live.dataset.state === 'on';
+  const card = document.getElementById('board-card');
+  return !card || !card.hidden; }"""
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Service]]:
+    with live_server(tmp_path, 3600.0) as live:
+        yield live
+
+
+def pages(service: Service) -> list[str]:
+    """Every page: home, a game of each kind mid-game, box, history and a history step."""
+    sauteur = service.new_game("sauteur", {"rule": "A"})
+    table = service.table(sauteur)
+    for action in ({"type": "hidden"}, {"type": "pop", "key": 2, "by": "p2"}):
+        table.submit(action)
+    game = random_game(4)
+    teufel = service.new_game("teufel", game.options)
+    for action in game.actions[:10]:
+        service.table(teufel).submit(action)
+    tails = service.new_game("tails", {"players": 2})
+    rng = random.Random(2)
+    for _ in range(10):
+        service.table(tails).submit(rng.choice(service.table(tails).legal_actions()))
+    return [
+        "/",
+        f"/games/{sauteur}",
+        f"/games/{teufel}",
+        f"/games/{tails}",
+        "/box",
+        "/history",
+        f"/history/{tails}",
+        "/stats",
+        "/rules/sauteur",
+    ]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_no_serious_or_critical_axe_violation_on_any_page(
+    browser: Any, server: Any, theme: str
+) -> None:
+    if not AXE.is_file():
+        message = f"{AXE} is absent: run scripts/setup (npm ci in tests/web)"
+        if os.environ.get("DIABLOTIN_REQUIRE_BROWSER"):
+            pytest.fail(message + " (CI requires it)")
+        pytest.skip(message)
+    base, service = server
+    paths = pages(service)
+    found: dict[str, Any] = {}
+    errors: list[str] = []
+    for size, (width, height) in SIZES.items():
+        for role in ("referee", "spectator"):
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, bypass_csp=True
+            )
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{base}/theme/{theme}")
+            if role == "referee":
+                page.click("#role")
+                page.fill("#pin", PIN)
+                page.click("#login-go")
+                page.wait_for_selector("#role.referee")
+            for path in paths:
+                if role == "spectator" and path.startswith("/history/"):
+                    continue  # a game in play is the referee's until it ends
+                page.goto(base + path)
+                page.wait_for_function(READY)
+                page.add_script_tag(path=str(AXE))
+                bad = page.evaluate(RUN_AXE)
+                if bad:
+                    found[f"{size} {role} {path}"] = bad
+            context.close()
+    assert not errors, errors  # JavaScript errors on any page
+    if found:
+        pytest.fail("axe: serious or critical violations\n" + json.dumps(found, indent=1))
