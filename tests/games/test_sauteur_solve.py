@@ -178,8 +178,8 @@ def _policy_step(
     return total
 
 
-@pytest.mark.parametrize("target", [0, 2, 5])
-def test_rule_a_policy_is_within_a_hair_of_the_exact_expectimax(target: int) -> None:
+@pytest.mark.parametrize("target", [2, 5])
+def test_rule_a_policy_equals_the_exact_expectimax_on_a_reduced_track(target: int) -> None:
     options = {"rule": "A", "track_length": 16, "figures": {"a": 2, "b": 4, "c": 6}}
     config = RULES.setup(options).config
     goal = utility(target)
@@ -188,8 +188,9 @@ def test_rule_a_policy_is_within_a_hair_of_the_exact_expectimax(target: int) -> 
     policy = _policy_value(values, 0, (2, 4, 6), 0, 0)
     estimate = values.start(0, (2, 4, 6), 0)
     assert policy <= exact + 1e-12  # nothing beats the exact optimum
-    assert exact - policy < 0.01, (exact, policy)  # the measured gap (docs/strategy.md)
-    assert estimate == pytest.approx(policy, abs=0.02)
+    # Exact within a hiding over the one-pop values loses nothing here (docs/strategy.md).
+    assert exact - policy < 1e-9, (exact, policy)
+    assert estimate == pytest.approx(policy, abs=1e-9)
 
 
 def test_minimax_hider_solves_a_known_game() -> None:
