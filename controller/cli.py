@@ -23,6 +23,7 @@ from .journal import JournalError
 BENCH_AREAS = (
     "attack_load",
     "sauteur",
+    "solver",
     "tails",
     "teufel",
     "box",

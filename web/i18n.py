@@ -580,7 +580,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "coach.best": "meilleur",
         "coach.hider_title": "Pour le cacheur seulement : où cacher le dé aux diables",
         "coach.hider_slot": "touche {k} : {p}",
-        "coach.hider_value": "Chance du tireur si chacun joue au mieux : {p} (contre une cachette au hasard : {u})",
+        "coach.hider_value": (
+            "Chance du tireur si chacun joue au mieux : {p} (contre une cachette au hasard : {u})"
+        ),
         "scores": "Scores",
         "history.title": "Déroulement",
         "history.none": "Aucun dé sorti.",

@@ -3,7 +3,7 @@ against an exact expectimax on a reduced track, and the hider's equilibrium."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 import pytest
@@ -82,7 +82,9 @@ def brute_force_race(circuit: int, faces: list[int | str]) -> dict[tuple[int, in
             value[state] = new
         if change < 1e-14:
             break
-    return {(a, b): value[(a, b, (), 0)] for a in range(1, circuit + 1) for b in range(1, circuit + 1)}
+    return {
+        (a, b): value[(a, b, (), 0)] for a in range(1, circuit + 1) for b in range(1, circuit + 1)
+    }
 
 
 @pytest.mark.parametrize(("circuit", "faces"), [(6, [1, 2, 3]), (5, [1, 2, "devil"])])
@@ -103,7 +105,7 @@ def test_rule_b_table_is_a_fixed_point_of_the_bellman_update_on_the_real_circuit
     assert table.win(1, 40) > table.win(40, 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exact_chase(d: int, figs: tuple[int, ...], arrived: int, popped: int, cfg: tuple) -> float:
     """Full expectimax of a rule-A round (uniform hider), written apart from the solver:
     ``popped`` keys gave numbers this hiding (0: a hiding starts)."""
@@ -220,4 +222,6 @@ def test_coach_ranks_the_options_of_the_current_state() -> None:
     assert report["measure"] == "win"
     names = [row["option"] for row in report["options"]]
     assert sorted(names) == ["pop 1", "pop 2", "pop 3", "pop 4"]
-    assert report["options"][0]["win"] == pytest.approx(tables.race(state.config).win(40, 40), abs=1e-4)
+    assert report["options"][0]["win"] == pytest.approx(
+        tables.race(state.config).win(40, 40), abs=1e-4
+    )

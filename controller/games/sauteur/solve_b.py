@@ -26,7 +26,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-from controller.games.sauteur.rules import DEVIL, KEYS, MAX_NUMBERS, PLAYERS, POP, SauteurState
+from controller.games.sauteur.rules import KEYS, MAX_NUMBERS, PLAYERS, POP, SauteurState
 
 TOLERANCE = 1e-12
 """Stop iterating a mirror pair when ``max |W - T(W)|`` over its two states is below this."""
@@ -241,12 +241,13 @@ def option_values(table: RaceTable, state: SauteurState) -> dict[str, float]:
     stops = table.stop_values(a, b)
     devil = 1.0 - table.win(b, a)
     options: dict[str, float] = {}
+    memo: dict[tuple[int, int], float] = {}
     if popped:
         options["stop"] = stops[min(pot, a)]
     if len(popped) < MAX_NUMBERS:
         for key in KEYS:
             if not mask >> (key - 1) & 1:
-                options[f"pop {key}"] = _pop_value(table, a, stops, devil, mask, pot, key)
+                options[f"pop {key}"] = _pop_value(table, a, stops, devil, mask, pot, key, memo)
     return options
 
 
@@ -258,6 +259,7 @@ def _pop_value(
     mask: int,
     pot: int,
     key: int,
+    memo: dict[tuple[int, int], float],
 ) -> float:
     """Chance to win if ``key`` is popped now and the rest of the turn is played best."""
     numbers = _bits(mask)
@@ -266,20 +268,29 @@ def _pop_value(
     total = 0.0
     for v, share in table.shares:
         new_pot = min(pot + key * v, a)
-        total += share * _best(table, a, stops, devil, after, new_pot)
+        total += share * _best(table, a, stops, devil, after, new_pot, memo)
     return p * devil + (1 - p) * total
 
 
 def _best(
-    table: RaceTable, a: int, stops: Sequence[float], devil: float, mask: int, pot: int
+    table: RaceTable,
+    a: int,
+    stops: Sequence[float],
+    devil: float,
+    mask: int,
+    pot: int,
+    memo: dict[tuple[int, int], float],
 ) -> float:
     if pot >= a or _bits(mask) >= MAX_NUMBERS:
         return stops[min(pot, a)]
-    best = stops[pot]
-    for key in KEYS:
-        if not mask >> (key - 1) & 1:
-            best = max(best, _pop_value(table, a, stops, devil, mask, pot, key))
-    return best
+    found = memo.get((mask, pot))
+    if found is None:
+        found = stops[pot]
+        for key in KEYS:
+            if not mask >> (key - 1) & 1:
+                found = max(found, _pop_value(table, a, stops, devil, mask, pot, key, memo))
+        memo[(mask, pot)] = found
+    return found
 
 
 def best_action(table: RaceTable, state: SauteurState) -> dict[str, object]:
