@@ -83,3 +83,26 @@ def test_report_json_is_the_contract() -> None:
     out = report_json(report)
     assert out["wins"]["p1"] + out["wins"]["p2"] + out["draws"] == 20
     assert out["mean_scores"]["p1"] == pytest.approx(report.mean_points["p1"], abs=1e-4)
+
+
+SMALL_A = {"track_length": 16, "figures": {"blue": 2, "orange": 4, "green": 6}}
+
+
+def test_rule_a_equilibrium_and_counter_play_whole_matches_on_a_small_track() -> None:
+    tiny = {"track_length": 10, "figures": {"blue": 2, "orange": 3, "green": 4}}
+    report = simulate("A", 2, 1, {"p1": "counter", "p2": "optimal"}, "equilibrium", tiny)
+    assert sum(report_json(report)["wins"].values()) + report.wins["draw"] == 2
+
+
+def test_mid_hiding_the_hider_advice_is_that_of_the_hidings_start() -> None:
+    tables = Tables()
+    state = RULES.apply(RULES.setup({"rule": "A", **SMALL_A}), {"type": "hidden"})
+    before = tables.hiding_game(state)[2]
+    state = RULES.apply(state, {"type": "pop", "key": 2, "by": state.popper})
+    state = RULES.apply(state, {"type": "face", "face": 3})
+    state = RULES.apply(state, {"type": "advance", "figure": "orange", "by": state.popper})
+    assert state.phase == "pop" and state.figures[1] == 10
+    assert tables.hiding_game(state)[2] == before
+    assert tables.placement(state) == tables.placement(
+        RULES.apply(RULES.setup({"rule": "A", **SMALL_A}), {"type": "hidden"})
+    )
