@@ -49,6 +49,7 @@ def _states(rule: str, count: int, seed: int) -> list[SauteurState]:
             state = RULES.setup({"rule": rule})
         if state.phase in ("pop", "advance"):
             states.append(state)
+        action: dict[str, object]
         if state.phase == "hiding":
             action = {"type": "hidden"}
         elif state.phase == "face":
