@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", choices=["sauteur"])
     p.add_argument("--rule", choices=["A", "B"], default=None)
     p.add_argument("--computer", action="store_true", help="the computer pops for both players")
+    p.add_argument(
+        "--level",
+        choices=["random", "heuristic", "computer", "optimal"],
+        default=None,
+        help="the computer's level (default heuristic)",
+    )
     p.add_argument("--seed", type=int, default=None)
 
     p = sub.add_parser("sim", help="computer games through the rules engine")
@@ -277,7 +283,7 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
         config.sauteur.rule = args.rule
     if args.seed is not None:
         config.box.seed = args.seed
-    return play_sauteur(config, computer=args.computer)
+    return play_sauteur(config, computer=args.computer, level=args.level)
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:

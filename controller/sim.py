@@ -5,11 +5,13 @@ a slot), draws the face of each popped die from the die under that key, and
 drives the poppers with named strategies. The rules engine itself stays pure:
 every move goes through :meth:`SauteurRules.apply`.
 
-Strategies (``popper_strategy``): ``"computer"`` (:func:`~controller.games.sauteur.odds.choose`)
-and ``"random"`` (a uniformly random legal move). Hiders (``hider``): ``"random"``
-(every arrangement equally likely, as the odds assume) and ``"devil-on-4"`` (the
-devil die always under key 4: a predictable hider, to see what the odds model
-misses).
+Strategies (``popper_strategy``): the levels ``"random"`` (a uniformly random legal
+move), ``"heuristic"`` (:func:`~controller.games.sauteur.odds.choose`; old name
+``"computer"``) and ``"optimal"`` (:mod:`controller.games.sauteur.levels`), and
+``"counter"`` (the best reply to the equilibrium hider). Hiders (``hider``):
+``"uniform"`` (every arrangement equally likely, as the odds assume; old name
+``"random"``), ``"equilibrium"`` (the hider's equilibrium placement) and
+``"devil-on-K"`` (the devil die always under key K: a predictable hider).
 """
 
 from __future__ import annotations

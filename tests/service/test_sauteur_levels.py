@@ -55,3 +55,18 @@ def test_a_corrupt_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog)
     # Another circuit is another file: the key is a hash of the options.
     assert cache_path(tmp_path, 9, faces) != path
     assert cache_path(tmp_path, 8, [1, 2, 3, "devil"]) != path
+
+
+def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
+    import io
+
+    from controller.config import Config
+    from controller.terminal import play_sauteur
+
+    config = Config(data_dir=tmp_path)
+    config.sauteur.rule = "B"
+    out = io.StringIO()
+    code = play_sauteur(config, computer=True, level="optimal", out=out, delays=(0.0, 0.0, 0.0))
+    assert code == 0
+    assert "wins!" in out.getvalue()
+    assert cache_path(tmp_path, 40, [1, 2, 3, 4, 5, 6]).exists()
