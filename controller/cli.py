@@ -23,6 +23,7 @@ from .journal import JournalError
 BENCH_AREAS = (
     "attack_load",
     "sauteur",
+    "solver",
     "tails",
     "teufel",
     "box",
@@ -89,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", choices=["sauteur"])
     p.add_argument("--rule", choices=["A", "B"], default=None)
     p.add_argument("--computer", action="store_true", help="the computer pops for both players")
+    p.add_argument(
+        "--level",
+        choices=["random", "heuristic", "computer", "optimal"],
+        default=None,
+        help="the computer's level (default heuristic)",
+    )
     p.add_argument("--seed", type=int, default=None)
 
     p = sub.add_parser("sim", help="computer games through the rules engine")
@@ -96,9 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", choices=["A", "B"], default="A")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--p1", choices=["computer", "random"], default="computer")
-    p.add_argument("--p2", choices=["computer", "random"], default="random")
-    p.add_argument("--hider", choices=["random", "devil-on-4"], default="random")
+    levels = ["random", "heuristic", "computer", "optimal", "counter"]  # = sim.STRATEGIES
+    p.add_argument("--p1", choices=levels, default="heuristic", help="level of seat p1")
+    p.add_argument("--p2", choices=levels, default="random", help="level of seat p2")
+    hiders = ["uniform", "random", "equilibrium"] + [f"devil-on-{k}" for k in range(1, 5)]
+    p.add_argument("--hider", choices=hiders, default="uniform", help="= sim.HIDERS")
+    p.add_argument("--json", action="store_true", help="print only the JSON contract")
     p.add_argument(
         "--workers", type=int, default=None, help="processes (default: one per core; 1: serial)"
     )
@@ -273,11 +283,11 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
         config.sauteur.rule = args.rule
     if args.seed is not None:
         config.box.seed = args.seed
-    return play_sauteur(config, computer=args.computer)
+    return play_sauteur(config, computer=args.computer, level=args.level)
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:
-    from .sim import format_report, simulate_parallel
+    from .sim import format_report, report_json, simulate_parallel
 
     if args.games < 1:
         print("diablotin: --games must be at least 1", file=sys.stderr)
@@ -286,7 +296,7 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
     report = simulate_parallel(
         args.rule, args.games, args.seed, poppers, args.hider, workers=args.workers
     )
-    print(format_report(report))
+    print(json.dumps(report_json(report)) if args.json else format_report(report))
     return 0
 
 

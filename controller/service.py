@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import random
 import secrets
 import sqlite3
 import threading
@@ -97,6 +98,11 @@ class Service:
         """Games that no longer replay (game id -> why): listed, exportable, not playable."""
         self._data_lock: Any = None
         self.computer: dict[int, set[str]] = {}
+        self.levels: dict[int, dict[str, str]] = {}
+        """Per game, the computer's level per seat (``heuristic`` when not set)."""
+        from .solver_cache import Solvers
+
+        self.solvers = Solvers(config.data_dir)
         self.think_s = think_s
         self.face_delay_s = face_delay_s
         self.hide_delay_s = hide_delay_s
@@ -111,6 +117,7 @@ class Service:
         self._notices: list[dict[str, Any]] = []
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
+        self._rng = random.Random()  # the "random" computer level's choices
         self.started = False
 
     @property
@@ -269,6 +276,7 @@ class Service:
         seats = self.journal.setting(game_id, "computer", [])
         if seats:
             self.computer[game_id] = set(seats)
+        self.levels[game_id] = dict(self.journal.setting(game_id, "computer_levels", {}))
         return table
 
     def table(self, game_id: int) -> Table:
@@ -356,21 +364,40 @@ class Service:
 
         return self.call(fire)
 
-    def set_computer(self, game_id: int, player: str, on: bool) -> dict[str, Any]:
-        """Let the computer play ``player``'s pops in a sauteur game."""
+    def set_computer(
+        self, game_id: int, player: str, on: bool, level: str | None = None
+    ) -> dict[str, Any]:
+        """Let the computer play ``player``'s pops in a sauteur game, at ``level``
+        (``random``, ``heuristic`` = ``computer``, ``optimal``; default: unchanged)."""
+        from .games.sauteur.levels import level_name
+
         table = self.table(game_id)
         if table.rules.name != "sauteur":
             raise Refused("only the Diable sauteur has a computer popper", "no-computer")
         if player not in ("p1", "p2"):
             raise Refused("player must be p1 or p2", "bad-player")
+        try:
+            level = level_name(level) if level is not None else None
+        except ValueError as exc:
+            raise Refused(str(exc), "bad-level") from None
         seats = set(self.computer.get(game_id, set()))
         (seats.add if on else seats.discard)(player)
+        levels = dict(self.levels.get(game_id, {}))
+        if level is not None:
+            levels[player] = level
         assert self.journal is not None
         self.journal.set_setting(game_id, "computer", sorted(seats))  # stored first
+        self.journal.set_setting(game_id, "computer_levels", levels)
         self.computer[game_id] = seats
+        self.levels[game_id] = levels
         self.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         self.post(self._after_change_sauteur)
-        return {"computer": sorted(seats)}
+        return {"computer": sorted(seats), "levels": self.computer_levels(game_id)}
+
+    def computer_levels(self, game_id: int) -> dict[str, str]:
+        """The level of each seat's computer popper (``heuristic`` unless set)."""
+        levels = self.levels.get(game_id, {})
+        return {player: levels.get(player, "heuristic") for player in ("p1", "p2")}
 
     def _on_box_event(self, event: BoxEvent) -> None:
         self.hub.publish("box", {"event": type(event).__name__, **_event_dict(event)})
@@ -466,7 +493,7 @@ class Service:
             self.toy.hide()
 
     def _computer_move(self) -> None:
-        from .games.sauteur.odds import choose
+        from .games.sauteur.levels import level_action
 
         table = self.box_game()
         if table is None or self.watch is None:
@@ -478,7 +505,12 @@ class Service:
             return
         if self.watch.state()["pressing"] is not None:
             return
-        action = choose(state)
+        level = self.computer_levels(table.game_id)[state.popper]
+        if level == "optimal" and not self.solvers.when_ready(
+            state, lambda: self.post(self._computer_move)
+        ):
+            return  # solving on a thread; the move comes when the tables are ready
+        action = level_action(level, state, self.solvers.tables, self._rng)
         try:
             if action["type"] == "pop":
                 self.press(table.game_id, action["key"], by=action.get("by"))

@@ -5,15 +5,18 @@ a slot), draws the face of each popped die from the die under that key, and
 drives the poppers with named strategies. The rules engine itself stays pure:
 every move goes through :meth:`SauteurRules.apply`.
 
-Strategies (``popper_strategy``): ``"computer"`` (:func:`~controller.games.sauteur.odds.choose`)
-and ``"random"`` (a uniformly random legal move). Hiders (``hider``): ``"random"``
-(every arrangement equally likely, as the odds assume) and ``"devil-on-4"`` (the
-devil die always under key 4: a predictable hider, to see what the odds model
-misses).
+Strategies (``popper_strategy``): the levels ``"random"`` (a uniformly random legal
+move), ``"heuristic"`` (:func:`~controller.games.sauteur.odds.choose`; old name
+``"computer"``) and ``"optimal"`` (:mod:`controller.games.sauteur.levels`), and
+``"counter"`` (the best reply to the equilibrium hider). Hiders (``hider``):
+``"uniform"`` (every arrangement equally likely, as the odds assume; old name
+``"random"``), ``"equilibrium"`` (the hider's equilibrium placement) and
+``"devil-on-K"`` (the devil die always under key K: a predictable hider).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -24,15 +27,28 @@ from typing import Any
 
 from controller.games.base import Refused
 from controller.games.sauteur import DEVIL, PLAYERS, SauteurRules, SauteurState
+from controller.games.sauteur.levels import Tables, counter_action, level_action
 from controller.games.sauteur.odds import choose
 
 Strategy = Callable[[SauteurState], Mapping[str, Any]]
 """A popper: the state (in phase ``pop`` or ``advance``) -> its action."""
 
+Hider = Callable[[SauteurState], int]
+"""A hider: the state (phase ``hiding``) -> the key the devil die goes under."""
+
 RULES = SauteurRules()
+TABLES = Tables()
+"""Solved tables of this process (each solved once, on first use)."""
 
 
-def _computer(rng: random.Random) -> Strategy:
+def _level(name: str) -> Callable[[random.Random], Strategy]:
+    def make(rng: random.Random) -> Strategy:
+        return lambda state: level_action(name, state, TABLES, rng)
+
+    return make
+
+
+def _heuristic(rng: random.Random) -> Strategy:
     return choose
 
 
@@ -41,27 +57,52 @@ def _random(rng: random.Random) -> Strategy:
     return lambda state: rng.choice(legal_actions(state))
 
 
+def _counter(rng: random.Random) -> Strategy:
+    return lambda state: counter_action(TABLES, state)
+
+
 STRATEGIES: dict[str, Callable[[random.Random], Strategy]] = {
-    "computer": _computer,
     "random": _random,
+    "heuristic": _heuristic,
+    "computer": _heuristic,
+    "optimal": _level("optimal"),
+    "counter": _counter,
 }
-"""Strategy makers: the simulation's rng -> a popper."""
+"""Strategy makers: the simulation's rng -> a popper. ``computer`` is ``heuristic``'s
+old name; ``counter`` is the best reply to the equilibrium hider (a measuring stick,
+not a level)."""
 
 
-def _hide_random(rng: random.Random) -> int:
-    return 1 + int(rng.random() * 4)  # as rng.randrange(1, 5), five times faster
+def _hide_uniform(rng: random.Random) -> Hider:
+    return lambda state: 1 + int(rng.random() * 4)  # as rng.randrange(1, 5), five times faster
 
 
-def _hide_devil_on_4(rng: random.Random) -> int:
-    return 4
+def _hide_equilibrium(rng: random.Random) -> Hider:
+    def place(state: SauteurState) -> int:
+        y, _ = TABLES.placement(state)
+        draw = rng.random()
+        for key, share in enumerate(y, start=1):
+            draw -= share
+            if draw < 0:
+                return key
+        return max(range(1, 5), key=lambda k: y[k - 1])
+
+    return place
 
 
-HIDERS: dict[str, Callable[[random.Random], int]] = {
-    "random": _hide_random,
-    "devil-on-4": _hide_devil_on_4,
+def _hide_on(key: int) -> Callable[[random.Random], Hider]:
+    return lambda rng: lambda state: key
+
+
+HIDERS: dict[str, Callable[[random.Random], Hider]] = {
+    "uniform": _hide_uniform,
+    "random": _hide_uniform,
+    "equilibrium": _hide_equilibrium,
+    **{f"devil-on-{key}": _hide_on(key) for key in (1, 2, 3, 4)},
 }
-"""How the hider places the devil die: ``rng -> key of the devil die``. The three
-number dice are alike, so where the devil die goes is the whole arrangement."""
+"""How the hider places the devil die: ``rng -> (state -> key of the devil die)``. The
+three number dice are alike, so where the devil die goes is the whole arrangement.
+``random`` is ``uniform``'s old name; ``equilibrium`` is :meth:`Tables.placement`."""
 
 
 @dataclass
@@ -83,6 +124,8 @@ class SimReport:
     mean_rounds: float = 0.0
     mean_hidings: float = 0.0
     elapsed_s: float = 0.0
+    first_popper: float = 0.0
+    """Matches won by the player who popped first (the first hider's opponent), a draw ½."""
     workers: int = 1
     """Processes the games were split over (see :func:`simulate_parallel`)."""
 
@@ -113,7 +156,7 @@ def simulate_parallel(
     games: int,
     seed: int,
     popper_strategy: str | Mapping[str, str] = "computer",
-    hider: str = "random",
+    hider: str = "uniform",
     options: Mapping[str, Any] | None = None,
     workers: int | None = None,
 ) -> SimReport:
@@ -159,6 +202,7 @@ def _merge(parts: list[SimReport], seed: int) -> SimReport:
         player: sum(part.mean_points[player] * part.games for part in parts) / games
         for player in PLAYERS
     }
+    report.first_popper = sum(part.first_popper for part in parts)
     report.mean_actions = mean(lambda part: part.mean_actions)
     report.mean_rounds = mean(lambda part: part.mean_rounds)
     report.mean_hidings = mean(lambda part: part.mean_hidings)
@@ -175,7 +219,7 @@ def simulate(
     games: int,
     seed: int,
     popper_strategy: str | Mapping[str, str] = "computer",
-    hider: str = "random",
+    hider: str = "uniform",
     options: Mapping[str, Any] | None = None,
 ) -> SimReport:
     """Play ``games`` matches of ``rule`` ("A"/"B") and report.
@@ -195,15 +239,20 @@ def simulate(
     fixed_first = base.get("first_hider")
     rng = random.Random(seed)
     play = {player: STRATEGIES[name](rng) for player, name in seats.items()}
-    place_devil = HIDERS[hider]
+    place_devil = HIDERS[hider](rng)
     report = SimReport(rule=rule, games=games, seed=seed, hider=hider, strategies=seats)
     wins = dict.fromkeys((*PLAYERS, "draw"), 0)
     points = dict.fromkeys(PLAYERS, 0)
     actions = rounds = hidings = 0
+    first_score = 0.0
     started = time.perf_counter()
     for _ in range(games):
         state = first[fixed_first if fixed_first else rng.choice(PLAYERS)]
+        first_popper = state.popper
         state, moves, hides = play_match(state, rng, play, place_devil)
+        first_score += (
+            1.0 if state.winner == first_popper else 0.5 if state.winner == "draw" else 0.0
+        )
         actions += moves
         hidings += hides
         rounds += state.round
@@ -213,6 +262,7 @@ def simulate(
     report.elapsed_s = time.perf_counter() - started
     report.wins = wins
     report.mean_points = {player: points[player] / games for player in PLAYERS}
+    report.first_popper = first_score
     report.mean_actions = actions / games
     report.mean_rounds = rounds / games
     report.mean_hidings = hidings / games
@@ -226,7 +276,7 @@ def play_match(
     state: SauteurState,
     rng: random.Random,
     play: Mapping[str, Strategy],
-    place_devil: Callable[[random.Random], int],
+    place_devil: Hider,
     apply: Callable[[SauteurState, Mapping[str, Any]], SauteurState] = RULES.apply,
 ) -> tuple[SauteurState, int, int]:
     """Play ``state`` to the end: (final state, actions applied, hidings).
@@ -251,7 +301,7 @@ def play_match(
             else:
                 action = number_die[int(draw() * len(number_die))]
         elif phase == "hiding":
-            devil_key = place_devil(rng)
+            devil_key = place_devil(state)
             hides += 1
             action = hidden
         else:
@@ -276,12 +326,26 @@ def format_report(report: SimReport) -> str:
     for name, rate in report.strategy_win_rate.items():
         lines.append(f"strategy {name}: wins {rate:.1%} of the seats it played")
     lines.append(
+        f"first popper: {report.first_popper / report.games:.1%} of the matches (a draw ½)"
+    )
+    lines.append(
         f"mean per game: {report.mean_actions:.1f} actions, {report.mean_rounds:.2f} rounds, "
         f"{report.mean_hidings:.1f} hidings"
     )
     procs = f", {report.workers} processes" if report.workers > 1 else ""
     lines.append(f"speed: {report.games_per_s:,.0f} games/s ({report.elapsed_s:.2f} s{procs})")
     return "\n".join(lines)
+
+
+def report_json(report: SimReport) -> dict[str, Any]:
+    """The CLI's ``--json`` contract: ``{"games", "wins": {"p1", "p2"}, "draws",
+    "mean_scores": {"p1", "p2"}}`` (p1 and p2 are seats, whatever role they play)."""
+    return {
+        "games": report.games,
+        "wins": {player: report.wins[player] for player in PLAYERS},
+        "draws": report.wins["draw"],
+        "mean_scores": {player: round(report.mean_points[player], 4) for player in PLAYERS},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -292,9 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rule", choices=("A", "B"), default="A")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--p1", choices=tuple(STRATEGIES), default="computer")
+    parser.add_argument("--p1", choices=tuple(STRATEGIES), default="heuristic")
     parser.add_argument("--p2", choices=tuple(STRATEGIES), default="random")
-    parser.add_argument("--hider", choices=tuple(HIDERS), default="random")
+    parser.add_argument("--hider", choices=tuple(HIDERS), default="uniform")
+    parser.add_argument("--json", action="store_true", help="print the JSON contract only")
     args = parser.parse_args(argv)
     try:
         report = simulate(
@@ -302,5 +367,5 @@ def main(argv: list[str] | None = None) -> int:
         )
     except (ValueError, Refused) as error:
         parser.error(str(error))
-    print(format_report(report))
+    print(json.dumps(report_json(report)) if args.json else format_report(report))
     return 0

@@ -57,11 +57,15 @@ def play_sauteur(
     config: Config,
     *,
     computer: bool = False,
+    level: str | None = None,
     read: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
     delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
 ) -> int:
-    """Play one match on the simulated box; returns 0 when it ends, 1 if quit."""
+    """Play one match on the simulated box; returns 0 when it ends, 1 if quit.
+
+    ``computer``: the computer pops for both players, at ``level`` (``random``,
+    ``heuristic``, ``optimal``; default ``heuristic``)."""
     config.box.backend = "simulated"
     think, face, hide = delays
     service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide)
@@ -74,7 +78,7 @@ def play_sauteur(
         table = service.table(game_id)
         if computer:
             for player in ("p1", "p2"):
-                service.set_computer(game_id, player, True)
+                service.set_computer(game_id, player, True, level)
         subscription = service.hub.subscribe([table.topic])
         print(
             f"Diable sauteur, rule {config.sauteur.rule} — game {game_id}. {PROMPT_HELP}", file=out

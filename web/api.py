@@ -178,17 +178,24 @@ def undo(game_id: int) -> Response:
 
 @bp.put("/games/<int:game_id>/computer")
 def set_computer(game_id: int) -> Response:
-    """Let the computer pop for a player: ``{"player": "p2", "on": true}``."""
+    """Let the computer pop for a player: ``{"player": "p2", "on": true}``, optionally
+    ``"level": "random" | "heuristic" | "optimal"``."""
     body = json_body()
-    player, on = body.get("player"), body.get("on")
+    player, on, level = body.get("player"), body.get("on"), body.get("level")
     if not isinstance(on, bool):
         raise ApiError(400, "bad-body", '"on" must be true or false')
-    return jsonify(guarded(lambda: service().set_computer(game_id, player, on)))
+    if level is not None and not isinstance(level, str):
+        raise ApiError(400, "bad-body", '"level" must be a level\'s name')
+    return jsonify(guarded(lambda: service().set_computer(game_id, player, on, level)))
 
 
 @bp.get("/games/<int:game_id>/odds")
 def odds(game_id: int) -> Response:
-    """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor)."""
+    """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor).
+    ``?coach=1`` adds the sauteur's solved coach; ``&hider=1`` its advice for the hider,
+    for the referee only (the popper must not see it)."""
+    if request.args.get("hider") and not referee():
+        raise ApiError(401, "pin-required", "the hider's advice is for the referee only")
     return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
 
 

@@ -30,6 +30,11 @@ def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
     with table.lock:
         report: dict[str, Any] = helper(table.state, args)
         report["version"] = table.version
+        state = table.state
+    coach = getattr(module_for(table.rules.name), "coach", None)
+    if coach is not None and args.get("coach"):
+        # The hider's advice only when asked, and the API lets only the referee ask.
+        report["coach"] = coach(service.solvers, state, bool(args.get("hider")))
     return report
 
 

@@ -33,6 +33,7 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
         "game": table.game_id,
         "version": table.version,
         "computer": sorted(service.computer.get(table.game_id, ())),
+        "levels": service.computer_levels(table.game_id),
         "on_box": box_game is not None and box_game.game_id == table.game_id,
         "referee": referee,
     }

@@ -68,7 +68,7 @@ def _record(rule: str, games: int, seed: int) -> list[tuple[SauteurState, list[A
             actions.append(action)
             return RULES.apply(state, action)
 
-        play_match(first, rng, play, HIDERS["random"], apply=recording)
+        play_match(first, rng, play, HIDERS["random"](rng), apply=recording)
         recorded.append((first, actions))
     return recorded
 

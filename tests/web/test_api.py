@@ -91,12 +91,22 @@ def test_computer_seats(client: FlaskClient, service: Service) -> None:
     resp = client.put(
         f"/api/games/{game_id}/computer", json={"player": "p2", "on": True}, headers=REFEREE
     )
-    assert resp.get_json() == {"computer": ["p2"]}
+    levels = {"p1": "heuristic", "p2": "heuristic"}
+    assert resp.get_json() == {"computer": ["p2"], "levels": levels}
     assert client.get(f"/api/games/{game_id}").get_json()["extras"]["computer"] == ["p2"]
     resp = client.put(
-        f"/api/games/{game_id}/computer", json={"player": "p2", "on": False}, headers=REFEREE
+        f"/api/games/{game_id}/computer",
+        json={"player": "p2", "on": False, "level": "optimal"},
+        headers=REFEREE,
     )
-    assert resp.get_json() == {"computer": []}
+    assert resp.get_json() == {"computer": [], "levels": {**levels, "p2": "optimal"}}
+    assert client.get(f"/api/games/{game_id}").get_json()["extras"]["levels"]["p2"] == "optimal"
+    resp = client.put(
+        f"/api/games/{game_id}/computer",
+        json={"player": "p2", "on": True, "level": "god"},
+        headers=REFEREE,
+    )
+    assert resp.status_code == 400 and resp.get_json()["error"] == "bad-level"
 
 
 def test_steps_export_and_import(client: FlaskClient, service: Service) -> None:

@@ -1,10 +1,11 @@
-"""Dashboard helpers for the Diable sauteur."""
+"""Dashboard helpers for the Diable sauteur: the odds, and the coach on request."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from controller.games.sauteur.levels import coach_hider, coach_popper
 from controller.games.sauteur.odds import odds as sauteur_odds
 from controller.games.sauteur.rules import SauteurState
 
@@ -12,4 +13,18 @@ from controller.games.sauteur.rules import SauteurState
 def odds(state: SauteurState, args: Mapping[str, str]) -> dict[str, Any]:
     """The popper's odds per key: chance of the devil, what each outcome gives."""
     report: dict[str, Any] = sauteur_odds(state)
+    return report
+
+
+def coach(solvers: Any, state: SauteurState, hider: bool) -> dict[str, Any]:
+    """The coach from the solved tables (``?coach=1`` on the odds): each option's win
+    chance (rule B) or expected round score and match chance (rule A); with ``hider``
+    (the referee only: the API checks) the hider's equilibrium placement.
+
+    ``{"status": "solving"}`` while the tables are being solved on a thread."""
+    if not solvers.when_ready(state, lambda: None):
+        return {"status": "solving"}
+    report = {"status": "ready", **coach_popper(solvers.tables, state)}
+    if hider:
+        report["hider"] = coach_hider(solvers.tables, state)
     return report

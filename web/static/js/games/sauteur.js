@@ -146,17 +146,27 @@ function renderChoices(s) {
   fill(box, items);
 }
 
+const LEVELS = ["random", "heuristic", "optimal"];
+
 function renderComputer() {
   const box = $("computer");
   if (!box || !referee) return;
+  const put = async (target, body) => {
+    const r = await act(target, () => api("PUT", `/api/games/${gameId}/computer`, body));
+    if (r) { extras = { ...extras, computer: r.computer, levels: r.levels }; renderComputer(); }
+  };
   fill(box, ["p1", "p2"].map((player) => {
     const on = (extras.computer || []).includes(player);
-    return el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
+    const level = (extras.levels || {})[player] || "heuristic";
+    const toggle = el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
       "data-player": player,
-      onclick: async (e) => {
-        const r = await act(e.currentTarget, () => api("PUT", `/api/games/${gameId}/computer`, { player, on: !on }));
-        if (r) { extras = { ...extras, computer: r.computer }; renderComputer(); }
-      } }, `${playerName(player)} · ${on ? t("computer.yes") : t("computer.no")}`);
+      onclick: (e) => put(e.currentTarget, { player, on: !on }) },
+      `${playerName(player)} · ${on ? t("computer.yes") : t("computer.no")}`);
+    const select = el("select", { class: "level", "data-player": player, "aria-label": t("computer.level"),
+      onchange: (e) => put(e.currentTarget, { player, on, level: e.currentTarget.value }) },
+      LEVELS.map((name) => el("option", { value: name, selected: name === level ? "selected" : null }, t("level." + name))));
+    select.value = level;
+    return el("span", { class: "row" }, toggle, select);
   }));
 }
 
@@ -177,7 +187,7 @@ function renderHistory(s) {
 async function loadOdds() {
   oddsVersion = view ? view.version : -1;
   try {
-    const odds = await api("GET", `/api/games/${gameId}/odds`);
+    const odds = await api("GET", `/api/games/${gameId}/odds?coach=1${referee ? "&hider=1" : ""}`);
     const pct = (x) => Math.round(x * 100) + "%";
     const rows = odds.keys.map((k) => el("tr", {},
       el("th", {}, k.key),
@@ -191,10 +201,41 @@ async function loadOdds() {
     const advice = !odds.advice ? null
       : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: odds.advice.expected.toFixed(1) })
       : t("odds.advice_stop", { e: odds.advice.expected ?? 0 });
-    fill($("odds"), table, advice ? el("p", { class: "advice" }, t("odds.advice", { a: advice })) : null);
+    fill($("odds"), table, advice ? el("p", { class: "advice" }, t("odds.advice", { a: advice })) : null,
+      ...coachBlock(odds.coach));
+    if (odds.coach && odds.coach.status === "solving") setTimeout(() => { if (oddsOpen) loadOdds(); }, 1000);
   } catch (err) {
     toast(err.message);
   }
+}
+
+// The coach: each option's chance (rule B) or expected round score (rule A) from the
+// solved tables, and for the referee only the hider's equilibrium placement.
+function optionText(name) {
+  const [verb, ...rest] = name.split(" ");
+  if (verb === "pop") return t("coach.pop", { k: rest[0] });
+  if (verb === "advance") return t("coach.advance", { name: figureLabel(rest.join(" ")) });
+  return t("coach." + verb);
+}
+
+function coachBlock(coach) {
+  if (!coach) return [];
+  const pct = (x) => (x * 100).toFixed(0) + " %";
+  if (coach.status !== "ready") return [el("p", { class: "muted coach", id: "coach" }, t("coach.solving"))];
+  const rows = coach.options.map((o, i) => el("li", { "data-option": o.option },
+    optionText(o.option), " — ",
+    coach.measure === "points" ? t("coach.points", { e: o.points.toFixed(2) }) + " · " : "",
+    t("coach.win", { p: pct(o.win) }),
+    i === 0 ? el("strong", {}, " (" + t("coach.best") + ")") : null));
+  const out = [el("div", { class: "coach", id: "coach" }, el("p", { class: "choice-title" }, t("coach.title")), el("ul", {}, rows))];
+  const h = coach.hider;
+  if (h && h.placement) {
+    out.push(el("div", { class: "coach hider", id: "coach-hider" },
+      el("p", { class: "choice-title" }, t("coach.hider_title")),
+      el("p", {}, Object.entries(h.placement).map(([k, p]) => t("coach.hider_slot", { k, p: pct(p) })).join(" · ")),
+      el("p", { class: "muted" }, t("coach.hider_value", { p: pct(h.popper_chance), u: pct(h.popper_chance_uniform) }))));
+  }
+  return out;
 }
 
 $("odds-toggle").addEventListener("click", () => {

@@ -1,0 +1,163 @@
+"""``diablotin bench solver``: the Diable sauteur solvers' time, memory and lookups.
+
+Measures, on this machine, one process, wall clock (``time.perf_counter``):
+- rule B: solving the table (target ≤ 10 s), its memory (``tracemalloc`` peak during
+  the solve and the table's own bytes; target ≤ 50 MB), reading it from the cache;
+- the coach's lookup per state of played games, rule B and rule A (target ≤ 5 ms
+  p50; p99 and max printed too — a rule-A state far from any seen before searches
+  its hiding's whole tree);
+- rule A: making the tables the optimal popper and coach need (every round's
+  utility), and the process's peak RSS after it;
+- the hider's equilibrium for one hiding, rule B and rule A.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from controller.games.sauteur import SauteurRules, SauteurState
+from controller.games.sauteur.levels import Tables, coach_popper
+from controller.games.sauteur.solve_a import POINTS_UTILITY
+from controller.games.sauteur.solve_b import TOLERANCE, solve
+from controller.solver_cache import load_race_table
+
+RULES = SauteurRules()
+SOLVE_TARGET_S = 10.0
+MEMORY_TARGET_MB = 50.0
+LOOKUP_TARGET_MS = 5.0
+
+
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "SLOW"
+
+
+def _states(rule: str, count: int, seed: int) -> list[SauteurState]:
+    """States where the popper decides, from random games."""
+    rng = random.Random(seed)
+    states: list[SauteurState] = []
+    state = RULES.setup({"rule": rule})
+    while len(states) < count:
+        if RULES.is_over(state):
+            state = RULES.setup({"rule": rule})
+        if state.phase in ("pop", "advance"):
+            states.append(state)
+        action: dict[str, object]
+        if state.phase == "hiding":
+            action = {"type": "hidden"}
+        elif state.phase == "face":
+            faces = state.config.face_choices
+            action = {
+                "type": "face",
+                "face": faces[0] if rng.random() < 0.25 else rng.choice(faces),
+            }
+        else:
+            action = rng.choice(RULES.legal_actions(state))
+        state = RULES.apply(state, action)
+    return states
+
+
+def _ms(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return f"p50 {statistics.median(ordered):.2f} ms, p99 {p99:.2f} ms, max {ordered[-1]:.1f} ms"
+
+
+def _lookups(tables: Tables, states: list[SauteurState]) -> list[float]:
+    out = []
+    for state in states:
+        start = time.perf_counter()
+        coach_popper(tables, state)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the rows; returns 1 if a target is missed."""
+    parser = argparse.ArgumentParser(prog="diablotin bench solver", description=__doc__)
+    parser.add_argument("--states", type=int, default=300, help="states per lookup row")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip-a", action="store_true", help="leave out rule A (slow)")
+    args = parser.parse_args(argv)
+    lines = [f"value iteration tolerance: {TOLERANCE:g} (max Bellman residual per state)"]
+    ok = True
+
+    start = time.perf_counter()
+    table = solve(40, [1, 2, 3, 4, 5, 6])
+    solve_s = time.perf_counter() - start
+    tracemalloc.start()  # a second solve, traced (tracing slows it down many times)
+    solve(40, [1, 2, 3, 4, 5, 6])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    peak_mb = peak / 1e6
+    table_mb = sys.getsizeof(table.values) / 1e6
+    ok &= solve_s <= SOLVE_TARGET_S and peak_mb <= MEMORY_TARGET_MB
+    lines.append(
+        f"rule B solve, 40 squares: {solve_s:.2f} s (target ≤ {SOLVE_TARGET_S:g} s) "
+        f"{_verdict(solve_s <= SOLVE_TARGET_S)}"
+    )
+    lines.append(
+        f"rule B memory: solve peak {peak_mb:.2f} MB, table {table_mb:.3f} MB "
+        f"(target ≤ {MEMORY_TARGET_MB:g} MB) {_verdict(peak_mb <= MEMORY_TARGET_MB)}"
+    )
+    lines.append(f"rule B first popper's chance, both optimal: {table.win(40, 40):.4f}")
+    with tempfile.TemporaryDirectory() as folder:
+        load_race_table(Path(folder), 40, [1, 2, 3, 4, 5, 6], solve)
+        start = time.perf_counter()
+        load_race_table(Path(folder), 40, [1, 2, 3, 4, 5, 6], solve)
+        lines.append(
+            f"rule B table read from the cache: {(time.perf_counter() - start) * 1e3:.2f} ms"
+        )
+
+    tables = Tables()
+    tables.race(RULES.setup({"rule": "B"}).config)
+    samples = _lookups(tables, _states("B", args.states, args.seed))
+    good = statistics.median(samples) <= LOOKUP_TARGET_MS
+    ok &= good
+    lines.append(f"coach lookup rule B ({len(samples)} states): {_ms(samples)} {_verdict(good)}")
+    start = time.perf_counter()
+    hiding = RULES.apply(RULES.setup({"rule": "B"}), {"type": "hidden"})
+    tables.placement(hiding)
+    lines.append(
+        f"hider equilibrium, rule B, one turn: {(time.perf_counter() - start) * 1e3:.0f} ms"
+    )
+
+    if not args.skip_a:
+        first = RULES.setup({"rule": "A"})
+        start = time.perf_counter()
+        solver = tables.chase(first.config)
+        solver.option_values(first)
+        solver.option_values(first, POINTS_UTILITY)
+        warm_s = time.perf_counter() - start
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+        lines.append(
+            f"rule A tables (every round's utility + points): {warm_s:.1f} s, "
+            f"{sum(v.size() for v in solver._values.values()):,} positions, "
+            f"peak RSS {rss_mb:.0f} MB"
+        )
+        samples = _lookups(tables, _states("A", args.states, args.seed))
+        good = statistics.median(samples) <= LOOKUP_TARGET_MS
+        ok &= good
+        lines.append(
+            f"coach lookup rule A ({len(samples)} states): {_ms(samples)} {_verdict(good)}"
+        )
+        samples = _lookups(tables, _states("A", args.states, args.seed))
+        lines.append(f"coach lookup rule A, same states again: {_ms(samples)}")
+        start = time.perf_counter()
+        tables.placement(RULES.apply(first, {"type": "hidden"}))
+        lines.append(
+            f"hider equilibrium, rule A, one hiding: {(time.perf_counter() - start) * 1e3:.0f} ms"
+        )
+    print("\n".join(lines))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,278 @@
+"""The computer's levels, and the solved tables they read.
+
+Levels: ``random`` (a uniformly random legal move), ``heuristic`` (the popper of
+:func:`.odds.choose`; ``computer`` is its old name, kept as an alias) and
+``optimal`` (rule A: :class:`.solve_a.ChaseSolver`; rule B: the solved
+:class:`.solve_b.RaceTable`). The hider's side: :func:`hider_placement` (the
+equilibrium placement of :mod:`.hider`) and :func:`counter_action` (the popper's
+best reply to that placement).
+
+:class:`Tables` makes each solved table once per configuration. Pure: solving is
+in memory; the service passes ``load_race`` to read and write its cache file.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from controller.games.base import Refused
+from controller.games.sauteur import hider
+from controller.games.sauteur.odds import choose
+from controller.games.sauteur.rules import (
+    ADVANCE,
+    HIDING,
+    IN_PLAY,
+    POP,
+    SauteurConfig,
+    SauteurRules,
+    SauteurState,
+)
+from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseSolver
+from controller.games.sauteur.solve_b import (
+    RaceHiding,
+    RaceTable,
+    best_action,
+    option_values,
+    remaining,
+    solve,
+)
+
+LEVELS = ("random", "heuristic", "optimal")
+ALIASES = {"computer": "heuristic"}
+"""Old names still accepted (``computer`` was the only level before)."""
+
+RaceKey = tuple[int, tuple[int | str, ...]]
+"""What a rule-B table depends on: (circuit length, number faces)."""
+
+_RULES = SauteurRules()
+
+
+def level_name(level: str) -> str:
+    """The level's own name (aliases resolved); raises ``ValueError`` for an unknown one."""
+    name = ALIASES.get(level, level)
+    if name not in LEVELS:
+        known = ", ".join((*LEVELS, *ALIASES))
+        raise ValueError(f"unknown level {level!r}; known: {known}")
+    return name
+
+
+def race_key(config: SauteurConfig) -> RaceKey:
+    return config.circuit_length, tuple(config.number_faces)
+
+
+def chase_key(config: SauteurConfig) -> tuple[Any, ...]:
+    """What a rule-A solver depends on (not who hides first)."""
+    return (
+        config.rounds,
+        config.track_length,
+        config.figure_starts,
+        config.devil_start,
+        config.devil_multiplier,
+        tuple(config.number_faces),
+    )
+
+
+class Tables:
+    """Solved tables, made on first use and kept.
+
+    ``load_race(circuit, faces, solve)`` may provide rule-B tables (the service's
+    data-dir cache); by default they are solved in memory.
+    """
+
+    def __init__(self, load_race: Callable[..., RaceTable] | None = None) -> None:
+        self._load_race = load_race
+        self._race: dict[RaceKey, RaceTable] = {}
+        self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
+        self._placements: dict[tuple[Any, ...], tuple[hider.Vector, float]] = {}
+
+    def race(self, config: SauteurConfig) -> RaceTable:
+        key = race_key(config)
+        table = self._race.get(key)
+        if table is None:
+            circuit, faces = key
+            table = self._load_race(circuit, faces, solve) if self._load_race else solve(*key)
+            self._race[key] = table
+        return table
+
+    def chase(self, config: SauteurConfig) -> ChaseSolver:
+        key = chase_key(config)
+        solver = self._chase.get(key)
+        if solver is None:
+            solver = self._chase[key] = ChaseSolver(config)
+        return solver
+
+    # -- the hider's equilibrium --------------------------------------------------
+    def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Any, tuple[Any, ...]]:
+        """(this hiding's game, its start position, a key naming that position).
+
+        In rule A, mid-hiding, the start is rebuilt from this hiding's moves."""
+        config = state.config
+        if config.rule == "B":
+            a, b = remaining(state)
+            return RaceHiding(self.race(config), a, b), 0, ("B", race_key(config), a, b)
+        solver = self.chase(config)
+        goal = solver.goal(state)
+        figures, arrived = _hiding_start_figures(state)
+        values = solver.values(goal)
+        key = ("A", chase_key(config), goal, state.devil, figures, arrived)
+        return ChaseHiding(values, state.devil), (figures, arrived), key
+
+    def placement(self, state: SauteurState) -> tuple[hider.Vector, float]:
+        """The hider's equilibrium chance for each slot (1-4) at this hiding, and the
+        popper's chance to win (B) or match value (A) when both play best."""
+        game, start, key = self.hiding_game(state)
+        found = self._placements.get(key)
+        if found is None:
+            found = self._placements[key] = hider.equilibrium(game, start)
+        return found
+
+
+def _hiding_start_figures(state: SauteurState) -> tuple[tuple[int, ...], int]:
+    """Rule A: (figures in play, arrived) when this hiding began (numbers undone)."""
+    positions = list(state.figures)
+    status = list(state.status)
+    if state.phase in (POP, ADVANCE) and state.popped:
+        names = state.config.figure_names
+        link = state.history
+        while link is not None:
+            entry = link[0]
+            if entry[0] != state.round or entry[1] != state.hidings:
+                break
+            if entry[4] == "move":
+                name, squares, position, _ = entry[5]
+                index = names.index(name)
+                positions[index] = position - squares
+                status[index] = IN_PLAY
+            link = link[1]
+    figures = tuple(sorted(x for x, mark in zip(positions, status, strict=True) if mark == IN_PLAY))
+    return figures, status.count("arrived")
+
+
+def optimal_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
+    """The optimal popper's move (phase ``pop`` or ``advance``; uniform hider)."""
+    _popper_turn(state)
+    if state.config.rule == "B":
+        return best_action(tables.race(state.config), state)
+    return tables.chase(state.config).best_action(state)
+
+
+def counter_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
+    """The popper's best reply to the hider's equilibrium placement (phase ``pop`` or
+    ``advance``)."""
+    _popper_turn(state)
+    y, _ = tables.placement(state)
+    options = counter_values(tables, state, y)
+    order = list(options)
+    best = max(order, key=lambda name: (options[name], -order.index(name)))
+    popper = state.popper
+    if best.startswith("advance "):
+        return {"type": "advance", "figure": best.split(" ", 1)[1], "by": popper}
+    if best == "stop":
+        return {"type": "rehide" if state.config.rule == "A" else "stop", "by": popper}
+    return {"type": "pop", "key": int(best.split()[1]), "by": popper}
+
+
+def counter_values(tables: Tables, state: SauteurState, y: hider.Vector) -> dict[str, float]:
+    """Each option's value now against a hider who placed the devil die by ``y``."""
+    game, _, _ = tables.hiding_game(state)
+    mask = 0
+    for key in state.popped if state.phase != HIDING else ():
+        mask |= 1 << (key - 1)
+    if state.config.rule == "B":
+        inner: Any = state.pot if state.phase == POP else 0
+    else:
+        figs = tuple(
+            sorted(
+                x for x, mark in zip(state.figures, state.status, strict=True) if mark == IN_PLAY
+            )
+        )
+        inner = (figs, state.status.count("arrived"))
+    if state.phase == ADVANCE:
+        # The number is in: value each figure's move by the position it leads to.
+        figs, arrived = inner
+        out = {}
+        for name, x, mark in zip(
+            state.config.figure_names, state.figures, state.status, strict=True
+        ):
+            if mark != IN_PLAY:
+                continue
+            rest = list(figs)
+            rest.remove(x)
+            target = x + state.pending
+            if target >= state.config.track_length:
+                moved = (tuple(rest), arrived + 1)
+            else:
+                moved = (tuple(sorted((*rest, target))), arrived)
+            end = game.terminal(moved)
+            if end is None:
+                vector, _ = hider.best_reply(game, y, moved, mask)
+                end = hider.value(y, vector, mask)
+            out[f"advance {name}"] = end
+        return out
+    _, options = hider.best_reply(game, y, inner, mask)
+    return {name: hider.value(y, vector, mask) for name, vector in options.items()}
+
+
+def _popper_turn(state: SauteurState) -> None:
+    if state.phase not in (POP, ADVANCE):
+        raise Refused(
+            "the computer only plays the popper; it is not the popper's turn", "not-popper-turn"
+        )
+
+
+def level_action(
+    level: str, state: SauteurState, tables: Tables, rng: random.Random
+) -> dict[str, Any]:
+    """The move of a computer popper of ``level`` (phase ``pop`` or ``advance``)."""
+    name = level_name(level)
+    if name == "heuristic":
+        return choose(state)
+    if name == "random":
+        _popper_turn(state)
+        return rng.choice(_RULES.legal_actions(state))
+    return optimal_action(tables, state)
+
+
+def coach_popper(tables: Tables, state: SauteurState) -> dict[str, Any]:
+    """Each option of the popper now, from the solved tables (uniform hider), best first.
+
+    Rule B: ``{"measure": "win", "options": [{"option": "pop 4", "win": 0.61}, ...]}``.
+    Rule A: ``measure`` ``points``: each option's expected round score and ``win``, the
+    match's win chance (a draw ½). Empty options when it is not the popper's move."""
+    config = state.config
+    if state.phase not in (HIDING, POP, ADVANCE):
+        return {"measure": "win" if config.rule == "B" else "points", "options": []}
+    if config.rule == "B":
+        values = option_values(tables.race(config), state)
+        rows = [{"option": name, "win": round(value, 4)} for name, value in values.items()]
+        rows.sort(key=lambda row: -float(row["win"]))  # type: ignore[arg-type]
+        return {"measure": "win", "options": rows}
+    solver = tables.chase(config)
+    wins = solver.option_values(state)
+    points = solver.option_values(state, POINTS_UTILITY)
+    rows = [
+        {"option": name, "points": round(points[name], 3), "win": round(wins[name], 4)}
+        for name in wins
+    ]
+    rows.sort(key=lambda row: -float(row["win"]))  # type: ignore[arg-type]
+    return {"measure": "points", "options": rows}
+
+
+def coach_hider(tables: Tables, state: SauteurState) -> dict[str, Any]:
+    """The hider's equilibrium placement for this hiding (the referee's eyes only):
+    ``{"placement": {"1": chance, ...}, "popper_chance": value with both playing
+    best, "popper_chance_uniform": the same against a uniform hider}``."""
+    if state.phase not in (HIDING, POP, ADVANCE):
+        return {"placement": None}
+    y, worth = tables.placement(state)
+    game, start, _ = tables.hiding_game(state)
+    vector, _ = hider.best_reply(game, hider.UNIFORM, start)
+    return {
+        "placement": {
+            str(key): round(share, 4) for key, share in zip((1, 2, 3, 4), y, strict=True)
+        },
+        "popper_chance": round(worth, 4),
+        "popper_chance_uniform": round(sum(vector) / 4, 4),
+    }

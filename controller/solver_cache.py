@@ -1,0 +1,181 @@
+"""The solved rule-B table, cached in the data dir so a Pi solves it once.
+
+File: ``<data dir>/solver/race-<key>.bin``, ``<key>`` the first 16 hex digits of the
+SHA-256 of the options the table depends on (:func:`cache_key`). Format
+``diablotin-race-table/1``: one line of JSON (``format``, ``circuit``, ``faces``,
+``tolerance``, ``count``, ``sha256`` of the payload), a newline, then ``count``
+IEEE-754 doubles, little-endian: ``W[a][b]`` at ``a * (circuit + 1) + b``
+(:class:`controller.games.sauteur.solve_b.RaceTable`).
+
+A missing file is solved and written (atomically: a temp file, then a rename). A
+file that does not check out (wrong format, options, size or checksum) is ignored
+with a warning in the log and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import threading
+from array import array
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from controller.games.sauteur.rules import SauteurState
+from controller.games.sauteur.solve_b import TOLERANCE, RaceTable
+
+log = logging.getLogger(__name__)
+
+FORMAT = "diablotin-race-table/1"
+
+
+def cache_key(circuit: int, faces: Sequence[int | str]) -> str:
+    """16 hex digits naming a table: SHA-256 of the format, circuit and faces."""
+    text = json.dumps({"format": FORMAT, "circuit": circuit, "faces": list(faces)})
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cache_path(data_dir: Path, circuit: int, faces: Sequence[int | str]) -> Path:
+    return data_dir / "solver" / f"race-{cache_key(circuit, faces)}.bin"
+
+
+def _payload(values: array[float]) -> bytes:
+    if sys.byteorder == "little":
+        return values.tobytes()
+    swapped = array("d", values)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def write(path: Path, table: RaceTable) -> None:
+    """Write ``table`` to ``path`` atomically (raises ``OSError``)."""
+    payload = _payload(table.values)
+    header = {
+        "format": FORMAT,
+        "circuit": table.circuit,
+        "faces": list(table.faces),
+        "tolerance": TOLERANCE,
+        "count": len(table.values),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    with open(temp, "wb") as out:
+        out.write(json.dumps(header).encode() + b"\n" + payload)
+    os.replace(temp, path)
+
+
+def read(path: Path, circuit: int, faces: Sequence[int | str]) -> RaceTable:
+    """The table in ``path``; raises ``ValueError`` (or ``OSError``) if it does not check out."""
+    data = path.read_bytes()
+    line, _, payload = data.partition(b"\n")
+    try:
+        header = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"unreadable header: {exc}") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"not a {FORMAT} file")
+    if header.get("circuit") != circuit or header.get("faces") != list(faces):
+        raise ValueError("made for other options")
+    count = (circuit + 1) * (circuit + 1)
+    if header.get("count") != count or len(payload) != 8 * count:
+        raise ValueError(f"holds {len(payload)} bytes, expected {8 * count}")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise ValueError("checksum does not match")
+    values = array("d")
+    values.frombytes(payload)
+    if sys.byteorder != "little":
+        values.byteswap()
+    if any(not 0.0 <= value <= 1.0 for value in values):
+        raise ValueError("a chance outside 0-1")
+    return RaceTable(circuit, faces, values)
+
+
+def load_race_table(
+    data_dir: Path,
+    circuit: int,
+    faces: Sequence[int | str],
+    solve: Callable[[int, Sequence[int | str]], RaceTable],
+) -> RaceTable:
+    """The cached table for these options, or a fresh solve written to the cache.
+
+    A bad cache file is logged and replaced; a cache that cannot be written is logged
+    and the table is used from memory."""
+    path = cache_path(data_dir, circuit, faces)
+    if path.exists():
+        try:
+            return read(path, circuit, faces)
+        except (OSError, ValueError) as exc:
+            log.warning("solver cache %s ignored (%s): solving again", path, exc)
+    table = solve(circuit, faces)
+    try:
+        write(path, table)
+    except OSError as exc:
+        log.warning("solver cache %s not written: %s", path, exc)
+    return table
+
+
+class Solvers:
+    """The service's solved tables: rule B cached in ``data_dir``; anything slow is
+    solved on a background thread (:meth:`when_ready`), never on a request or the
+    service's worker."""
+
+    def __init__(self, data_dir: Path) -> None:
+        from functools import partial
+
+        from controller.games.sauteur.levels import Tables
+
+        self.tables = Tables(load_race=partial(load_race_table, data_dir))
+        self._ready: set[tuple[object, ...]] = set()
+        self._warming: set[tuple[object, ...]] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(state: SauteurState) -> tuple[object, ...]:
+        from controller.games.sauteur.levels import chase_key, race_key
+
+        config = state.config
+        return ("B", race_key(config)) if config.rule == "B" else ("A", chase_key(config))
+
+    def warm(self, state: SauteurState) -> None:
+        """Solve what the optimal popper and the coach need for ``state``'s options."""
+        config = state.config
+        if config.rule == "B":
+            self.tables.race(config)
+        else:
+            from controller.games.sauteur.rules import SauteurRules
+            from controller.games.sauteur.solve_a import POINTS_UTILITY
+
+            first = SauteurRules().setup(config.options())
+            solver = self.tables.chase(config)
+            solver.option_values(first)
+            solver.option_values(first, POINTS_UTILITY)
+        with self._lock:
+            self._ready.add(self._key(state))
+
+    def when_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
+        """True when the tables for ``state`` are solved; otherwise start solving them on
+        a thread (once), call ``then()`` when done, and return False."""
+        key = self._key(state)
+        with self._lock:
+            if key in self._ready:
+                return True
+            if key in self._warming:
+                return False
+            self._warming.add(key)
+
+        def run() -> None:
+            try:
+                self.warm(state)
+            except Exception:  # a solver bug must not kill the box; logged, retried later
+                log.exception("solving the Diable sauteur tables failed")
+            finally:
+                with self._lock:
+                    self._warming.discard(key)
+            then()
+
+        threading.Thread(target=run, name="solver", daemon=True).start()
+        return False

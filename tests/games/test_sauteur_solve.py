@@ -1,0 +1,227 @@
+"""The solvers: rule B against an independent brute force, rule A's approximation
+against an exact expectimax on a reduced track, and the hider's equilibrium."""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import combinations
+
+import pytest
+
+from controller.games.sauteur import SauteurRules
+from controller.games.sauteur.hider import UNIFORM, best_reply, equilibrium, minimax_hider
+from controller.games.sauteur.levels import Tables, coach_popper
+from controller.games.sauteur.solve_a import ChaseValues, utility
+from controller.games.sauteur.solve_b import TOLERANCE, RaceHiding, solve
+
+RULES = SauteurRules()
+
+
+def brute_force_race(circuit: int, faces: list[int | str]) -> dict[tuple[int, int], float]:
+    """W(a, b) by plain value iteration over every state of a turn, the devil die's slot
+    enumerated explicitly (prior 1/4 each, kept if consistent with what came out)."""
+    keys = (1, 2, 3, 4)
+    value: dict[tuple[int, int, tuple[int, ...], int], float] = {}
+
+    def turn_start(a: int, b: int) -> float:
+        if a <= 0:
+            return 1.0
+        if b <= 0:
+            return 0.0
+        return value.get((a, b, (), 0), 0.5)
+
+    def worth(a: int, b: int, popped: tuple[int, ...], pot: int) -> float:
+        if pot >= a:
+            return 1.0
+        options = []
+        if popped:
+            options.append(1.0 - turn_start(b, a - pot))
+        if len(popped) < 3:
+            for key in keys:
+                if key in popped:
+                    continue
+                consistent = [slot for slot in keys if slot not in popped]
+                p_devil_die = sum(1 for slot in consistent if slot == key) / len(consistent)
+                lose = 1.0 - turn_start(b, a)
+                total = p_devil_die * lose
+                for face in faces:
+                    share = (1 - p_devil_die) / len(faces)
+                    if face == "devil":
+                        total += share * lose
+                        continue
+                    assert isinstance(face, int)
+                    new_pot = pot + key * face
+                    after = tuple(sorted((*popped, key)))
+                    if len(after) == 3:
+                        bank = 1.0 if new_pot >= a else 1.0 - turn_start(b, a - new_pot)
+                    else:
+                        bank = worth_of(a, b, after, new_pot)
+                    total += share * bank
+                options.append(total)
+        return max(options)
+
+    def worth_of(a: int, b: int, popped: tuple[int, ...], pot: int) -> float:
+        if pot >= a:
+            return 1.0
+        return value.get((a, b, popped, pot), 0.5)
+
+    biggest = 4 * max(f for f in faces if isinstance(f, int)) * 3
+    states = [
+        (a, b, popped, pot)
+        for a in range(1, circuit + 1)
+        for b in range(1, circuit + 1)
+        for size in range(3)
+        for popped in combinations(keys, size)
+        for pot in (range(1, min(a, biggest + 1)) if size else (0,))
+    ]
+    for _ in range(10_000):
+        change = 0.0
+        for state in states:
+            new = worth(*state)
+            change = max(change, abs(new - value.get(state, 0.5)))
+            value[state] = new
+        if change < 1e-14:
+            break
+    return {
+        (a, b): value[(a, b, (), 0)] for a in range(1, circuit + 1) for b in range(1, circuit + 1)
+    }
+
+
+@pytest.mark.parametrize(("circuit", "faces"), [(6, [1, 2, 3]), (5, [1, 2, "devil"])])
+def test_rule_b_table_equals_a_brute_force_expectimax(circuit: int, faces: list[int | str]) -> None:
+    table = solve(circuit, faces)
+    expected = brute_force_race(circuit, faces)
+    for (a, b), chance in expected.items():
+        assert table.win(a, b) == pytest.approx(chance, abs=1e-9), (a, b)
+    assert TOLERANCE <= 1e-9
+
+
+def test_rule_b_table_is_a_fixed_point_of_the_bellman_update_on_the_real_circuit() -> None:
+    table = solve(40, [1, 2, 3, 4, 5, 6])
+    for a, b in [(40, 40), (1, 40), (40, 1), (13, 29), (29, 13), (7, 7)]:
+        vector, _ = best_reply(RaceHiding(table, a, b), UNIFORM, 0)
+        assert sum(vector) / 4 == pytest.approx(table.win(a, b), abs=1e-9)
+    assert 0.5 < table.win(40, 40) < 0.7  # popping first is an advantage
+    assert table.win(1, 40) > table.win(40, 1)
+
+
+@cache
+def _exact_chase(d: int, figs: tuple[int, ...], arrived: int, popped: int, cfg: tuple) -> float:
+    """Full expectimax of a rule-A round (uniform hider), written apart from the solver:
+    ``popped`` keys gave numbers this hiding (0: a hiding starts)."""
+    track, multiplier, faces, goal = cfg
+    if not figs:
+        return goal[arrived]
+    options = []
+    if popped:
+        options.append(_exact_chase(d, figs, arrived, 0, cfg))
+    count = bin(popped).count("1")
+    if count < 3:
+        for key in (1, 2, 3, 4):
+            if popped >> key & 1:
+                continue
+            p = 1 / (4 - count)
+            reach = min(d + multiplier * key, track)
+            total = p * _exact_chase(reach, tuple(x for x in figs if x > reach), arrived, 0, cfg)
+            for face in faces:
+                best = -1.0
+                for i in range(len(figs)):
+                    moved = figs[i] + key * face
+                    rest = figs[:i] + figs[i + 1 :]
+                    if moved >= track:
+                        value = _exact_chase(d, rest, arrived + 1, popped | 1 << key, cfg)
+                    else:
+                        new = tuple(sorted((*rest, moved)))
+                        value = _exact_chase(d, new, arrived, popped | 1 << key, cfg)
+                    best = max(best, value)
+                total += (1 - p) / len(faces) * best
+            options.append(total)
+    return max(options)
+
+
+def _policy_value(
+    values: ChaseValues, d: int, figs: tuple[int, ...], arrived: int, mask: int
+) -> float:
+    """The true value of the solver's policy (decisions from ``values``), played out."""
+    memo = _POLICY.setdefault(id(values), {})
+    key = (d, figs, arrived, mask)
+    if key not in memo:
+        memo[key] = _policy_step(values, d, figs, arrived, mask)
+    return memo[key]
+
+
+_POLICY: dict[int, dict[tuple[int, tuple[int, ...], int, int], float]] = {}
+
+
+def _policy_step(
+    values: ChaseValues, d: int, figs: tuple[int, ...], arrived: int, mask: int
+) -> float:
+    if not figs:
+        return values.goal[arrived]
+    options: dict[str, float] = {}
+    if mask:
+        options["rehide"] = values.hiding(d, figs, arrived)
+    if bin(mask).count("1") < 3:
+        for key in (1, 2, 3, 4):
+            if not mask >> (key - 1) & 1:
+                options[str(key)] = values.pop(d, figs, arrived, mask, key)
+    choice = max(options, key=lambda name: options[name])
+    if choice == "rehide":
+        return _policy_value(values, d, figs, arrived, 0)
+    key = int(choice)
+    p = 1 / (4 - bin(mask).count("1"))
+    reach, left = values.devil_move(d, figs, key)
+    total = p * _policy_value(values, reach, left, arrived, 0)
+    for v, share in values.shares:
+        moves = values.number_moves(figs, key * v)
+        after = mask | 1 << (key - 1)
+        best = max(moves, key=lambda m: values.inner(d, m[0], arrived + m[1], after))
+        total += (1 - p) * share * _policy_value(values, d, best[0], arrived + best[1], after)
+    return total
+
+
+@pytest.mark.parametrize("target", [2, 5])
+def test_rule_a_policy_equals_the_exact_expectimax_on_a_reduced_track(target: int) -> None:
+    options = {"rule": "A", "track_length": 16, "figures": {"a": 2, "b": 4, "c": 6}}
+    config = RULES.setup(options).config
+    goal = utility(target)
+    values = ChaseValues(config, goal)
+    exact = _exact_chase(0, (2, 4, 6), 0, 0, (16, 3, (1, 2, 3, 4, 5, 6), goal))
+    policy = _policy_value(values, 0, (2, 4, 6), 0, 0)
+    estimate = values.start(0, (2, 4, 6), 0)
+    assert policy <= exact + 1e-12  # nothing beats the exact optimum
+    # Exact within a hiding over the one-pop values loses nothing here (docs/strategy.md).
+    assert exact - policy < 1e-9, (exact, policy)
+    assert estimate == pytest.approx(policy, abs=1e-9)
+
+
+def test_minimax_hider_solves_a_known_game() -> None:
+    # Matching pennies on slots 1 and 2: plan A pays 1 on slot 1, plan B on slot 2.
+    y, value = minimax_hider([(1.0, 0.0, 1.0, 1.0), (0.0, 1.0, 1.0, 1.0)])
+    assert value == pytest.approx(0.5)
+    assert y[0] == pytest.approx(0.5) and y[1] == pytest.approx(0.5)
+
+
+def test_equilibrium_hiding_is_no_better_for_the_popper_than_uniform() -> None:
+    table = solve(40, [1, 2, 3, 4, 5, 6])
+    game = RaceHiding(table, 40, 40)
+    y, value = equilibrium(game, 0)
+    assert sum(y) == pytest.approx(1.0) and min(y) >= 0
+    assert value < table.win(40, 40) - 0.02  # hiding well matters
+    # No popper plan does better against y than the game's value (it is a best reply).
+    reply, _ = best_reply(game, y, 0)
+    assert sum(share * pay for share, pay in zip(y, reply, strict=True)) == pytest.approx(value)
+    assert y[3] > y[0]  # the devil die goes under the big keys more often
+
+
+def test_coach_ranks_the_options_of_the_current_state() -> None:
+    tables = Tables()
+    state = RULES.setup({"rule": "B", "first_hider": "p1"})
+    state = RULES.apply(state, {"type": "hidden"})
+    report = coach_popper(tables, state)
+    assert report["measure"] == "win"
+    names = [row["option"] for row in report["options"]]
+    assert sorted(names) == ["pop 1", "pop 2", "pop 3", "pop 4"]
+    assert report["options"][0]["win"] == pytest.approx(
+        tables.race(state.config).win(40, 40), abs=1e-4
+    )

@@ -1,0 +1,64 @@
+"""The coach on the odds endpoint; the hider's advice for the referee only."""
+
+from __future__ import annotations
+
+import json
+
+from flask.testing import FlaskClient
+
+from controller.service import Service
+
+from .conftest import REFEREE
+from .test_stream import events
+
+
+def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
+    for _ in range(200):  # the first request starts the solve on a thread
+        resp = client.get(f"/api/games/{game_id}/odds?{query}", headers=headers or {})
+        if resp.status_code != 200:
+            return {"status_code": resp.status_code, **resp.get_json()}
+        body = resp.get_json()
+        if body["coach"]["status"] == "ready":
+            return body
+        import time
+
+        time.sleep(0.05)
+    raise AssertionError("the coach never became ready")
+
+
+def test_popper_coach_is_public_and_hider_advice_is_referee_only(
+    client: FlaskClient, service: Service
+) -> None:
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 16})
+    service.table(game_id).submit({"type": "hidden"})
+    body = _coach(client, game_id, "coach=1")
+    coach = body["coach"]
+    assert coach["measure"] == "win" and "hider" not in coach
+    assert {row["option"] for row in coach["options"]} == {"pop 1", "pop 2", "pop 3", "pop 4"}
+    assert all(0 <= row["win"] <= 1 for row in coach["options"])
+
+    refused = _coach(client, game_id, "coach=1&hider=1")
+    assert refused["status_code"] == 401 and refused["error"] == "pin-required"
+
+    body = _coach(client, game_id, "coach=1&hider=1", REFEREE)
+    advice = body["coach"]["hider"]
+    assert set(advice["placement"]) == {"1", "2", "3", "4"}
+    assert abs(sum(advice["placement"].values()) - 1) < 1e-3
+    assert advice["popper_chance"] <= advice["popper_chance_uniform"] + 1e-9
+
+
+def test_hider_advice_never_reaches_the_public_page_or_stream(
+    client: FlaskClient, service: Service
+) -> None:
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 16})
+    _coach(client, game_id, "coach=1&hider=1", REFEREE)  # the referee asked for it
+    resp = client.get(f"/stream?topics=games,game:{game_id}", buffered=False)
+    chunks = iter(resp.response)
+    frames = events(chunks, 3)
+    service.table(game_id).submit({"type": "hidden"})
+    frames += events(chunks, 1)
+    resp.close()
+    public = json.dumps(frames) + client.get(f"/api/games/{game_id}").get_data(as_text=True)
+    public += client.get(f"/games/{game_id}").get_data(as_text=True)
+    for secret in ('"placement"', "popper_chance"):
+        assert secret not in public
