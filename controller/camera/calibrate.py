@@ -66,7 +66,8 @@ def scan_folder(root: Path) -> dict[str, list[Path]]:
     stray = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in allowed)
     if stray:
         raise CalibrationError(
-            f"{root}: unknown subfolder(s) {', '.join(stray)}: only {', '.join(FACE_NAMES)} and none"
+            f"{root}: unknown subfolder(s) {', '.join(stray)}: "
+            f"only {', '.join(FACE_NAMES)} and none"
         )
     out: dict[str, list[Path]] = {}
     for name in FACE_NAMES:
@@ -92,7 +93,9 @@ def _die_colour_candidate(rgb: np.ndarray) -> np.ndarray | None:
     best: tuple[float, np.ndarray] | None = None
     for k in range(5):
         mask = (labels == k).astype(np.uint8) * 255
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        mask = cv2.morphologyEx(
+            mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+        )
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -138,7 +141,7 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
     for side_guess in (90.0, 60.0, 130.0):
         prof.die_side = side_guess
         sides.clear()
-        for name, imgs in images.items():
+        for imgs in images.values():
             for img in imgs:
                 box, _ = find_die(img, prof)
                 if box is not None:
@@ -146,7 +149,9 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
         if len(sides) >= len(every) * 0.7:
             break
     if len(sides) < len(every) * 0.5:
-        raise CalibrationError(f"{root}: the die was found in only {len(sides)} of {len(every)} photos")
+        raise CalibrationError(
+            f"{root}: the die was found in only {len(sides)} of {len(every)} photos"
+        )
     prof.die_side = float(np.median(sides))
     for name, imgs in images.items():
         for img in imgs:
@@ -163,7 +168,9 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
                     far_feats.append(np.median(feats[far], axis=0))
     missing = [n for n in FACE_NAMES if n not in found]
     if missing:
-        raise CalibrationError(f"{root}: the die was not found in any photo of face(s) {', '.join(missing)}")
+        raise CalibrationError(
+            f"{root}: the die was not found in any photo of face(s) {', '.join(missing)}"
+        )
     if not far_feats:
         raise CalibrationError(f"{root}: no pips seen on the number faces")
     prof.pip_colour = list(map(float, np.median(np.array(far_feats), axis=0)))

@@ -6,7 +6,7 @@ Format ``diablotin-faces/1`` (documented in docs/camera.md)::
      "die_colour": [r, g, brightness], "pip_colour": [r, g, brightness],
      "brightness_weight": 0.7, "die_threshold": 14.0,
      "die_side": 90.0, "pip_area": 60.0,
-     "answer_threshold": 0.35, "auto_threshold": 0.6,
+     "answer_threshold": 0.5, "auto_threshold": 0.7,
      "templates": {"1": [[576 numbers], ...], ..., "devil": [...]}}
 
 Colours are :func:`controller.camera.reader.colour_features` values; sizes are pixels of a
@@ -49,8 +49,8 @@ class Profile:
     die_threshold: float
     templates: dict[str, list[list[float]]]
     brightness_weight: float = 0.7
-    answer_threshold: float = 0.35
-    auto_threshold: float = 0.6
+    answer_threshold: float = 0.5
+    auto_threshold: float = 0.7
     created: str = ""
     images: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -100,7 +100,9 @@ def load_profile(path: Path) -> Profile:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ProfileError(f"{path}: no such profile (make one with diablotin faces calibrate)") from None
+        raise ProfileError(
+            f"{path}: no such profile (make one with diablotin faces calibrate)"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProfileError(f"{path}: not a profile ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

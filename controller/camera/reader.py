@@ -27,6 +27,9 @@ from .profile import DEVIL, FACES, Profile
 
 PATCH = 48
 GRID = 24
+_yy, _xx = np.mgrid[0:PATCH, 0:PATCH]
+_INSIDE = (_yy - (PATCH - 1) / 2) ** 2 + (_xx - (PATCH - 1) / 2) ** 2 < (0.54 * PATCH) ** 2
+"""The patch without its corners (the corner pips of a 4, 5 or 6 lie inside)."""
 WORK_SCALE = 0.5
 """Detection runs on the frame scaled by this (320×240 for 640×480)."""
 
@@ -147,7 +150,9 @@ def square_patch(
     m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
     m[0, 2] += PATCH / 2 - cx
     m[1, 2] += PATCH / 2 - cy
-    return cv2.warpAffine(rgb, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        rgb, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def pipness(patch: np.ndarray, profile: Profile) -> np.ndarray:
@@ -160,6 +165,7 @@ def pipness(patch: np.ndarray, profile: Profile) -> np.ndarray:
     d = feats - die_here
     d[..., 2] *= profile.brightness_weight
     t = (d @ axis) / float(axis @ axis)
+    t[~_INSIDE] = 0  # the die's rounded corners, where the table may show
     return np.clip(t, 0, 1).astype(np.float32)
 
 
@@ -207,18 +213,20 @@ def classify(t: np.ndarray, pips: int, profile: Profile) -> tuple[int | str | No
     (face, s1), (_, s2) = ranked[0], ranked[1]
     margin = s1 - s2
     confidence = float(np.clip(min(margin / 0.25, 1.0) * min(max(s1 - 0.3, 0) / 0.5, 1.0), 0, 1))
+    # two independent cues agreeing (the drawing, and the pip count or no pips at all)
+    # make a read surer than the drawing alone
     if face == DEVIL:
         if 1 <= pips <= 6 and best.get(pips, -1) > s1 - 0.05:
             return None, 0.0, "looks like pips and like the devil"
+        if pips in (-1, 0):
+            confidence = 0.5 + 0.5 * confidence
         return face, confidence, ""
     if pips != face:
         return None, 0.0, f"{pips} pips counted, the drawing looks like {face}"
-    return face, confidence, ""
+    return face, 0.5 + 0.5 * confidence, ""
 
 
-def read_face(
-    image: np.ndarray, profile: Profile, changed: np.ndarray | None = None
-) -> Read:
+def read_face(image: np.ndarray, profile: Profile, changed: np.ndarray | None = None) -> Read:
     """Read the die in ``image`` (RGB or grey, 8/16-bit; ``ValueError`` for a non-image).
 
     Returns ``Read(None, 0, reason=...)`` when no die is seen, and ``face=None`` (with the
@@ -232,14 +240,20 @@ def read_face(
         scale = 640 / rgb.shape[1]
         rgb = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         if changed is not None:
-            changed = cv2.resize(changed, (rgb.shape[1], rgb.shape[0]), interpolation=cv2.INTER_NEAREST)
+            changed = cv2.resize(
+                changed, (rgb.shape[1], rgb.shape[0]), interpolation=cv2.INTER_NEAREST
+            )
     box, reason = find_die(rgb, profile, changed)
     if box is None:
         return Read(None, 0.0, reason=reason)
     t = pipness(square_patch(rgb, box), profile)
     pips = count_pips(t, profile)
     face, confidence, why = classify(t, pips, profile)
-    full_box = ((box[0][0] / scale, box[0][1] / scale), (box[1][0] / scale, box[1][1] / scale), box[2])
+    full_box = (
+        (box[0][0] / scale, box[0][1] / scale),
+        (box[1][0] / scale, box[1][1] / scale),
+        box[2],
+    )
     if face is not None and confidence < profile.answer_threshold:
         return Read(None, confidence, full_box, f"unsure ({face}?)", pips)
     return Read(face, confidence, full_box, why, pips)

@@ -98,27 +98,65 @@ def _draw_devil(img: np.ndarray, style: DieStyle, size: int) -> None:
             )
             cv2.fillPoly(img, [horn], col, cv2.LINE_AA)
             eye = (round(c + side * 0.10 * s), round(c + 0.0 * s))
-            cv2.ellipse(img, eye, (max(2, s // 18), max(1, s // 40)), side * 20, 0, 360, (20, 20, 20), -1)
-        cv2.ellipse(img, (c, round(c + 0.14 * s)), (round(0.12 * s), round(0.06 * s)), 0, 0, 180,
-                    (20, 20, 20), t, cv2.LINE_AA)
+            cv2.ellipse(
+                img, eye, (max(2, s // 18), max(1, s // 40)), side * 20, 0, 360, (20, 20, 20), -1
+            )
+        cv2.ellipse(
+            img,
+            (c, round(c + 0.14 * s)),
+            (round(0.12 * s), round(0.06 * s)),
+            0,
+            0,
+            180,
+            (20, 20, 20),
+            t,
+            cv2.LINE_AA,
+        )
     elif style.devil == "trident":  # a pitchfork: shaft and three prongs
         cv2.line(img, (c, round(0.85 * s)), (c, round(0.3 * s)), col, t, cv2.LINE_AA)
-        cv2.ellipse(img, (c, round(0.3 * s)), (round(0.22 * s), round(0.14 * s)), 0, 0, 180, col, t,
-                    cv2.LINE_AA)
+        cv2.ellipse(
+            img,
+            (c, round(0.3 * s)),
+            (round(0.22 * s), round(0.14 * s)),
+            0,
+            0,
+            180,
+            col,
+            t,
+            cv2.LINE_AA,
+        )
         for x in (c - round(0.22 * s), c, c + round(0.22 * s)):
             cv2.line(img, (x, round(0.3 * s)), (x, round(0.12 * s)), col, t, cv2.LINE_AA)
-            tip = np.array([(x - 2 * t, round(0.16 * s)), (x + 2 * t, round(0.16 * s)),
-                            (x, round(0.08 * s))], np.int32)
+            tip = np.array(
+                [(x - 2 * t, round(0.16 * s)), (x + 2 * t, round(0.16 * s)), (x, round(0.08 * s))],
+                np.int32,
+            )
             cv2.fillPoly(img, [tip], col, cv2.LINE_AA)
     else:  # "horns": a face outline with big horns and a pointed beard
         cv2.circle(img, (c, c), round(0.24 * s), col, t, cv2.LINE_AA)
         for side in (-1, 1):
-            cv2.ellipse(img, (c + side * round(0.2 * s), round(c - 0.22 * s)),
-                        (round(0.12 * s), round(0.2 * s)), side * 25, 180, 360, col, t, cv2.LINE_AA)
-            cv2.line(img, (c + side * round(0.09 * s), round(c - 0.03 * s)),
-                     (c + side * round(0.03 * s), round(c + 0.02 * s)), col, t, cv2.LINE_AA)
-        beard = np.array([(c - 0.1 * s, c + 0.2 * s), (c + 0.1 * s, c + 0.2 * s),
-                          (c, c + 0.42 * s)], np.int32)
+            cv2.ellipse(
+                img,
+                (c + side * round(0.2 * s), round(c - 0.22 * s)),
+                (round(0.12 * s), round(0.2 * s)),
+                side * 25,
+                180,
+                360,
+                col,
+                t,
+                cv2.LINE_AA,
+            )
+            cv2.line(
+                img,
+                (c + side * round(0.09 * s), round(c - 0.03 * s)),
+                (c + side * round(0.03 * s), round(c + 0.02 * s)),
+                col,
+                t,
+                cv2.LINE_AA,
+            )
+        beard = np.array(
+            [(c - 0.1 * s, c + 0.2 * s), (c + 0.1 * s, c + 0.2 * s), (c, c + 0.42 * s)], np.int32
+        )
         cv2.fillPoly(img, [beard], col, cv2.LINE_AA)
 
 
@@ -152,7 +190,11 @@ def background(kind: str, rng: random.Random) -> np.ndarray:
 
 
 def _paste(
-    frame: np.ndarray, style: DieStyle, face: int | str, side: int, centre: tuple[float, float],
+    frame: np.ndarray,
+    style: DieStyle,
+    face: int | str,
+    side: int,
+    centre: tuple[float, float],
     angle: float,
 ) -> None:
     top, mask = _draw_face(style, face, side)
@@ -160,8 +202,8 @@ def _paste(
     off = (big - side) // 2
     canvas = np.zeros((big, big, 3), np.uint8)
     cmask = np.zeros((big, big), np.uint8)
-    canvas[off:off + side, off:off + side] = top
-    cmask[off:off + side, off:off + side] = mask
+    canvas[off : off + side, off : off + side] = top
+    cmask[off : off + side, off : off + side] = mask
     m = cv2.getRotationMatrix2D((big / 2, big / 2), angle, 1.0)
     m[0, 2] += centre[0] - big / 2
     m[1, 2] += centre[1] - big / 2
@@ -191,8 +233,9 @@ def random_scene(rng: random.Random, surface: str | None = None) -> Scene:
     side = rng.randint(78, 104)
     margin = side * 0.75
     centre = (rng.uniform(margin, WIDTH - margin), rng.uniform(margin, HEIGHT - margin))
-    return Scene(side, centre, rng.uniform(0, 360), surface or rng.choice(BACKGROUNDS),
-                 rng.getrandbits(32))
+    return Scene(
+        side, centre, rng.uniform(0, 360), surface or rng.choice(BACKGROUNDS), rng.getrandbits(32)
+    )
 
 
 def render(
@@ -206,7 +249,8 @@ def render(
 ) -> np.ndarray:
     """One 640×480 RGB frame of ``face`` (plus ``others``: dice popped earlier, in view).
 
-    Light, blur and noise are drawn from ``rng`` (or ``light_seed``) for every frame.
+    Light is drawn from ``light_seed`` when given (the same light for a series of frames),
+    else from ``rng``; blur and noise always from ``rng`` (new in every frame).
     """
     scene = scene or random_scene(rng)
     frame = background(scene.surface, random.Random(scene.seed))
@@ -214,10 +258,10 @@ def render(
         _paste(frame, style, other_face, other.side, other.centre, other.angle)
     _paste(frame, style, face, scene.side, scene.centre, scene.angle)
     lrng = random.Random(light_seed) if light_seed is not None else rng
-    return _camera(frame, lrng)
+    return _camera(frame, lrng, rng)
 
 
-def _camera(frame: np.ndarray, rng: random.Random) -> np.ndarray:
+def _camera(frame: np.ndarray, rng: random.Random, noise_rng: random.Random) -> np.ndarray:
     """Uneven light (a gradient and a spot), slight blur, sensor noise."""
     h, w = frame.shape[:2]
     y, x = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -227,16 +271,17 @@ def _camera(frame: np.ndarray, rng: random.Random) -> np.ndarray:
     sx, sy = rng.uniform(0, w), rng.uniform(0, h)
     light += rng.uniform(0, 0.25) * np.exp(-((x - sx) ** 2 + (y - sy) ** 2) / (2 * 150.0**2))
     out = frame.astype(np.float32) * np.clip(light, 0.45, 1.4)[:, :, None]
-    sigma = rng.uniform(0.3, 1.3)
+    sigma = noise_rng.uniform(0.3, 1.3)
     out = cv2.GaussianBlur(out, (0, 0), sigma)
-    nrng = np.random.default_rng(rng.getrandbits(32))
-    out += nrng.normal(0, rng.uniform(2, 6), out.shape).astype(np.float32)
+    nrng = np.random.default_rng(noise_rng.getrandbits(32))
+    out += nrng.normal(0, noise_rng.uniform(2, 6), out.shape).astype(np.float32)
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def jpeg_roundtrip(rgb: np.ndarray, quality: int) -> np.ndarray:
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR),
-                           [cv2.IMWRITE_JPEG_QUALITY, quality])
+    ok, buf = cv2.imencode(
+        ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
     assert ok
     return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
@@ -244,8 +289,9 @@ def jpeg_roundtrip(rgb: np.ndarray, quality: int) -> np.ndarray:
 def write_image(path: Any, rgb: np.ndarray, quality: int = 85) -> None:
     """Write ``rgb`` to ``path`` (.jpg/.jpeg with ``quality``, else PNG)."""
     bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-    params = [cv2.IMWRITE_JPEG_QUALITY, quality] if str(path).lower().endswith(
-        (".jpg", ".jpeg")) else []
+    params = (
+        [cv2.IMWRITE_JPEG_QUALITY, quality] if str(path).lower().endswith((".jpg", ".jpeg")) else []
+    )
     if not cv2.imwrite(str(path), bgr, params):
         raise OSError(f"could not write {path}")
 
