@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
+from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault, LimitRefused
 from .clock import Clock, RealClock
 from .config import Config
 from .games.base import Action, Refused, Rules
@@ -567,6 +567,8 @@ class Service:
                 self.press(table.game_id, action["key"], by=action.get("by"))
             else:
                 table.submit(action)
+        except LimitRefused:  # the coil's minimum gap: press once it has passed
+            self.clock.call_later(0.3, lambda: self.post(self._computer_move))
         except (Refused, BoxError) as exc:
             self.notice(f"computer move refused: {exc}")
 

@@ -13,7 +13,7 @@ from tests.service.conftest import make_config, wait_for
 def _camera_service(tmp_path, profile, style: str, seed: int) -> Service:
     config = make_config(tmp_path)
     config.box.seed = seed
-    svc = Service(config, think_s=0.25, face_delay_s=30, hide_delay_s=0.01, steady_s=0.05)
+    svc = Service(config, think_s=0.4, face_delay_s=30, hide_delay_s=0.01, steady_s=0.05)
     svc.start()
     camera = SimulatedCamera(svc.toy, style, seed)
     svc.camera = CameraWatch(camera, profile, read_s=2.0, frame_gap_s=0.02)
@@ -25,7 +25,8 @@ def test_a_whole_game_is_read_by_the_camera_with_no_tap(tmp_path, profiles, rule
     svc = _camera_service(tmp_path, profiles[style], style, seed)
     drawn: list[object] = []
     try:
-        options = {"rule": rule, "rounds": 2 if rule == "A" else 1}
+        options = {"rule": rule, "rounds": 2} if rule == "A" else {"rule": "B"}
+        options |= {"track_length": 20} if rule == "A" else {"circuit_length": 16}
         gid = svc.new_game("sauteur", options)
         table = svc.table(gid)
 
