@@ -32,6 +32,7 @@ BENCH_AREAS = (
     "service",
     "journal",
     "stats",
+    "camera",
     "all",
 )
 

@@ -82,9 +82,7 @@ def evaluate(style: str, fresh_per_face: int, seed: int, workdir: Path) -> dict[
         "auto": len(auto),
         "auto_wrong": sum(1 for t, f in auto if t != f),
         "auto_threshold": profile.auto_threshold,
-        "worst_wrong_confidence": max(
-            (c for t, f, c in answered if t != f), default=None
-        ),
+        "worst_wrong_confidence": max((c for t, f, c in answered if t != f), default=None),
         "read_ms_p50": times[len(times) // 2],
         "read_ms_max": times[-1],
     }

@@ -98,7 +98,12 @@ class CameraWatch:
         ``max_age_s``, however many phones ask). Empty when the camera is down."""
         if self.up and time.monotonic() - self.last_frame_at > max_age_s:
             done = threading.Event()
-            self._jobs.put(lambda: (self._grab(), done.set()))
+
+            def grab() -> None:
+                self._grab()
+                done.set()
+
+            self._jobs.put(grab)
             done.wait(2.0)
         return self.last_frame_jpeg
 

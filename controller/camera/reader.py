@@ -138,7 +138,8 @@ def _overlaps(rect: Any, changed: np.ndarray) -> bool:
     region = np.zeros(changed.shape[:2], np.uint8)
     cv2.fillPoly(region, [box.astype(np.int32)], 255)
     inside = region > 0
-    return bool(np.count_nonzero(changed[inside]) >= 0.3 * max(1, np.count_nonzero(inside)))
+    area = max(1, int(np.count_nonzero(inside)))
+    return bool(int(np.count_nonzero(changed[inside])) >= 0.3 * area)
 
 
 def square_patch(

@@ -283,7 +283,9 @@ def jpeg_roundtrip(rgb: np.ndarray, quality: int) -> np.ndarray:
         ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality]
     )
     assert ok
-    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
 
 
 def write_image(path: Any, rgb: np.ndarray, quality: int = 85) -> None:

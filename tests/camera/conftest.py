@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("cv2")
 
-from controller.camera.calibrate import calibrate  # noqa: E402
-from controller.camera.profile import Profile  # noqa: E402
-from controller.camera.render import HELD_OUT, STYLES, write_dataset  # noqa: E402
+from controller.camera.calibrate import calibrate
+from controller.camera.profile import Profile
+from controller.camera.render import HELD_OUT, STYLES, write_dataset
 
 
 @pytest.fixture(scope="session")
