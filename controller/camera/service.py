@@ -51,10 +51,16 @@ def start_camera(config: Config, toy: Any, notice: Callable[[str], None]) -> Any
     if camera is None:
         return None
 
+    return CameraWatch(camera, profile, read_s=config.camera.read_s, on_down=down_notice(notice))
+
+
+def down_notice(notice: Callable[[str], None]) -> Callable[[str], None]:
+    """What the referee is told when the camera fails mid-game."""
+
     def down(reason: str) -> None:
         notice(f"the camera failed ({reason}): tap the faces from now on")
 
-    return CameraWatch(camera, profile, read_s=config.camera.read_s, on_down=down)
+    return down
 
 
 def make_simulated_profile(style: str, path: Path) -> None:
