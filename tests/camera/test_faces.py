@@ -129,3 +129,16 @@ def test_the_base_modules_do_not_import_opencv():
     code = "import sys, controller.cli, controller.service; print('cv2' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_camera_config_keys_are_checked(tmp_path):
+    from controller.config import ConfigError, load_config
+
+    path = tmp_path / "c.toml"
+    path.write_text('[camera]\nkind = "usb:1"\nread_s = 2\n')
+    config = load_config(path)
+    assert (config.camera.kind, config.camera.read_s) == ("usb:1", 2.0)
+    for bad in ('kind = "webcam"', "read_s = 0", 'style = "gold"', "focus = 1"):
+        path.write_text(f"[camera]\n{bad}\n")
+        with pytest.raises(ConfigError, match="camera"):
+            load_config(path)
