@@ -32,6 +32,7 @@ BENCH_AREAS = (
     "service",
     "journal",
     "stats",
+    "camera",
     "all",
 )
 
@@ -75,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start a new, empty journal when the old one is missing, empty or damaged "
         "(a damaged one is kept beside it; a journal with games is never replaced)",
+    )
+    p.add_argument(
+        "--camera",
+        help="none | simulated | picamera2 | usb[:N]: the camera reading popped dice "
+        "(default: the config's, none; needs diablotin[camera])",
     )
 
     p = sub.add_parser("selftest", help="pulse each coil once and show each sensor")
@@ -138,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
     tails = p.add_subparsers(dest="tails_command", required=True)
     ts = tails.add_parser("score", help="score a game record (see docs/rules-tails.md)")
     ts.add_argument("file")
+
+    p = sub.add_parser(
+        "faces",
+        help="the camera's face reader: calibrate, read, evaluate (diablotin[camera])",
+        prefix_chars="+",  # every option goes to controller.camera.cli's own parser
+        add_help=False,
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
 
     p = sub.add_parser("bench", help="print benchmark numbers")
     p.add_argument("area", choices=BENCH_AREAS)
@@ -210,6 +224,18 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         config.server.host = args.host
     if args.port is not None:
         config.server.port = args.port
+    if args.camera:
+        config.camera.kind = args.camera
+    if config.camera.kind != "none":
+        from .camera import CameraMissing, require
+
+        try:
+            if config.camera.kind.partition(":")[0] not in ("simulated", "picamera2", "usb"):
+                raise ConfigError("--camera must be none, simulated, picamera2 or usb[:N]")
+            require()
+        except CameraMissing as exc:
+            print(f"diablotin: {exc}", file=sys.stderr)
+            return 2
     from .checks import preflight
 
     if not preflight(config):  # prints failures and warnings, with the fix, to stderr
@@ -431,6 +457,20 @@ def cmd_bench(args: argparse.Namespace, config: Config) -> int:
     return int(module.main(args.rest) or 0)
 
 
+def cmd_faces(args: argparse.Namespace, config: Config) -> int:
+    from .camera import CameraMissing, require
+
+    try:
+        require()
+    except CameraMissing as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 2
+    from .camera.cli import main as faces_main
+    from .camera.profile import DEFAULT_NAME
+
+    return faces_main(args.rest, config.data_dir / DEFAULT_NAME)
+
+
 def cmd_firmware(args: argparse.Namespace, config: Config) -> int:
     import subprocess
 
@@ -511,6 +551,7 @@ COMMANDS = {
     "export": cmd_export,
     "replay": cmd_replay,
     "tails": cmd_tails,
+    "faces": cmd_faces,
     "bench": cmd_bench,
     "reliability": cmd_reliability,
     "firmware": cmd_firmware,

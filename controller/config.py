@@ -83,6 +83,18 @@ class TailsConfig:
 
 
 @dataclass
+class CameraConfig:
+    """``kind``: none | simulated | picamera2 | usb[:N] (docs/camera.md); ``profile``: the
+    calibration profile (default: ``faces-profile.json`` in the data dir); ``style``: the
+    simulated camera's die style; ``read_s``: how long a pop's die is looked for."""
+
+    kind: str = "none"
+    profile: str = ""
+    style: str = "ivory"
+    read_s: float = 3.0
+
+
+@dataclass
 class Config:
     """Everything the service reads at start. ``source`` is the file it came from, if any."""
 
@@ -92,6 +104,7 @@ class Config:
     sauteur: SauteurConfig = field(default_factory=SauteurConfig)
     teufel: TeufelConfig = field(default_factory=TeufelConfig)
     tails: TailsConfig = field(default_factory=TailsConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
     source: Path | None = None
 
 
@@ -121,6 +134,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "sauteur": {"rule": str, "rounds": int, "number_faces": list},
     "teufel": {"colours": list, "vines": list},
     "tails": {"board": str},
+    "camera": {"kind": str, "profile": str, "style": str, "read_s": (int, float)},
 }
 
 
@@ -256,4 +270,18 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
         if not board.is_file():
             raise bad("tails.board", f"no board file at {board}")
         cfg.tails.board = str(board)
+
+    camera = raw.get("camera", {})
+    kind = camera.get("kind", cfg.camera.kind)
+    if kind.partition(":")[0] not in ("none", "simulated", "picamera2", "usb"):
+        raise bad("camera.kind", "must be none, simulated, picamera2 or usb[:N]")
+    cfg.camera.kind = kind
+    if camera.get("profile"):
+        cfg.camera.profile = str((base / camera["profile"]).resolve())
+    cfg.camera.style = camera.get("style", cfg.camera.style)
+    if cfg.camera.style not in ("ivory", "ebony", "azure"):
+        raise bad("camera.style", "must be ivory, ebony or azure")
+    cfg.camera.read_s = float(camera.get("read_s", cfg.camera.read_s))
+    if not 0.2 <= cfg.camera.read_s <= 30:
+        raise bad("camera.read_s", "must be between 0.2 and 30 seconds")
     return cfg

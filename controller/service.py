@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault
+from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault, LimitRefused
 from .clock import Clock, RealClock
 from .config import Config
 from .games.base import Action, Refused, Rules
@@ -84,6 +84,7 @@ class Service:
         hide_delay_s: float = 1.0,
         steady_s: float = 0.5,
         new_journal: bool = False,
+        camera: Any = None,
     ) -> None:
         self.config = config
         self.new_journal = new_journal
@@ -118,6 +119,8 @@ class Service:
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
         self._rng = random.Random()  # the "random" computer level's choices
+        self.camera: Any = camera  # a controller.camera.play.CameraWatch, or None
+        self.camera_proposal: dict[str, Any] | None = None
         self.started = False
 
     @property
@@ -148,6 +151,10 @@ class Service:
             )
         from .box.watch import ToyWatch
 
+        if self.camera is None and self.config.camera.kind != "none":
+            from .camera.service import start_camera
+
+            self.camera = start_camera(self.config, self.toy, self.notice)
         for record in self.journal.games(finished=False):
             with contextlib.suppress(GameDamaged):
                 self._open_table(record.id)
@@ -176,6 +183,8 @@ class Service:
                 self.box.close()
             except Exception:
                 log.exception("closing the box")
+        if self.camera is not None:
+            self.camera.close()
         if self._worker is not None:
             self._inbox.put(None)
             self._worker.join(timeout=2)
@@ -425,8 +434,46 @@ class Service:
 
     def _pop(self, table: Table, key: int) -> None:
         action = {"type": "pop", "key": key, "by": table.state.popper}
-        if self._submit_quietly(table, action) and self.toy is not None:
+        if not self._submit_quietly(table, action):
+            return
+        if self.camera is not None and self.camera.up:
+            self.camera.read_pop(
+                key, lambda read: self.post(lambda: self._camera_face(table, read))
+            )
+        elif self.toy is not None:
             self._face_later(table, key)
+
+    def _camera_face(self, table: Table, read: Any) -> None:
+        """The camera's read of the die from ``read.key``: journaled when sure, else proposed."""
+        from .camera.service import save_snapshot
+
+        state = table.state
+        if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
+            return  # entered by the referee meanwhile
+        sure = read.face is not None and read.confidence >= self.camera.profile.auto_threshold
+        if sure:
+            action = {
+                "type": "face",
+                "face": read.face,
+                "source": "camera",
+                "confidence": round(read.confidence, 3),
+            }
+            if self._submit_quietly(table, action) and read.snapshot:
+                save_snapshot(self.config.data_dir, table.game_id, table.version, read.snapshot)
+            return
+        self.camera_proposal = {
+            "game": table.game_id,
+            "key": read.key,
+            "face": read.face,
+            "confidence": round(read.confidence, 3),
+        }
+        if read.face is None:
+            self.notice(f"the camera could not read the die from key {read.key}: tap its face")
+        else:
+            self.notice(
+                f"the camera reads {read.face} from key {read.key} but is unsure: "
+                "confirm or tap the face"
+            )
 
     def _resume_toy(self, table: Table) -> None:
         """The simulated toy forgot everything on restart: seat the dice as the game says."""
@@ -470,6 +517,10 @@ class Service:
         if table is None or self.watch is None:
             return
         state = table.state
+        if state.phase != FACE:
+            self.camera_proposal = None
+        if self.camera is not None and state.phase == POP and not self._queued_pops:
+            self.camera.baseline()  # the table as it lies before the next press
         if self._queued_pops and state.phase == POP:
             self._pop(table, self._queued_pops.pop(0))
             return
@@ -516,6 +567,8 @@ class Service:
                 self.press(table.game_id, action["key"], by=action.get("by"))
             else:
                 table.submit(action)
+        except LimitRefused:  # the coil's minimum gap: press once it has passed
+            self.clock.call_later(0.3, lambda: self.post(self._computer_move))
         except (Refused, BoxError) as exc:
             self.notice(f"computer move refused: {exc}")
 
@@ -540,6 +593,11 @@ class Service:
             status["journal"] = self.journal.health()
         if self.watch is not None:
             status["watch"] = self.watch.state()
+        status["camera"] = (
+            {"kind": "none"}
+            if self.camera is None
+            else self.camera.status() | {"proposal": self.camera_proposal}
+        )
         if self.toy is not None and callable(getattr(self.toy, "status", None)):
             status["toy"] = self.toy.status()
         return status

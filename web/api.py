@@ -266,6 +266,31 @@ def box_status() -> Response:
     return jsonify(guarded(lambda: service().box_status()))
 
 
+@bp.get("/box/camera.jpg")
+def camera_view() -> Response:
+    """The camera's live view: a 320×240 JPEG, grabbed at most once a second whatever the
+    number of phones asking. 404 ``no-camera`` when no camera is on or it is down."""
+    camera = service().camera
+    jpeg = camera.live_jpeg(1.0) if camera is not None else b""
+    if not jpeg:
+        raise ApiError(404, "no-camera", "no camera is on (serve --camera ...)")
+    resp = Response(jpeg, mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.get("/games/<int:game_id>/snapshots/<int:step>.jpg")
+def face_snapshot(game_id: int, step: int) -> Response:
+    """The camera's 160×120 snapshot of the face journaled at ``step`` (404 if none)."""
+    _viewer_for(game_id)
+    from controller.camera.service import snapshot_path
+
+    path = snapshot_path(service().config.data_dir, game_id, step)
+    if not path.is_file():
+        raise ApiError(404, "no-snapshot", f"no camera snapshot for step {step}")
+    return Response(path.read_bytes(), mimetype="image/jpeg")
+
+
 @bp.post("/box/coils/<int:key>/fire")
 def fire_coil(key: int) -> Response:
     """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""

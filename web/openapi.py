@@ -126,6 +126,22 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     ("post", "/api/import", "Store an exported game (it must replay)", True, _OBJ, []),
     ("get", "/api/box", "Box status: link, faults, slots, lid, coils, notices", False, None, []),
     (
+        "get",
+        "/api/box/camera.jpg",
+        "The camera's live view: a 320x240 JPEG, grabbed at most once a second",
+        False,
+        None,
+        [],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/snapshots/{step}.jpg",
+        "The camera's 160x120 JPEG of the face journaled at this step",
+        False,
+        None,
+        [_GAME_ID, _STEP],
+    ),
+    (
         "post",
         "/api/box/coils/{key}/fire",
         "Coil test: one pulse within the safety limits",

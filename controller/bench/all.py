@@ -19,6 +19,7 @@
   (``/proc/<pid>/status``), **start-up** (process start -> first 200 from ``/api/games``).
 - **engines**: ``bench tails``'s full-board scoring, ``bench teufel``'s random games
   replayed through ``apply``.
+- **camera**: ``bench camera``'s face reader on fresh 640×480 renders, one OpenCV thread.
 
 ``--quick`` shortens every phase (idle CPU over 3 s instead of 60 s). Exit status 1 when a
 target is missed or a measurement failed (an action refused, an event lost).
@@ -27,6 +28,7 @@ target is missed or a measurement failed (an action refused, an event lost).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import random
@@ -62,6 +64,7 @@ START = "start-up to first 200 (s)"
 SIM = "sauteur sim, rule A (games/s, all cores)"
 TAILS = "tails: score a full board (ms)"
 TEUFEL = "teufel: apply one action (ms)"
+CAMERA = "camera: read a 640x480 frame, 1 core (ms)"
 ROWS = (
     *LATENCY.values(),
     ACK,
@@ -76,6 +79,7 @@ ROWS = (
     SIM,
     TAILS,
     TEUFEL,
+    CAMERA,
 )
 """Every row of the table, in order (the smoke test checks them all)."""
 
@@ -89,6 +93,7 @@ class Sizes:
     coil_samples: int
     boards: int
     teufel_games: int
+    camera_reads: int = 200
 
 
 FULL = Sizes(
@@ -101,7 +106,14 @@ FULL = Sizes(
     teufel_games=100,
 )
 QUICK = Sizes(
-    actions=20, baseline_actions=3, idle_s=3.0, starts=1, coil_samples=10, boards=3, teufel_games=8
+    actions=20,
+    baseline_actions=3,
+    idle_s=3.0,
+    starts=1,
+    coil_samples=10,
+    boards=3,
+    teufel_games=8,
+    camera_reads=20,
 )
 
 
@@ -298,6 +310,10 @@ def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
             apply_ms.append(teufel._time_ms(partial(teufel.RULES.apply, before, action)))
             before = after
     rows.append(spread(TEUFEL, apply_ms, teufel.TARGET_APPLY_MS))
+    from . import camera
+
+    with contextlib.suppress(ImportError):  # no [camera] extra: the row is reported missing
+        rows.append(spread(CAMERA, camera.read_ms(sizes.camera_reads, seed), camera.TARGET_MS))
     return rows
 
 

@@ -32,7 +32,8 @@ SOURCES = [
 ]
 SYSTEM_COMMANDS = [
     "apt-get update -q",
-    "apt-get install -y -q python3-venv python3-lgpio",
+    "apt-get install -y -q python3-venv python3-lgpio python3-picamera2 python3-opencv "
+    "python3-numpy",
     "groupadd --system -f gpio",
     "groupadd --system -f dialout",
     "useradd --system --user-group --home-dir /var/lib/diablotin --no-create-home "

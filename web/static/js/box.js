@@ -43,7 +43,33 @@ function render() {
   }
   fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, n.text)));
   renderToy();
+  renderCamera();
 }
+
+// The camera: facts, a snapshot refreshed at most once a second while the page is seen,
+// and the referee's one tap on a face the camera proposes but is not sure of.
+function renderCamera() {
+  const cam = status.camera || { kind: "none" };
+  $("camera-card").hidden = cam.kind === "none";
+  if (cam.kind === "none") return;
+  $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${cam.error})` : ""}`;
+  const last = cam.last_read;
+  $("camera-last").textContent = last
+    ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString()}`
+    : "—";
+  const p = cam.proposal;
+  fill($("camera-confirm"), referee && p && p.face !== null ? [
+    el("button", { type: "button", class: "primary big",
+      onclick: (e) => act(e.currentTarget, () => api("POST", `/api/games/${p.game}/actions`, { type: "face", face: p.face, source: "camera-confirmed" })) },
+      t("box.camera_confirm", { face: p.face })),
+  ] : []);
+}
+
+setInterval(() => {
+  const cam = status && status.camera;
+  if (!cam || cam.kind === "none" || !cam.up || document.hidden) return;
+  $("camera-view").src = `/api/box/camera.jpg?t=${Date.now()}`;
+}, 1000);
 
 async function jam(event, key, what) {
   await act(event.currentTarget, () => api("POST", "/api/box/jam", { key, do: what }));

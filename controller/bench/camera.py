@@ -1,0 +1,61 @@
+"""``diablotin bench camera``: the face reader's time per 640×480 frame on one core.
+
+Calibrates on 6 renders per face of the held-out style, then times ``read_face`` on fresh
+renders (JPEG round trip, like a camera's frames). OpenCV is held to one thread
+(``cv2.setNumThreads(1)``), as on one core of a Pi Zero 2 W. Target: p99 < 150 ms.
+Accuracy is measured by ``diablotin faces evaluate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_MS = 150.0
+
+
+def read_ms(samples: int, seed: int = 1) -> list[float]:
+    """Milliseconds per read of ``samples`` fresh held-out renders (one OpenCV thread)."""
+    import cv2
+
+    from controller.camera.calibrate import calibrate
+    from controller.camera.reader import read_face
+    from controller.camera.render import (
+        FACES,
+        HELD_OUT,
+        STYLES,
+        jpeg_roundtrip,
+        render,
+        write_dataset,
+    )
+
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory(prefix="diablotin-bench-camera-") as tmp:
+        write_dataset(Path(tmp), STYLES[HELD_OUT], 6, seed)
+        profile = calibrate(Path(tmp))
+    rng = random.Random(seed + 1)
+    times = []
+    for n in range(samples):
+        frame = jpeg_roundtrip(render(STYLES[HELD_OUT], FACES[n % len(FACES)], rng), 80)
+        started = time.perf_counter()
+        read_face(frame, profile)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="diablotin bench camera", description=__doc__)
+    parser.add_argument("--samples", type=int, default=200)
+    args = parser.parse_args(argv)
+    times = sorted(read_ms(args.samples))
+    p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
+    ok = p99 < TARGET_MS
+    print(
+        f"camera: read a 640x480 frame, one core: n={len(times)} p50 {p50:.1f} ms, "
+        f"p99 {p99:.1f} ms, max {times[-1]:.1f} ms (target p99 < {TARGET_MS:g})  "
+        f"{'ok' if ok else 'MISS'}"
+    )
+    return 0 if ok else 1

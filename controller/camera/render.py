@@ -1,0 +1,312 @@
+"""Rendered photos of a popped die, seen from above (real OpenCV drawing, RGB uint8 arrays).
+
+A :class:`DieStyle` is one toy's dice: die colour, pip colour and size, and its own devil
+drawing. :func:`render` draws one die (and optionally dice popped earlier) anywhere in a
+640×480 frame, at any rotation, on wood, felt, a grey table or the toy's red lid, with
+uneven light, slight blur, sensor noise; :func:`jpeg_roundtrip` adds JPEG compression.
+
+Styles ``ivory`` and ``ebony`` are the development styles; ``azure`` is held out: the
+reader was never tuned on it, and the accuracy figures in docs/camera.md are measured on it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+WIDTH, HEIGHT = 640, 480
+BACKGROUNDS = ("wood", "felt", "grey", "lid")
+DEVIL = "devil"
+FACES: tuple[int | str, ...] = (1, 2, 3, 4, 5, 6, DEVIL)
+
+# pip centres in units of the die side, (0,0) the die's centre
+_PIPS: dict[int, list[tuple[float, float]]] = {
+    1: [(0, 0)],
+    2: [(-0.25, -0.25), (0.25, 0.25)],
+    3: [(-0.25, -0.25), (0, 0), (0.25, 0.25)],
+    4: [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)],
+    5: [(-0.25, -0.25), (0.25, -0.25), (0, 0), (-0.25, 0.25), (0.25, 0.25)],
+    6: [(-0.25, y) for y in (-0.27, 0, 0.27)] + [(0.25, y) for y in (-0.27, 0, 0.27)],
+}
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """One toy's dice. Colours are RGB; ``pip`` is the pip radius in units of the side."""
+
+    name: str
+    die: tuple[int, int, int]
+    pips: tuple[int, int, int]
+    pip: float
+    devil: str
+    devil_colour: tuple[int, int, int]
+    alpha: float = 1.0
+    """Below 1: a translucent die (the background shows through)."""
+
+
+STYLES: dict[str, DieStyle] = {
+    "ivory": DieStyle("ivory", (236, 226, 200), (25, 25, 25), 0.085, "head", (200, 30, 30)),
+    "ebony": DieStyle("ebony", (35, 33, 38), (240, 240, 235), 0.08, "trident", (235, 235, 230)),
+    "azure": DieStyle(
+        "azure", (40, 95, 190), (250, 215, 60), 0.095, "horns", (250, 215, 60), alpha=0.88
+    ),
+}
+DEV_STYLES = ("ivory", "ebony")
+HELD_OUT = "azure"
+
+
+def _draw_face(style: DieStyle, face: int | str, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The die's top (size×size RGB) and its mask (rounded corners)."""
+    img = np.zeros((size, size, 3), np.uint8)
+    img[:] = style.die
+    mask = np.zeros((size, size), np.uint8)
+    r = size // 8
+    cv2.rectangle(mask, (r, 0), (size - 1 - r, size - 1), 255, -1)
+    cv2.rectangle(mask, (0, r), (size - 1, size - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (size - 1 - r, r), (r, size - 1 - r), (size - 1 - r, size - 1 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    c = size / 2
+    if face == DEVIL:
+        _draw_devil(img, style, size)
+    else:
+        assert isinstance(face, int)
+        for px, py in _PIPS[face]:
+            centre = (round(c + px * size), round(c + py * size))
+            cv2.circle(img, centre, max(2, round(style.pip * size)), style.pips, -1, cv2.LINE_AA)
+    return img, mask
+
+
+def _draw_devil(img: np.ndarray, style: DieStyle, size: int) -> None:
+    col, s = style.devil_colour, size
+    c = s // 2
+    t = max(2, s // 22)
+    if style.devil == "head":  # a red devil's face: round head, two horns, dark eyes and grin
+        cv2.circle(img, (c, round(c + 0.06 * s)), round(0.26 * s), col, -1, cv2.LINE_AA)
+        for side in (-1, 1):
+            horn = np.array(
+                [
+                    (c + side * 0.10 * s, c - 0.12 * s),
+                    (c + side * 0.30 * s, c - 0.38 * s),
+                    (c + side * 0.24 * s, c - 0.04 * s),
+                ],
+                np.int32,
+            )
+            cv2.fillPoly(img, [horn], col, cv2.LINE_AA)
+            eye = (round(c + side * 0.10 * s), round(c + 0.0 * s))
+            cv2.ellipse(
+                img, eye, (max(2, s // 18), max(1, s // 40)), side * 20, 0, 360, (20, 20, 20), -1
+            )
+        cv2.ellipse(
+            img,
+            (c, round(c + 0.14 * s)),
+            (round(0.12 * s), round(0.06 * s)),
+            0,
+            0,
+            180,
+            (20, 20, 20),
+            t,
+            cv2.LINE_AA,
+        )
+    elif style.devil == "trident":  # a pitchfork: shaft and three prongs
+        cv2.line(img, (c, round(0.85 * s)), (c, round(0.3 * s)), col, t, cv2.LINE_AA)
+        cv2.ellipse(
+            img,
+            (c, round(0.3 * s)),
+            (round(0.22 * s), round(0.14 * s)),
+            0,
+            0,
+            180,
+            col,
+            t,
+            cv2.LINE_AA,
+        )
+        for x in (c - round(0.22 * s), c, c + round(0.22 * s)):
+            cv2.line(img, (x, round(0.3 * s)), (x, round(0.12 * s)), col, t, cv2.LINE_AA)
+            tip = np.array(
+                [(x - 2 * t, round(0.16 * s)), (x + 2 * t, round(0.16 * s)), (x, round(0.08 * s))],
+                np.int32,
+            )
+            cv2.fillPoly(img, [tip], col, cv2.LINE_AA)
+    else:  # "horns": a face outline with big horns and a pointed beard
+        cv2.circle(img, (c, c), round(0.24 * s), col, t, cv2.LINE_AA)
+        for side in (-1, 1):
+            cv2.ellipse(
+                img,
+                (c + side * round(0.2 * s), round(c - 0.22 * s)),
+                (round(0.12 * s), round(0.2 * s)),
+                side * 25,
+                180,
+                360,
+                col,
+                t,
+                cv2.LINE_AA,
+            )
+            cv2.line(
+                img,
+                (c + side * round(0.09 * s), round(c - 0.03 * s)),
+                (c + side * round(0.03 * s), round(c + 0.02 * s)),
+                col,
+                t,
+                cv2.LINE_AA,
+            )
+        beard = np.array(
+            [(c - 0.1 * s, c + 0.2 * s), (c + 0.1 * s, c + 0.2 * s), (c, c + 0.42 * s)], np.int32
+        )
+        cv2.fillPoly(img, [beard], col, cv2.LINE_AA)
+
+
+def background(kind: str, rng: random.Random) -> np.ndarray:
+    """A 640×480 RGB surface: ``wood``, ``felt``, ``grey`` or ``lid``."""
+    nrng = np.random.default_rng(rng.getrandbits(32))
+    h, w = HEIGHT, WIDTH
+    if kind == "wood":
+        base = np.array([150, 105, 60]) * rng.uniform(0.8, 1.15)
+        y = np.arange(h, dtype=np.float32)[:, None]
+        x = np.arange(w, dtype=np.float32)[None, :]
+        grain = np.sin((y + 8 * np.sin(x / 70 + rng.random() * 6)) / rng.uniform(3, 7))
+        shade = 1 + 0.12 * grain + 0.05 * nrng.standard_normal((h, w)).astype(np.float32)
+        img = base[None, None, :] * shade[:, :, None]
+    elif kind == "felt":
+        base = np.array([30, 110, 55]) * rng.uniform(0.8, 1.2)
+        noise = cv2.GaussianBlur(nrng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.5)
+        img = base[None, None, :] * (1 + 0.15 * noise)[:, :, None]
+    elif kind == "grey":
+        v = rng.uniform(110, 175)
+        img = np.full((h, w, 3), v, np.float32) + 3 * nrng.standard_normal((h, w, 1))
+    elif kind == "lid":
+        base = np.array([190, 30, 35]) * rng.uniform(0.85, 1.1)
+        img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
+        # the lid's moulded ribs
+        for x0 in range(rng.randrange(40), w, 80):
+            cv2.line(img, (x0, 0), (x0, h), tuple(float(v) * 0.8 for v in base), 3)
+    else:
+        raise ValueError(f"no background {kind!r}: one of {', '.join(BACKGROUNDS)}")
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _paste(
+    frame: np.ndarray,
+    style: DieStyle,
+    face: int | str,
+    side: int,
+    centre: tuple[float, float],
+    angle: float,
+) -> None:
+    top, mask = _draw_face(style, face, side)
+    big = int(side * 1.6)
+    off = (big - side) // 2
+    canvas = np.zeros((big, big, 3), np.uint8)
+    cmask = np.zeros((big, big), np.uint8)
+    canvas[off : off + side, off : off + side] = top
+    cmask[off : off + side, off : off + side] = mask
+    m = cv2.getRotationMatrix2D((big / 2, big / 2), angle, 1.0)
+    m[0, 2] += centre[0] - big / 2
+    m[1, 2] += centre[1] - big / 2
+    h, w = frame.shape[:2]
+    warped = cv2.warpAffine(canvas, m, (w, h), flags=cv2.INTER_LINEAR)
+    wmask = cv2.warpAffine(cmask, m, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+    # a soft shadow below and to the right
+    shadow = cv2.GaussianBlur(np.roll(wmask, (side // 14, side // 12), (0, 1)), (0, 0), side / 14)
+    out = frame.astype(np.float32) * (1 - 0.35 * shadow[:, :, None])
+    a = (wmask * style.alpha)[:, :, None]
+    out = out * (1 - a) + warped.astype(np.float32) * a
+    frame[:] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Where the die lies and how it is lit (to draw the same die in successive frames)."""
+
+    side: int
+    centre: tuple[float, float]
+    angle: float
+    surface: str
+    seed: int
+
+
+def random_scene(rng: random.Random, surface: str | None = None) -> Scene:
+    side = rng.randint(78, 104)
+    margin = side * 0.75
+    centre = (rng.uniform(margin, WIDTH - margin), rng.uniform(margin, HEIGHT - margin))
+    return Scene(
+        side, centre, rng.uniform(0, 360), surface or rng.choice(BACKGROUNDS), rng.getrandbits(32)
+    )
+
+
+def render(
+    style: DieStyle,
+    face: int | str,
+    rng: random.Random,
+    *,
+    scene: Scene | None = None,
+    others: list[tuple[int | str, Scene]] | None = None,
+    light_seed: int | None = None,
+) -> np.ndarray:
+    """One 640×480 RGB frame of ``face`` (plus ``others``: dice popped earlier, in view).
+
+    Light is drawn from ``light_seed`` when given (the same light for a series of frames),
+    else from ``rng``; blur and noise always from ``rng`` (new in every frame).
+    """
+    scene = scene or random_scene(rng)
+    frame = background(scene.surface, random.Random(scene.seed))
+    for other_face, other in others or []:
+        _paste(frame, style, other_face, other.side, other.centre, other.angle)
+    _paste(frame, style, face, scene.side, scene.centre, scene.angle)
+    lrng = random.Random(light_seed) if light_seed is not None else rng
+    return _camera(frame, lrng, rng)
+
+
+def _camera(frame: np.ndarray, rng: random.Random, noise_rng: random.Random) -> np.ndarray:
+    """Uneven light (a gradient and a spot), slight blur, sensor noise."""
+    h, w = frame.shape[:2]
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    theta = rng.uniform(0, 2 * math.pi)
+    ramp = (x - w / 2) * math.cos(theta) + (y - h / 2) * math.sin(theta)
+    light = rng.uniform(0.75, 1.05) + rng.uniform(0.0, 0.35) * ramp / (w / 2)
+    sx, sy = rng.uniform(0, w), rng.uniform(0, h)
+    light += rng.uniform(0, 0.25) * np.exp(-((x - sx) ** 2 + (y - sy) ** 2) / (2 * 150.0**2))
+    out = frame.astype(np.float32) * np.clip(light, 0.45, 1.4)[:, :, None]
+    sigma = noise_rng.uniform(0.3, 1.3)
+    out = cv2.GaussianBlur(out, (0, 0), sigma)
+    nrng = np.random.default_rng(noise_rng.getrandbits(32))
+    out += nrng.normal(0, noise_rng.uniform(2, 6), out.shape).astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def jpeg_roundtrip(rgb: np.ndarray, quality: int) -> np.ndarray:
+    ok, buf = cv2.imencode(
+        ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
+    assert ok
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
+
+
+def write_image(path: Any, rgb: np.ndarray, quality: int = 85) -> None:
+    """Write ``rgb`` to ``path`` (.jpg/.jpeg with ``quality``, else PNG)."""
+    bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    params = (
+        [cv2.IMWRITE_JPEG_QUALITY, quality] if str(path).lower().endswith((".jpg", ".jpeg")) else []
+    )
+    if not cv2.imwrite(str(path), bgr, params):
+        raise OSError(f"could not write {path}")
+
+
+def write_dataset(
+    root: Any, style: DieStyle, per_face: int, seed: int, faces: tuple[int | str, ...] = FACES
+) -> None:
+    """A calibration/test folder: ``root/<face>/<n>.jpg`` (JPEG quality 60–92)."""
+    from pathlib import Path
+
+    rng = random.Random(seed)
+    for face in faces:
+        folder = Path(root) / str(face)
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(per_face):
+            write_image(folder / f"{n:03d}.jpg", render(style, face, rng), rng.randint(60, 92))

@@ -1,0 +1,104 @@
+"""Computer against computer on the simulated box with --camera simulated: no taps at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.camera.play import CameraWatch
+from controller.camera.service import down_notice
+from controller.camera.sources import SimulatedCamera
+from controller.service import Service
+from tests.service.conftest import make_config, wait_for
+
+
+def _camera_service(tmp_path, profile, style: str, seed: int) -> Service:
+    config = make_config(tmp_path)
+    config.box.seed = seed
+    svc = Service(config, think_s=0.4, face_delay_s=30, hide_delay_s=0.01, steady_s=0.05)
+    svc.start()
+    camera = SimulatedCamera(svc.toy, style, seed)
+    svc.camera = CameraWatch(
+        camera, profile, read_s=2.0, frame_gap_s=0.02, on_down=down_notice(svc.notice)
+    )
+    return svc
+
+
+@pytest.mark.parametrize(("rule", "style", "seed"), [("A", "azure", 3), ("B", "ebony", 5)])
+def test_a_whole_game_is_read_by_the_camera_with_no_tap(tmp_path, profiles, rule, style, seed):
+    svc = _camera_service(tmp_path, profiles[style], style, seed)
+    drawn: list[object] = []
+    try:
+        options = {"rule": rule, "rounds": 2} if rule == "A" else {"rule": "B"}
+        options |= {"track_length": 20} if rule == "A" else {"circuit_length": 16}
+        gid = svc.new_game("sauteur", options)
+        table = svc.table(gid)
+
+        def on_change(_table) -> None:  # the face the toy drew, for each face journaled
+            actions = svc.journal.actions(gid)
+            if actions and actions[-1]["type"] == "face":
+                key = [a for a in actions if a["type"] == "pop"][-1]["key"]
+                drawn.append(svc.toy.face(key))
+
+        table.listeners.append(on_change)
+        for player in ("p1", "p2"):
+            svc.set_computer(gid, player, True)
+        wait_for(lambda: table.finished, timeout=120, what="the game to finish")
+        faces = [a for a in svc.journal.actions(gid) if a["type"] == "face"]
+        assert faces, "no face was journaled"
+        assert all(a.get("source") == "camera" for a in faces), faces
+        assert [a["face"] for a in faces] == drawn
+        assert not [n for n in svc.box_status()["notices"] if "camera" in n["text"]]
+        snaps = sorted((svc.config.data_dir / "snapshots" / str(gid)).glob("*.jpg"))
+        assert len(snaps) == len(faces)
+        assert svc.box_status()["camera"]["kind"] == "simulated"
+        assert svc.box_status()["camera"]["last_read"]["face"] == faces[-1]["face"]
+        _the_dashboard_shows_the_camera(svc, gid)
+    finally:
+        svc.stop()
+
+
+def _the_dashboard_shows_the_camera(svc: Service, gid: int) -> None:
+    """GET /api/box has the camera; the live view and each face's snapshot are JPEGs."""
+    import cv2
+    import numpy as np
+
+    from controller.camera.service import snapshot_path
+    from web import create_app
+
+    client = create_app(svc).test_client()
+    camera = client.get("/api/box").get_json()["camera"]
+    assert camera["kind"] == "simulated" and camera["up"] is True
+    assert camera["last_read"]["at"] > 0
+    view = client.get("/api/box/camera.jpg")
+    assert view.status_code == 200 and view.mimetype == "image/jpeg"
+    image = cv2.imdecode(np.frombuffer(view.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (240, 320, 3)
+    step = int(
+        sorted(p.stem for p in snapshot_path(svc.config.data_dir, gid, 0).parent.iterdir())[0]
+    )
+    assert svc.journal.actions(gid)[step - 1]["type"] == "face"
+    snap = client.get(f"/api/games/{gid}/snapshots/{step}.jpg")
+    assert snap.status_code == 200
+    small = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
+    assert small.shape == (120, 160, 3)
+    assert client.get(f"/api/games/{gid}/snapshots/9999.jpg").status_code == 404
+
+
+def test_a_camera_that_fails_mid_game_falls_back_to_taps(tmp_path, profiles):
+    svc = _camera_service(tmp_path, profiles["azure"], "azure", 9)
+    try:
+        gid = svc.new_game("sauteur", {"rule": "B", "circuit_length": 400})
+        table = svc.table(gid)
+        svc.set_computer(gid, "p1", True)
+        svc.set_computer(gid, "p2", True)
+        wait_for(lambda: any(a["type"] == "face" for a in table.actions), 60, "a face")
+        svc.camera.camera.failing = True
+        wait_for(lambda: table.state.phase == "face", 30, "a face the camera cannot read")
+        wait_for(lambda: not svc.box_status()["camera"]["up"], 10, "the camera marked down")
+        notices = " ".join(n["text"] for n in svc.box_status()["notices"])
+        assert "the camera failed" in notices and "tap" in notices
+        key = table.state.popped[-1]
+        svc.submit(gid, {"type": "face", "face": svc.toy.face(key)})  # the referee's tap
+        assert table.actions[-1].get("source") is None
+    finally:
+        svc.stop()
