@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import data
 from .box.base import Limits, LimitsError
 
 ENV_VAR = "DIABLOTIN_CONFIG"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PINS = REPO_ROOT / "hardware" / "pins.toml"
+DEFAULT_PINS = data.pins_file()
 
 BACKENDS = ("simulated", "gpio", "serial", "virtual")
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")

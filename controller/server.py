@@ -349,7 +349,7 @@ def serve(
     ``service.stop()``. Raises ``OSError`` if the address cannot be bound (after
     stopping the service).
     """
-    from web import create_app
+    from controller.web import create_app
 
     try:
         url = dashboard_url(host, port)

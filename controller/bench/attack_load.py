@@ -329,7 +329,7 @@ def _serve(threads: int, server_name: str = "waitress") -> tuple[str, Any, Any, 
     from controller.config import Config
     from controller.server import bound_port, make_server
     from controller.service import Service
-    from web import create_app
+    from controller.web import create_app
 
     config = Config(data_dir=Path(tempfile.mkdtemp(prefix="diablotin-attack-")))
     config.server.referee_pin = "246810"

@@ -210,7 +210,7 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
 
     service.hub.publish = publish  # type: ignore[method-assign]
     game_id = service.new_game("sauteur", {"rule": "A"})
-    from web import create_app
+    from controller.web import create_app
 
     app = create_app(service, max_streams=clients + 8)
     srv: Any

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import controller
+from controller import data
 
-DEFAULT_PATH = Path(controller.__file__).resolve().parent.parent / "hardware" / "pins.toml"
+DEFAULT_PATH = data.pins_file()
 
 SECTIONS = ("pi", "pico")
 PIN_RANGES = {"pi": range(0, 28), "pico": range(0, 29)}

@@ -25,6 +25,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from controller import data
+
 from .base import (
     KEYS,
     BoxEvent,
@@ -40,8 +42,8 @@ from .pins import PinMap
 log = logging.getLogger(__name__)
 
 FIRMWARE_PACKAGE = "diablotin_fw"
-FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
-"""``firmware/`` of the repository; ``DIABLOTIN_FIRMWARE_DIR`` overrides it."""
+FIRMWARE_DIR = data.firmware_sources()
+"""The packaged ``firmware/``; ``DIABLOTIN_FIRMWARE_DIR`` overrides it."""
 
 
 def firmware_dir() -> Path:
@@ -49,8 +51,8 @@ def firmware_dir() -> Path:
     path = Path(os.environ.get("DIABLOTIN_FIRMWARE_DIR", FIRMWARE_DIR))
     if not (path / FIRMWARE_PACKAGE / "__init__.py").is_file():
         raise FileNotFoundError(
-            f"the Pico firmware sources are not in {path}: run from a checkout of the "
-            "repository or set DIABLOTIN_FIRMWARE_DIR to its firmware/ directory"
+            f"the Pico firmware sources are not in {path}: reinstall diablotin, or set "
+            "DIABLOTIN_FIRMWARE_DIR to a firmware/ directory"
         )
     return path
 

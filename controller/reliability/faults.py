@@ -48,7 +48,7 @@ class FaultRig:
     the toy's ground truth. Games, toy faults and box status go through the HTTP API."""
 
     def __init__(self, backend: str, workdir: Path, seed: int) -> None:
-        from web import create_app
+        from controller.web import create_app
 
         from ..server import bound_port, make_server
         from ..service import Service

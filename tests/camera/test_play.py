@@ -63,7 +63,7 @@ def _the_dashboard_shows_the_camera(svc: Service, gid: int) -> None:
     import numpy as np
 
     from controller.camera.service import snapshot_path
-    from web import create_app
+    from controller.web import create_app
 
     client = create_app(svc).test_client()
     camera = client.get("/api/box").get_json()["camera"]

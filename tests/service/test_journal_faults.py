@@ -19,8 +19,8 @@ from controller.games.tails import TailsRules
 from controller.journal import EXPORT_FORMAT, DiskFull, Journal
 from controller.service import Service
 from controller.table import Table
-from web import create_app
-from web.security import PinThrottle
+from controller.web import create_app
+from controller.web.security import PinThrottle
 
 from .conftest import wait_for
 

@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 
 from controller.config import Config
 from controller.service import Service
-from web import create_app
-from web.security import PinThrottle
+from controller.web import create_app
+from controller.web.security import PinThrottle
 
 PIN = "4321"
 REFEREE = {"X-Referee-Pin": PIN}

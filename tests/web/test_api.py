@@ -9,7 +9,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.service import Service
-from web.openapi import ROUTES, document
+from controller.web.openapi import ROUTES, document
 
 from .conftest import REFEREE, snapshot
 

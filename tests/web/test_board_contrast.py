@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from web.assets import STATIC
+from controller.web.assets import STATIC
 
 CSS = (STATIC / "app.css").read_text(encoding="utf-8")
 

@@ -10,7 +10,7 @@ import pytest
 
 from controller.config import ConfigError, load_config
 from controller.service import Service
-from web import create_app
+from controller.web import create_app
 
 from .conftest import PIN
 

@@ -19,7 +19,7 @@ from typing import Any
 from controller.bench.attack_load import open_stream, slow_header_sockets, stream_flood
 from controller.server import bound_port, make_server
 from controller.service import Service
-from web import create_app
+from controller.web import create_app
 
 from .conftest import PIN, make_service
 

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.service import Service
-from web import create_app
-from web.security import PinThrottle
+from controller.web import create_app
+from controller.web.security import PinThrottle
 
 from .conftest import REFEREE, make_service, snapshot
 

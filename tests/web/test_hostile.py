@@ -12,8 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.service import Service
-from web import create_app
-from web.security import PinThrottle
+from controller.web import create_app
+from controller.web.security import PinThrottle
 
 from .conftest import PIN, REFEREE, FakeClock, login, snapshot
 
@@ -173,7 +173,7 @@ def test_allowed_hosts_from_the_config(service: Service) -> None:
 
     service.config.server.allowed_hosts = ["diablotin.lan"]
     client = create_app(service).test_client()
-    from web.security import local_addresses
+    from controller.web.security import local_addresses
 
     addresses = sorted(local_addresses())
     assert "127.0.0.1" in addresses  # read from the interfaces, not a fixed list
@@ -212,7 +212,7 @@ def test_pin_guesses_from_many_addresses_are_limited_together(
     login(referee)  # logged in before the attack
     attacker = app.test_client()
     statuses = []
-    with caplog.at_level(logging.WARNING, logger="web.security"):
+    with caplog.at_level(logging.WARNING, logger="controller.web.security"):
         for i in range(40):
             resp = attacker.post(
                 "/api/session",

@@ -24,7 +24,7 @@ from flask.testing import FlaskClient
 from controller import __version__
 from controller.bench.teufel import random_game
 from controller.service import Service
-from web.assets import STATIC, digest, static_url
+from controller.web.assets import STATIC, digest, static_url
 
 from .conftest import PIN, live_server
 

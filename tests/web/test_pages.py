@@ -8,7 +8,7 @@ import re
 from flask.testing import FlaskClient
 
 from controller.service import Service
-from web.assets import digest, static_url
+from controller.web.assets import digest, static_url
 
 from .conftest import login
 
@@ -73,7 +73,7 @@ def test_switch_redirects_stay_on_this_site(client: FlaskClient) -> None:
 
 
 def test_every_message_exists_in_both_languages() -> None:
-    from web.i18n import MESSAGES
+    from controller.web.i18n import MESSAGES
 
     assert set(MESSAGES["en"]) == set(MESSAGES["fr"])
     for lang, table in MESSAGES.items():

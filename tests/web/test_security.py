@@ -78,8 +78,8 @@ def test_the_same_requests_work_with_the_pin(client: FlaskClient, service: Servi
 
 
 def test_wrong_pins_are_throttled_per_client(clock: FakeClock, service: Service) -> None:
-    from web import create_app
-    from web.security import PinThrottle
+    from controller.web import create_app
+    from controller.web.security import PinThrottle
 
     # the budget for all addresses together is tested in test_hostile.py
     app = create_app(service, throttle=PinThrottle(clock=clock, global_per_minute=1000))

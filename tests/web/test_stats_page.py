@@ -11,8 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.service import Service
+from controller.web.assets import digest
 from tests.core.test_stats import hand_games
-from web.assets import digest
 
 from .conftest import PIN, live_server
 

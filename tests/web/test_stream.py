@@ -90,7 +90,7 @@ def test_bad_topics(client: FlaskClient, service: Service) -> None:
 
 
 def test_too_many_streams_are_refused_with_retry_after(service: Service) -> None:
-    from web import create_app
+    from controller.web import create_app
 
     app: Flask = create_app(service, max_streams=2)
     client = app.test_client()

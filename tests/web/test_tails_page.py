@@ -31,7 +31,7 @@ from controller.games.tails import (
     score_record,
 )
 from controller.service import Service
-from web.assets import static_url
+from controller.web.assets import static_url
 
 from .conftest import PIN, REFEREE, live_server, login
 

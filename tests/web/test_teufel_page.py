@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from controller.games.base import Refused
 from controller.games.teufel import TeufelRules, odds
 from controller.service import Service
-from web.assets import static_url
+from controller.web.assets import static_url
 
 from .conftest import REFEREE, live_server, snapshot
 from .test_browser import NEWER, log_in, phone, shot, version

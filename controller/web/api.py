@@ -1,6 +1,7 @@
-"""The JSON API under ``/api`` (described by ``/api/openapi.json``, see :mod:`web.openapi`).
+"""The JSON API under ``/api`` (described by ``/api/openapi.json``; see
+:mod:`controller.web.openapi`).
 
-Reads are open. Every other method passes :func:`web.security.require_referee`
+Reads are open. Every other method passes :func:`controller.web.security.require_referee`
 first (cross-site check, JSON-only body, referee session + CSRF token or PIN
 header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
 401/403/429 (access), 404 (no such game), 409 (refused by the rules or the box;
@@ -201,7 +202,8 @@ def odds(game_id: int) -> Response:
 
 @bp.get("/games/<int:game_id>/layout")
 def layout(game_id: int) -> Response:
-    """A game's static drawing geometry (``web.kinds.<kind>.layout``; the tail-tile board),
+    """A game's static drawing geometry (``controller.web.kinds.<kind>.layout``; the tail-tile
+    board),
     fetched once by its page. ETag'd: a phone that has it gets 304. 404 ``no-layout`` for
     a game kind without one."""
     table = table_for(game_id)

@@ -8,7 +8,6 @@ A game page is ``templates/games/<kind>.html`` + ``static/js/games/<kind>.js``
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,7 +25,8 @@ from flask import (
 )
 from markupsafe import Markup
 
-from controller import __version__
+from controller import __version__, data
+from controller.data import RULES_KINDS
 from controller.games.base import Refused
 
 from . import security
@@ -36,8 +36,8 @@ from .payloads import available_kinds
 
 bp = Blueprint("pages", __name__)
 
-STATIC = Path(__file__).parent / "static"
-TEMPLATES = Path(__file__).parent / "templates"
+STATIC = data.web_static()
+TEMPLATES = data.web_templates()
 THEMES = ("auto", "light", "dark")
 YEAR_S = 365 * 24 * 3600
 LOOPBACK = ("127.", "localhost", "[::1]")
@@ -83,19 +83,13 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
     )
 
 
-RULES_KINDS = ("sauteur", "teufel", "tails")
-
-
 def rules_text(kind: str) -> str | None:
     """The rules of ``kind`` as written in ``docs/rules-<kind>.md`` (Markdown), or None
     when there is no such game or file. The one place that knows where the rules live
     (today the repository's docs/, read from the source tree)."""
-    if kind not in RULES_KINDS:
-        return None
-    path = Path(__file__).resolve().parents[1] / "docs" / f"rules-{kind}.md"
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
+        return data.rules_file(kind).read_text(encoding="utf-8")
+    except (KeyError, OSError):
         return None
 
 

@@ -1,6 +1,6 @@
 """Per-game server-side helpers for the dashboard, one module per game kind.
 
-A module ``web.kinds.<kind>`` may define (all optional, all pure over the table's state):
+A module ``controller.web.kinds.<kind>`` may define (all optional, all pure over the table's state):
 
 - ``odds(state, args) -> dict``: what ``GET /api/games/<id>/odds`` answers (``args`` are
   the query parameters); raise :class:`~controller.games.base.Refused` for bad ones;
@@ -15,8 +15,8 @@ from types import ModuleType
 
 
 def module_for(kind: str) -> ModuleType | None:
-    """``web.kinds.<kind>``, or ``None`` when the game has no dashboard helpers."""
+    """``controller.web.kinds.<kind>``, or ``None`` when the game has no dashboard helpers."""
     try:
-        return importlib.import_module(f"web.kinds.{kind}")
+        return importlib.import_module(f"controller.web.kinds.{kind}")
     except ModuleNotFoundError:
         return None

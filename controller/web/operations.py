@@ -20,7 +20,8 @@ TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
 
 
 def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
-    """Odds or advice for a game, from ``web.kinds.<kind>.odds`` (``args``: query parameters).
+    """Odds or advice for a game, from ``controller.web.kinds.<kind>.odds``
+    (``args``: query parameters).
 
     Raises :class:`Refused` for a game kind without odds or bad parameters."""
     table = service.table(game_id)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
-from pathlib import Path
 
 from flask import Blueprint, Response, abort, send_from_directory
 
-STATIC = Path(__file__).parent / "static"
+from controller import data
+
+STATIC = data.web_static()
 YEAR_S = 365 * 24 * 3600
 SHELL_SUFFIXES = (".js", ".css", ".svg")
 NOT_IN_SHELL = ("js/sw.js",)

@@ -1,0 +1,156 @@
+"""The phone dashboard: a Flask app over a running :class:`controller.service.Service`.
+
+``create_app(service)`` builds it; :func:`controller.server.serve` runs it under
+waitress. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
+``stream`` (server-sent events, ``/stream``). Debug mode is never on.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
+
+from .security import (
+    ApiError,
+    PinThrottle,
+    SessionStore,
+    add_security_headers,
+    load_or_make_secret,
+)
+
+MAX_BODY_BYTES = 1024 * 1024
+"""The largest request body accepted (an exported game to import): 1 MiB."""
+
+MAX_SMALL_BODY_BYTES = 64 * 1024
+"""The largest body of every other request (a game's options, an action, a PIN)."""
+
+BIG_BODY_PATHS = ("/api/import",)
+"""Where a body up to :data:`MAX_BODY_BYTES` is accepted."""
+
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of arrays/objects accepted in a JSON body (real data needs < 10)."""
+
+MAX_ID = 2**31 - 1
+"""Ids (games, steps, keys) in URLs above this do not match a route: 404."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+class BoundedInt(IntegerConverter):
+    """``<int:…>`` that matches 0 to :data:`MAX_ID` only (SQLite's integers and the
+    engines' numbers stay in range; a larger id is simply not found)."""
+
+    def __init__(self, url_map: object, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Does ``body`` nest arrays/objects deeper than ``limit``? A cheap scan before any
+    parsing (strings are skipped, so brackets inside text do not count)."""
+    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    if len(brackets) <= 2 * limit:
+        return False
+    depth = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def check_json_request() -> None:
+    """Before any view parses a JSON body: refuse (413 ``too-large``) a body over
+    :data:`MAX_SMALL_BODY_BYTES` (:data:`MAX_BODY_BYTES` for an import) before reading it,
+    and (400 ``bad-body``) nesting deeper than :data:`MAX_JSON_DEPTH` or lone surrogates
+    (text that cannot be stored or sent)."""
+    chunked = "chunked" in request.headers.get("Transfer-Encoding", "")
+    if (request.mimetype != "application/json" or not request.content_length) and not chunked:
+        return
+    limit = MAX_BODY_BYTES if request.path in BIG_BODY_PATHS else MAX_SMALL_BODY_BYTES
+    if (request.content_length or 0) > limit:
+        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
+    body = request.get_data(cache=True)
+    if len(body) > limit:
+        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
+    if json_too_deep(body):
+        raise ApiError(400, "bad-body", f"JSON nested too deep (at most {MAX_JSON_DEPTH} levels)")
+    if _LONE_SURROGATE.search(body):
+        raise ApiError(400, "bad-body", "the JSON holds a broken character (a lone surrogate)")
+
+
+def create_app(
+    service: Any,
+    *,
+    throttle: PinThrottle | None = None,
+    public_url: str | None = None,
+    max_streams: int | None = None,
+) -> Flask:
+    """The dashboard app for ``service`` (started or not; requests need it started).
+
+    ``throttle``: the wrong-PIN throttle (tests inject one with a manual clock).
+    ``public_url``: the address phones should use (the home page's QR code), e.g.
+    ``http://192.168.1.20:8000/``; default: the address the browser used.
+    ``max_streams``: live streams served at once (each holds a server thread);
+    more are refused with 503 + ``Retry-After`` and the phone retries.
+    """
+    from . import pages
+
+    app = Flask(__name__, template_folder=pages.TEMPLATES, static_folder=pages.STATIC)
+    app.url_map.converters["int"] = BoundedInt
+    app.debug = False
+    app.config.update(
+        SECRET_KEY=load_or_make_secret(service.config.data_dir),
+        SESSION_COOKIE_NAME="diablotin_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        JSON_SORT_KEYS=False,
+        PUBLIC_URL=public_url,
+        MAX_STREAMS=max_streams or service.config.server.max_streams,
+        MAX_STREAMS_PER_CLIENT=service.config.server.max_streams_per_client,
+        SEND_FILE_MAX_AGE_DEFAULT=timedelta(hours=1),
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.extensions["diablotin"] = service
+    app.extensions["diablotin.throttle"] = throttle or PinThrottle()
+    app.extensions["diablotin.sessions"] = SessionStore(
+        service.config.data_dir / "web-sessions.json"
+    )
+
+    from . import api, assets, openapi, stream
+    from .compress import gzip_response
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(assets.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(openapi.bp)
+    app.register_blueprint(stream.bp)
+    app.before_request(check_json_request)
+    app.after_request(add_security_headers)
+    app.after_request(gzip_response)
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError) -> Response:
+        return exc.response()
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response | HTTPException:
+        if request.path.startswith("/api/") or request.path.startswith("/stream"):
+            code = (exc.name or "error").lower().replace(" ", "-")
+            return ApiError(exc.code or 500, code, exc.description or code).response()
+        return exc
+
+    return app

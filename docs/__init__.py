@@ -1,0 +1,1 @@
+"""Package data (controller.data.docs): read through controller.data, never imported."""

@@ -1,0 +1,1 @@
+"""Package data (controller.data.firmware): read through controller.data, never imported."""

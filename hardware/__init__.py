@@ -1,0 +1,1 @@
+"""Package data (controller.data.hardware): read through controller.data, never imported."""
