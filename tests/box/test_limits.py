@@ -32,7 +32,7 @@ def accepted_limits() -> st.SearchStrategy[Limits]:
         ints = st.integers(math.floor(low) + (1 if open_low else 0), math.floor(high))
         return st.one_of(floats, ints.map(float), st.sampled_from([high]))
 
-    return st.builds(
+    return st.just(Limits()) | st.builds(
         Limits,
         pulse_ms=within(0, Limits.MAX_PULSE_MS, open_low=True),
         min_gap_ms=within(Limits.MIN_GAP_MS, Limits.MAX_GAP_MS),
@@ -44,7 +44,11 @@ def accepted_limits() -> st.SearchStrategy[Limits]:
 requests = st.lists(
     st.tuples(
         st.integers(0, 5),  # keys 0 and 5 do not exist
-        st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.just(100.0)),
+        st.one_of(
+            st.none(),
+            st.floats(allow_nan=True, allow_infinity=True),
+            st.sampled_from([10.0, 30.0, 60.0, 100.0, 150.0]),
+        ),
         st.floats(0.0, 0.6),
     ),
     max_size=120,

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from controller.box.base import LimitRefused, Limits
 from controller.box.safety import CoilGuard
@@ -91,40 +88,3 @@ def test_a_refused_request_books_nothing() -> None:
             g.admit(1)
     clock.advance(0.18)  # 30 ms pulse + 250 ms gap since the only real pulse
     assert g.admit(1) == 30.0
-
-
-requests = st.lists(
-    st.tuples(
-        st.integers(1, 4),
-        st.sampled_from([None, 10.0, 30.0, 60.0, 100.0, 150.0]),
-        st.floats(0.0, 0.6),
-    ),
-    max_size=80,
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(requests)
-def test_no_request_sequence_breaks_a_limit(reqs: list[tuple[int, float | None, float]]) -> None:
-    limits = Limits()
-    g, clock = guard()
-    booked: list[tuple[int, float, float]] = []  # key, start s, end s
-    for key, pulse, dt in reqs:
-        clock.advance(dt)
-        try:
-            length = g.admit(key, pulse)
-        except LimitRefused:
-            continue
-        assert length <= limits.MAX_PULSE_MS
-        booked.append((key, clock.now(), clock.now() + length / 1000))
-    eps = 1e-9
-    for (_, _, end), (_, start, _) in itertools.pairwise(booked):
-        assert start >= end - eps  # one coil at a time
-    for key in range(1, 5):
-        mine = [(s, e) for k, s, e in booked if k == key]
-        for (_, end), (start, _) in itertools.pairwise(mine):
-            assert (start - end) * 1000 >= limits.min_gap_ms - 1e-6
-        for window_end in [e for _, e in mine]:
-            window_start = window_end - limits.duty_window_s
-            on = sum(max(0.0, min(e, window_end) - max(s, window_start)) for s, e in mine)
-            assert on <= limits.max_duty * limits.duty_window_s + 1e-9
