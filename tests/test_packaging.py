@@ -1,0 +1,297 @@
+"""The package as users get it: pyproject's package list matches the source tree, and a wheel
+built from this checkout, installed into a fresh venv outside the repository with its runtime
+dependencies only, runs ``serve``, ``selftest``, ``doctor`` (with the firmware handshake) and
+``firmware flash --dry-run`` from another directory.
+
+The wheel and the venv are made once per session (about 5 s with a warm pip cache; pip fetches
+the runtime dependencies and the build backend from PyPI). Select these with ``-m packaging``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import tomllib
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from controller.box.base import Limits
+from controller.box.pins import load_pin_map
+from controller.box.virtual import VirtualCoprocessor
+from controller.clock import RealClock
+
+REPO = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+RUNTIME_VENV_LIMIT_MB = 120
+DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot")
+OPTIONAL = ("opencv-python-headless", "numpy", "lgpio", "RPi.GPIO", "mpremote")
+SKIP_IN_COPY = shutil.ignore_patterns(
+    "__pycache__", "*.pyc", "node_modules", "tests", "*.egg-info", "build", "dist"
+)
+
+
+# -- the explicit package list -------------------------------------------------------------
+
+
+def _packages_under(folder: Path, name: str) -> set[str]:
+    """``name`` and every sub-package of ``folder`` (a folder holding ``__init__.py``)."""
+    found = set()
+    for init in folder.rglob("__init__.py"):
+        parts = init.parent.relative_to(folder).parts
+        if "node_modules" in parts or "tests" in parts:
+            continue
+        found.add(".".join((name, *parts)))
+    return found
+
+
+def test_pyproject_lists_every_package_of_the_source_tree() -> None:
+    mapped = SETUPTOOLS["package-dir"]
+    on_disk = _packages_under(REPO / "controller", "controller")
+    for package, folder in mapped.items():
+        assert (REPO / folder / "__init__.py").is_file(), f"{folder}/ is not a package"
+        on_disk |= _packages_under(REPO / folder, package)
+    listed = set(SETUPTOOLS["packages"])
+    assert sorted(on_disk - listed) == [], "packages missing from pyproject [tool.setuptools]"
+    assert sorted(listed - on_disk) == [], "pyproject lists packages that are not in the tree"
+
+
+def test_every_data_package_is_mapped_and_read_through_controller_data() -> None:
+    data_module = (REPO / "controller" / "data" / "__init__.py").read_text(encoding="utf-8")
+    for package in SETUPTOOLS["package-dir"]:
+        assert package.startswith("controller.data."), package
+        assert f'"{package}"' in data_module, f"controller/data does not read {package}"
+
+
+# -- a wheel in a fresh venv ---------------------------------------------------------------
+
+
+@dataclass
+class Installed:
+    venv: Path
+    wheel: Path
+    elsewhere: Path  # a working directory outside the repository
+    env: dict[str, str]
+
+    def run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.venv / "bin" / "diablotin"), *args],
+            cwd=self.elsewhere,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+
+def _pip(*args: str, timeout: float = 300) -> None:
+    """Run this venv's pip (its cache is reused); fail with pip's own output."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"pip {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+def _copy_sources(dest: Path) -> Path:
+    """What the build needs, copied out of the checkout: no stale build/ dir, no egg-info
+    left behind in the repository."""
+    dest.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, dest / name)
+    for folder in ("controller", *SETUPTOOLS["package-dir"].values()):
+        shutil.copytree(REPO / folder, dest / folder, ignore=SKIP_IN_COPY)
+    return dest
+
+
+def folder_size_mb(folder: Path) -> float:
+    """Bytes of the files under ``folder`` (symlinks not followed), in MB (10**6)."""
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            total += os.lstat(os.path.join(root, name)).st_size
+    return total / 1e6
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel, built from a copy of the checkout, installed into a venv made without pip
+    (the runtime alone: pip itself is not part of what is measured), by this venv's pip."""
+    base = tmp_path_factory.mktemp("packaging")
+    source = _copy_sources(base / "src")
+    _pip("wheel", "--no-deps", "-q", "-w", str(base / "wheels"), str(source))
+    (wheel,) = (base / "wheels").glob("diablotin-*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    _pip("--python", str(venv / "bin" / "python"), "install", "-q", str(wheel))
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DIABLOTIN_", "PYTHON", "VIRTUAL_ENV"))
+    }
+    env |= {
+        "HOME": str(base / "home"),
+        "XDG_DATA_HOME": str(base / "xdg"),
+        "PYTHONUNBUFFERED": "1",
+        "PATH": f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}",
+    }
+    return Installed(venv, wheel, elsewhere, env)
+
+
+@pytest.mark.packaging
+def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installed) -> None:
+    python = str(installed.venv / "bin" / "python")
+    code = (
+        "import controller, controller.data as d; from importlib import metadata; "
+        "print(controller.__file__); print(d.pins_file()); print(d.firmware_sources()); "
+        "print(d.web_templates()); print(d.rules_file('tails')); "
+        "print(sorted(x.metadata['Name'].lower() for x in metadata.distributions()))"
+    )
+    result = subprocess.run(
+        [python, "-c", code],
+        cwd=installed.elsewhere,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    *paths, names = result.stdout.splitlines()
+    site = installed.venv / "lib"
+    for path in paths:
+        assert Path(path).is_relative_to(site), path
+        assert Path(path).exists(), path
+    assert str(REPO) not in result.stdout
+    for package in (*DEV_ONLY, *OPTIONAL):
+        assert f"'{package.lower()}'" not in names, f"{package} is not a runtime dependency"
+
+
+@pytest.mark.packaging
+def test_the_runtime_venv_is_small(installed: Installed) -> None:
+    size = folder_size_mb(installed.venv)
+    wheel_kb = installed.wheel.stat().st_size / 1e3
+    print(f"\nruntime venv (no pip): {size:.1f} MB; wheel {wheel_kb:.0f} kB")
+    assert 5 < size < RUNTIME_VENV_LIMIT_MB
+
+
+def _read_until(stream: object, pattern: re.Pattern[str], seen: list[str]) -> None:
+    for line in iter(stream.readline, ""):  # type: ignore[attr-defined]
+        seen.append(line)
+        if pattern.search(line):
+            return
+
+
+@pytest.mark.packaging
+def test_serve_answers_from_another_directory(installed: Installed, tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [
+            str(installed.venv / "bin" / "diablotin"),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "serve",
+            "--box",
+            "simulated",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ],
+        cwd=installed.elsewhere,
+        env=installed.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    banner = re.compile(r"Diablotin dashboard: (http://127\.0\.0\.1:\d+/)")
+    seen: list[str] = []
+    reader = threading.Thread(target=_read_until, args=(process.stdout, banner, seen))
+    reader.start()
+    reader.join(30)
+    try:
+        found = banner.search(seen[-1]) if seen else None
+        assert found, "serve printed no address:\n" + "".join(seen)
+        url = found[1]
+
+        def get(path: str) -> tuple[int, str, bytes]:
+            with urllib.request.urlopen(url + path, timeout=10) as response:
+                return response.status, response.headers["Content-Type"], response.read()
+
+        status, kind, body = get("")
+        assert (status, kind.split(";")[0]) == (200, "text/html")
+        assert b"/static/" in body  # the template, from the package data
+        assert get("static/app.css")[0] == 200
+        assert get("rules/tails")[0] == 200  # docs/rules-tails.md, from the package data
+        status, kind, body = get("api/games")
+        assert (status, kind) == (200, "application/json")
+        assert body.strip().startswith(b"[") or body.strip().startswith(b"{")
+        assert b'"openapi"' in get("api/openapi.json")[2]
+    finally:
+        process.terminate()
+        rest, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, "".join(seen) + rest
+    assert "Traceback" not in "".join(seen) + rest
+    assert "Diablotin stopped: coils off." in rest
+
+
+@pytest.mark.packaging
+def test_selftest_passes(installed: Installed) -> None:
+    result = installed.run("selftest", "--box", "simulated")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "RESULT: PASS" in result.stdout
+
+
+@pytest.fixture
+def virtual_pico() -> Iterator[str]:
+    """A virtual Pico on a pty: this checkout's firmware code behind the real protocol."""
+    clock = RealClock()
+    pico = VirtualCoprocessor(load_pin_map(None, "pico"), Limits(), clock, seed=3)
+    assert pico.port is not None
+    try:
+        yield pico.port
+    finally:
+        pico.close()
+        clock.close()
+
+
+@pytest.mark.packaging
+def test_doctor_finds_the_pin_map_and_shakes_hands_with_the_firmware(
+    installed: Installed, virtual_pico: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "diablotin.toml"
+    config.write_text(f'[server]\nhost = "127.0.0.1"\nport = 0\n[data]\ndir = "{tmp_path}"\n')
+    result = installed.run("--config", str(config), "doctor", "--box", f"serial:{virtual_pico}")
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if "FAIL" in line], result.stdout + result.stderr
+    assert any(re.match(r"\s+ok\s+pin map\s+.*site-packages", line) for line in lines), lines
+    assert any(re.match(r"\s+ok\s+Pico firmware\s+.*firmware ", line) for line in lines), lines
+    warned = any(line.lstrip().startswith("warn") for line in lines)
+    assert result.returncode == (1 if warned else 0), result.stdout + result.stderr
+
+
+@pytest.mark.packaging
+def test_firmware_flash_dry_run_stages_the_packaged_firmware(installed: Installed) -> None:
+    result = installed.run("firmware", "flash", "--dry-run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    copy = result.stdout.splitlines()[-1]
+    assert re.search(r"fs cp -r \S+/diablotin_fw :", copy), copy
+    assert re.search(r"fs cp \S+/main\.py :main\.py", copy), copy
+
+
+@pytest.mark.packaging
+def test_config_and_version_run_installed(installed: Installed) -> None:
+    assert installed.run("--version").stdout.startswith("diablotin ")
+    result = installed.run("config")
+    assert result.returncode == 0, result.stderr
+    assert "site-packages" in result.stdout  # the default pin map, from the package data
