@@ -9,6 +9,7 @@ the runtime dependencies and the build backend from PyPI). Select these with ``-
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -295,3 +296,91 @@ def test_config_and_version_run_installed(installed: Installed) -> None:
     result = installed.run("config")
     assert result.returncode == 0, result.stderr
     assert "site-packages" in result.stdout  # the default pin map, from the package data
+
+
+# -- run and test install different things -------------------------------------------------
+
+ARMV7 = [
+    "linux_armv7l",
+    "manylinux2014_armv7l",
+    *(f"manylinux_2_{minor}_armv7l" for minor in range(17, 37)),  # Pi OS Bookworm: glibc 2.36
+]
+
+
+def _installed_names(venv: Path) -> list[str]:
+    code = (
+        "from importlib import metadata; "
+        "print('\\n'.join(sorted(d.metadata['Name'].lower() for d in metadata.distributions())))"
+    )
+    python = str(venv / "bin" / "python")
+    result = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    return result.stdout.split()
+
+
+@pytest.mark.packaging
+def test_scripts_serve_venv_holds_the_runtime_only(tmp_path: Path) -> None:
+    """``scripts/setup --runtime`` (what ``./scripts/serve`` runs first): under 120 MB with pip,
+    and none of the dev tools or optional extras."""
+    venv = tmp_path / "venv-run"
+    result = subprocess.run(
+        [str(REPO / "scripts" / "setup"), "--runtime"],
+        env=dict(os.environ, DIABLOTIN_RUN_VENV=str(venv)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    names = _installed_names(venv)
+    assert "diablotin" in names and "flask" in names
+    for package in (*DEV_ONLY, *OPTIONAL):
+        assert package.lower() not in names, f"{package} is not a runtime dependency"
+    size = folder_size_mb(venv)
+    print(f"\n./scripts/serve venv (scripts/setup --runtime, with pip): {size:.1f} MB")
+    assert size < RUNTIME_VENV_LIMIT_MB
+
+
+@pytest.mark.packaging
+def test_runtime_dependencies_install_on_armv7(installed: Installed, tmp_path: Path) -> None:
+    """32-bit Pi OS: every runtime dependency resolves to a wheel for armv7l (pure Python or
+    built for it) on PyPI, so nothing needs a compiler there."""
+    platforms = [arg for platform in ARMV7 for arg in ("--platform", platform)]
+    report = tmp_path / "report.json"
+    _pip(
+        "install",
+        "--dry-run",
+        "--ignore-installed",
+        "-q",
+        "--only-binary=:all:",
+        *platforms,
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        "--abi",
+        "cp311",
+        "--report",
+        str(report),
+        str(installed.wheel),
+    )
+    wheels = {
+        item["metadata"]["name"].lower(): item["download_info"]["url"].rsplit("/", 1)[-1]
+        for item in json.loads(report.read_text())["install"]
+    }
+    print("\narmv7 wheels:", ", ".join(sorted(wheels.values())))
+    assert {"flask", "gpiozero", "waitress", "pyserial"} <= set(wheels)
+    for name, wheel in wheels.items():
+        assert wheel.endswith(("-none-any.whl", "armv7l.whl")), (name, wheel)
+
+
+def test_the_readme_commands_are_the_whole_setup() -> None:
+    """The README's two commands; CI runs the test one; serve makes the runtime venv, test the
+    dev one."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    assert blocks[:2] == ["./scripts/serve\n", "./scripts/test\n"]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == "exec ./scripts/test"
+    serve = (REPO / "scripts" / "serve").read_text(encoding="utf-8")
+    test = (REPO / "scripts" / "test").read_text(encoding="utf-8")
+    assert "scripts/setup --runtime\n" in serve and ".venv/" not in serve
+    assert "scripts/setup\n" in test and ".venv/bin/pytest" in test
