@@ -693,9 +693,7 @@ def _log_preflight(results: list[CheckResult]) -> bool:
             level = logging.ERROR if result.hard else logging.WARNING
             log.log(level, "start check %s: %s%s", result.name, result.message, fix)
     if any(not r.ok and r.hard for r in results):
-        log.error(
-            "refusing to start: %s (`diablotin doctor` shows every check)", summary(results)
-        )
+        log.error("refusing to start: %s (`diablotin doctor` shows every check)", summary(results))
         return False
     log.info("start checks: %s", summary(results))
     return True
