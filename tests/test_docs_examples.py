@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from controller import cli
+from controller.box import protocol
 from controller.config import DEFAULT_PINS, Config, load_config
 from controller.service import GAME_KINDS
 
@@ -232,3 +233,18 @@ def test_every_markdown_file_named_exists() -> None:
             if not any((base / name).is_file() for base in (REPO, source.parent, REPO / "docs")):
                 missing.append(f"{source.relative_to(REPO)}: {name}")
     assert missing == []
+
+
+def test_the_frame_decodes_with_the_wire_code_host_and_pico_share() -> None:
+    line = (EXAMPLES / "frame.txt").read_bytes()
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    message = protocol.wire.decode(line[:-1], protocol.wire.TO_PICO)
+    assert message == {"t": "fire", "s": 7, "k": 2, "ms": 30}
+    assert protocol.wire.encode(message) == line
+
+
+def test_the_camera_section_loads(tmp_path: Path) -> None:
+    copy = tmp_path / "diablotin.toml"
+    copy.write_bytes((EXAMPLES / "camera.toml").read_bytes())
+    camera = load_config(copy).camera
+    assert (camera.kind, camera.profile) == ("picamera2", str(tmp_path / "faces.json"))
