@@ -18,8 +18,10 @@ import sys
 import threading
 import tomllib
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -177,6 +179,28 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installe
     assert str(REPO) not in result.stdout
     for package in (*DEV_ONLY, *OPTIONAL):
         assert f"'{package.lower()}'" not in names, f"{package} is not a runtime dependency"
+
+
+LEFT_OUT = ("docs/*", "*/README.md", "firmware/tests/*", "firmware/package*.json")
+"""What of the source folders is not in the wheel, on purpose (the rules pages in docs/ are)."""
+
+
+@pytest.mark.packaging
+def test_the_wheel_holds_every_file_of_the_source_folders(installed: Installed) -> None:
+    """A new template, icon or catalogue that pyproject's package-data misses fails here."""
+    shipped = set(zipfile.ZipFile(installed.wheel).namelist())
+    where = {"controller": "controller", **SETUPTOOLS["package-dir"]}
+    missing = []
+    for package, folder in where.items():
+        for path in sorted((REPO / folder).rglob("*")):
+            relative = path.relative_to(REPO).as_posix()
+            if path.is_dir() or {"__pycache__", "node_modules"} & set(path.parts):
+                continue
+            inside = package.replace(".", "/") + relative.removeprefix(folder)
+            if inside not in shipped and not any(fnmatch(relative, p) for p in LEFT_OUT):
+                missing.append(relative)
+    assert missing == []
+    assert "controller/data/docs/rules-tails.md" in shipped
 
 
 @pytest.mark.packaging
