@@ -253,15 +253,18 @@ def stderr_is_journal() -> bool:
 
 def configure_logging(verbose: bool) -> None:
     """Log to stderr: one timestamp a line on a terminal or in a file; under systemd, the
-    priority prefix instead (see the module doc). ``warnings.warn`` logs as a warning."""
+    priority prefix instead (see the module doc). ``warnings.warn`` logs as a warning. Does
+    nothing when the root logger has handlers already (tests, a program embedding this)."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
     handler = logging.StreamHandler(sys.stderr)
     if stderr_is_journal():
         handler.setFormatter(JournalFormatter("%(name)s: %(message)s"))
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO, handlers=[handler], force=True
-    )
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
     logging.captureWarnings(True)
 
 

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +188,34 @@ def test_under_journald_lines_carry_the_priority_and_no_timestamp(tmp_path: Path
     # JOURNAL_STREAM inherited from a parent whose stderr went to the journal: not ours
     result = _run("-c", LOG_SOME, capture_output=True, env=env)
     assert result.stderr.splitlines()[0].endswith(" INFO controller.demo: started")
+
+
+DELEGATED = [
+    *(["bench", area, "--help"] for area in cli.BENCH_AREAS),
+    ["faces", "--help"],
+    *(["faces", do, "--help"] for do in ("calibrate", "read", "evaluate")),
+    ["reliability", "--help"],
+]
+
+
+def test_the_tools_behind_bench_faces_and_reliability_have_help_on_every_option(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Their own parsers are made when they run: record each argument as it is added."""
+    missing: list[str] = []
+    add_argument = argparse._ActionsContainer.add_argument
+
+    def recording(container: argparse._ActionsContainer, *args: Any, **kwargs: Any) -> Any:
+        action = add_argument(container, *args, **kwargs)
+        if not action.help or action.help == argparse.SUPPRESS:
+            missing.append(f"{getattr(container, 'prog', '?')} {args}")
+        return action
+
+    monkeypatch.setattr(argparse._ActionsContainer, "add_argument", recording)
+    pytest.importorskip("cv2")  # diablotin faces needs diablotin[camera]
+    for argv in DELEGATED:
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        assert done.value.code == 0, argv
+        assert "usage: diablotin " in capsys.readouterr().out, argv
+    assert sorted(set(missing)) == []
