@@ -251,6 +251,13 @@ def stderr_is_journal() -> bool:
         return False
 
 
+def complain(message: str) -> None:
+    """``diablotin: message`` on stderr, for an error that ends the command; under systemd's
+    journal at the error priority (``<3>``), so ``journalctl -p warning`` shows why."""
+    prefix = "<3>" if stderr_is_journal() else ""
+    print(f"{prefix}diablotin: {message}", file=sys.stderr)
+
+
 def configure_logging(verbose: bool) -> None:
     """Log to stderr: one timestamp a line on a terminal or in a file; under systemd, the
     priority prefix instead (see the module doc). ``warnings.warn`` logs as a warning. Does
@@ -292,10 +299,10 @@ def _main(argv: Sequence[str] | None) -> int:
             prepare_lgpio_workdir(config.data_dir)  # import lgpio makes a pipe in the cwd
         return int(COMMANDS[args.command](args, config) or 0)
     except ConfigError as exc:
-        print(f"diablotin: config error: {exc}", file=sys.stderr)
+        complain(f"config error: {exc}")
         return EXIT_CONFIG
     except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
-        print(f"diablotin: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -320,11 +327,11 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
                 raise ConfigError("--camera must be none, simulated, picamera2 or usb[:N]")
             require()
         except CameraMissing as exc:
-            print(f"diablotin: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
     from .checks import preflight
 
-    if not preflight(config):  # prints failures and warnings, with the fix, to stderr
+    if not preflight(config):  # logs failures and warnings, with the fix
         return 1
     from .datadir import DataDirBusy
     from .journal import JournalError
@@ -336,7 +343,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.start()
     except (BoxError, DataDirBusy, JournalError) as exc:
         service.stop()
-        print(f"diablotin: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 1
     from .watchdog import Watchdog, systemd_ready
 

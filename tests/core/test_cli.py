@@ -219,3 +219,18 @@ def test_the_tools_behind_bench_faces_and_reliability_have_help_on_every_option(
         assert done.value.code == 0, argv
         assert "usage: diablotin " in capsys.readouterr().out, argv
     assert sorted(set(missing)) == []
+
+
+def test_a_config_error_under_journald_is_an_error(tmp_path: Path) -> None:
+    """What stops the service reaches ``journalctl -p warning`` (status 78: EX_CONFIG)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[limits]\npulse_ms = 150\n")
+    stream = tmp_path / "journal-stream"
+    with stream.open("w") as handle:
+        status = os.fstat(handle.fileno())
+        env = {"JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino}"}
+        args = ("-m", "controller.cli", "--config", str(bad), "serve")
+        assert _run(*args, stderr=handle, env=env).returncode == 78
+    assert stream.read_text().startswith(f"<3>diablotin: config error: {bad}: limits.pulse_ms")
+    plain = _run(*args, capture_output=True)
+    assert plain.stderr.startswith(f"diablotin: config error: {bad}: limits.pulse_ms")
