@@ -28,6 +28,7 @@ from controller.service import GAME_KINDS
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "docs" / "examples"
 DOCS = sorted([*REPO.glob("docs/*.md"), REPO / "README.md", *REPO.glob("*/README.md")])
+GAMES = sorted(EXAMPLES.glob("game-*.json"))
 INCLUDED = re.compile(r"<!-- example: (docs/examples/[\w.-]+) -->\n```\w*\n(.*?)```", re.S)
 
 
@@ -48,6 +49,12 @@ def test_every_example_file_is_in_the_docs() -> None:
     text = "\n".join(doc.read_text(encoding="utf-8") for doc in DOCS)
     for path in sorted(EXAMPLES.iterdir()):
         assert f"examples/{path.name}" in text, f"no doc shows or links {path.name}"
+
+
+def test_every_example_file_is_run_here() -> None:
+    source = Path(__file__).read_text(encoding="utf-8")
+    for path in sorted(EXAMPLES.iterdir()):
+        assert f'"{path.name}"' in source or path in GAMES, f"nothing runs {path.name}"
 
 
 # -- the tail-tile record ------------------------------------------------------------------
@@ -95,8 +102,6 @@ def test_the_config_example_works_copied_anywhere(
 
 
 # -- exported games ------------------------------------------------------------------------
-
-GAMES = sorted(EXAMPLES.glob("game-*.json"))
 
 
 def test_there_is_an_exported_game_of_every_kind() -> None:
