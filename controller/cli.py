@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import signal
 import sys
@@ -35,6 +34,7 @@ from .config import (
 )
 from .datadir import DataDirBusy
 from .journal import JournalError
+from .logs import complain, configure_logging
 
 BENCH_AREAS = (
     "attack_load",
@@ -226,53 +226,6 @@ def load(args: argparse.Namespace) -> Config:
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 """Exit status when the reader of stdout went away (``diablotin games | head -1``): what a
 shell reports for a tool killed by SIGPIPE."""
-
-JOURNAL_PRIORITY = {"DEBUG": 7, "INFO": 6, "WARNING": 4, "ERROR": 3, "CRITICAL": 2}
-"""syslog priorities of the logging levels (sd-daemon(3): ``<N>`` at the start of a line)."""
-
-
-class JournalFormatter(logging.Formatter):
-    """``<N>logger: message`` on every line: journald reads the priority N from the prefix and
-    stamps the time itself, so there is no timestamp of our own."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        priority = JOURNAL_PRIORITY.get(record.levelname, 6)
-        return "\n".join(f"<{priority}>{line}" for line in super().format(record).splitlines())
-
-
-def stderr_is_journal() -> bool:
-    """True when stderr is systemd's journal stream: ``$JOURNAL_STREAM`` names its device and
-    inode (systemd.exec(5)), not merely set by a parent process."""
-    device, _, inode = os.environ.get("JOURNAL_STREAM", "").partition(":")
-    try:
-        status = os.fstat(sys.stderr.fileno())
-        return (status.st_dev, status.st_ino) == (int(device), int(inode))
-    except (ValueError, OSError, AttributeError):
-        return False
-
-
-def complain(message: str) -> None:
-    """``diablotin: message`` on stderr, for an error that ends the command; under systemd's
-    journal at the error priority (``<3>``), so ``journalctl -p warning`` shows why."""
-    prefix = "<3>" if stderr_is_journal() else ""
-    print(f"{prefix}diablotin: {message}", file=sys.stderr)
-
-
-def configure_logging(verbose: bool) -> None:
-    """Log to stderr: one timestamp a line on a terminal or in a file; under systemd, the
-    priority prefix instead (see the module doc). ``warnings.warn`` logs as a warning. Does
-    nothing when the root logger has handlers already (tests, a program embedding this)."""
-    root = logging.getLogger()
-    if root.handlers:
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    if stderr_is_journal():
-        handler.setFormatter(JournalFormatter("%(name)s: %(message)s"))
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    logging.captureWarnings(True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

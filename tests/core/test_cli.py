@@ -150,7 +150,7 @@ def test_head_reads_the_first_line_and_nothing_else_is_said() -> None:
 
 
 LOG_SOME = (
-    "import logging, warnings; from controller import cli; cli.configure_logging(False); "
+    "import logging, warnings; from controller import logs; logs.configure_logging(False); "
     "log = logging.getLogger('controller.demo'); log.info('started'); "
     "log.warning('sensor 2 flapping'); log.error('two\\nlines'); warnings.warn('old key')"
 )
