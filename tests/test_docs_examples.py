@@ -253,3 +253,12 @@ def test_the_camera_section_loads(tmp_path: Path) -> None:
     copy.write_bytes((EXAMPLES / "camera.toml").read_bytes())
     camera = load_config(copy).camera
     assert (camera.kind, camera.profile) == ("picamera2", str(tmp_path / "faces.json"))
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_the_shell_examples_and_setup_scripts_pass_shellcheck() -> None:
+    scripts = [*EXAMPLES.glob("*.sh"), *(REPO / "scripts" / n for n in ("setup", "serve", "test"))]
+    done = subprocess.run(
+        ["shellcheck", *map(str, scripts)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout
