@@ -28,6 +28,7 @@ import errno
 import getpass
 import importlib.metadata
 import itertools
+import logging
 import os
 import re
 import socket
@@ -658,13 +659,17 @@ def summary(results: Iterable[CheckResult]) -> str:
 
 
 def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool:
-    """For ``serve``: run the checks, print the problems and a summary to ``out`` (stderr).
+    """For ``serve``: run the checks, report the problems and a summary.
 
-    Returns False when a hard check failed (the service must not start); warnings are
-    printed and the service may start. ``options`` go to :func:`start_checks`.
+    Without ``out`` they go to the log: a failure as an error, a warning as a warning, the
+    summary as information (so ``journalctl -p warning`` finds them); with ``out`` they are
+    printed there. Returns False when a hard check failed (the service must not start);
+    after warnings the service may start. ``options`` go to :func:`start_checks`.
     """
-    stream = out if out is not None else sys.stderr
     results = start_checks(config, **options)
+    if out is None:
+        return _log_preflight(results)
+    stream = out
     problems = [r for r in results if not r.ok]
     if problems:
         print(format_results(problems), file=stream)
@@ -677,6 +682,20 @@ def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool
         )
         return False
     print(f"diablotin: start checks: {summary(results)}", file=stream)
+    return True
+
+
+def _log_preflight(results: list[CheckResult]) -> bool:
+    log = logging.getLogger("controller.checks")
+    for result in results:
+        if not result.ok:
+            fix = f" (fix: {result.fix})" if result.fix else ""
+            level = logging.ERROR if result.hard else logging.WARNING
+            log.log(level, "start check %s: %s%s", result.name, result.message, fix)
+    if any(not r.ok and r.hard for r in results):
+        log.error("refusing to start: %s (`diablotin doctor` shows every check)", summary(results))
+        return False
+    log.info("start checks: %s", summary(results))
     return True
 
 

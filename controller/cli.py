@@ -2,23 +2,39 @@
 
 Every subcommand reads the config (``--config PATH``, ``$DIABLOTIN_CONFIG``,
 ``/etc/diablotin/diablotin.toml``, or defaults). Exit codes: 0 fine, 1 a fault
-or failure, 2 bad input (usage, config, an illegal record).
+or failure, 2 bad input (usage, an illegal record), 78 a bad config, 141 when the reader
+of the output went away (``| head``: quietly, like other Unix tools).
+
+Logs go to stderr with one timestamp each, or, when stderr is systemd's journal, with a
+``<N>`` priority prefix and no timestamp (journald stamps the time; ``journalctl -p warning``
+finds the warnings).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import logging
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .config import BACKENDS, EXIT_CONFIG, Config, ConfigError, find_config_path, load_config
+from .config import (
+    BACKENDS,
+    CONFIG_ORDER,
+    EXIT_CONFIG,
+    Config,
+    ConfigError,
+    find_config_path,
+    load_config,
+    to_toml,
+)
 from .datadir import DataDirBusy
 from .journal import JournalError
+from .logs import complain, configure_logging
 
 BENCH_AREAS = (
     "attack_load",
@@ -53,8 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Teufel Teufel and the tail-tile game kept by a referee's phone.",
     )
     parser.add_argument("--version", action="version", version=f"diablotin {__version__}")
-    parser.add_argument("--config", help="config file (TOML); default $DIABLOTIN_CONFIG or none")
-    parser.add_argument("--data-dir", help="where the journal lives (overrides the config)")
+    parser.add_argument("--config", metavar="PATH", help=f"the config file (TOML): {CONFIG_ORDER}")
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="where the journal lives (overrides the config)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -93,8 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("coils-off", help="force every coil off (systemd runs it after the service)")
 
     p = sub.add_parser("play", help="play a game in the terminal")
-    p.add_argument("game", choices=["sauteur"])
-    p.add_argument("--rule", choices=["A", "B"], default=None)
+    p.add_argument("game", choices=["sauteur"], help="the game (sauteur: the Diable sauteur)")
+    p.add_argument(
+        "--rule",
+        choices=["A", "B"],
+        default=None,
+        help="A: the chase, B: the race (default: the config's)",
+    )
     p.add_argument("--computer", action="store_true", help="the computer pops for both players")
     p.add_argument(
         "--level",
@@ -102,18 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the computer's level (default heuristic)",
     )
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument(
+        "--seed", type=int, default=None, help="the simulated toy's seed (default: random)"
+    )
 
     p = sub.add_parser("sim", help="computer games through the rules engine")
-    p.add_argument("game", choices=["sauteur"])
-    p.add_argument("--rule", choices=["A", "B"], default="A")
-    p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("game", choices=["sauteur"], help="the game (sauteur: the Diable sauteur)")
+    p.add_argument("--rule", choices=["A", "B"], default="A", help="A: the chase, B: the race")
+    p.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
+    p.add_argument("--seed", type=int, default=1, help="random seed of the first game (default 1)")
     levels = ["random", "heuristic", "computer", "optimal", "counter"]  # = sim.STRATEGIES
     p.add_argument("--p1", choices=levels, default="heuristic", help="level of seat p1")
     p.add_argument("--p2", choices=levels, default="random", help="level of seat p2")
     hiders = ["uniform", "random", "equilibrium"] + [f"devil-on-{k}" for k in range(1, 5)]
-    p.add_argument("--hider", choices=hiders, default="uniform", help="= sim.HIDERS")
+    p.add_argument(
+        "--hider", choices=hiders, default="uniform", help="how the devil is hidden (rule A)"
+    )
     p.add_argument("--json", action="store_true", help="print only the JSON contract")
     p.add_argument(
         "--workers", type=int, default=None, help="processes (default: one per core; 1: serial)"
@@ -125,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         "export",
         help="write a game to a JSON file; --raw: save every readable game of a damaged journal",
     )
-    p.add_argument("game_id", type=int, nargs="?")
+    p.add_argument("game_id", type=int, nargs="?", help="the game's number (`diablotin games`)")
     p.add_argument("-o", "--output", help="file (default: stdout); with --raw a folder")
     p.add_argument(
         "--raw",
@@ -135,15 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("replay", help="rebuild a game from an export file and print its final view")
-    p.add_argument("file")
+    p.add_argument("file", help="an exported game (JSON, diablotin-game/1)")
     p.add_argument(
         "--import", dest="store", action="store_true", help="also store it as a new game"
     )
 
     p = sub.add_parser("tails", help="the tail-tile game's tools")
-    tails = p.add_subparsers(dest="tails_command", required=True)
+    tails = p.add_subparsers(dest="tails_command", required=True, metavar="COMMAND")
     ts = tails.add_parser("score", help="score a game record (see docs/rules-tails.md)")
-    ts.add_argument("file")
+    ts.add_argument("file", help="the record file (its format: docs/rules-tails.md)")
 
     p = sub.add_parser(
         "faces",
@@ -151,11 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
         prefix_chars="+",  # every option goes to controller.camera.cli's own parser
         add_help=False,
     )
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="diablotin faces --help lists them")
 
     p = sub.add_parser("bench", help="print benchmark numbers")
-    p.add_argument("area", choices=BENCH_AREAS)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.add_argument("area", choices=BENCH_AREAS, help="what to measure (all: the one table)")
+    p.add_argument(
+        "rest", nargs=argparse.REMAINDER, help="the area's options (diablotin bench AREA --help)"
+    )
 
     p = sub.add_parser(
         "reliability",
@@ -163,15 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
         prefix_chars="+",  # every option goes to controller.reliability's own parser
         add_help=False,
     )
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="diablotin reliability --help lists them")
 
     p = sub.add_parser("firmware", help="the Pico co-processor's firmware")
-    fw = p.add_subparsers(dest="firmware_command", required=True)
+    fw = p.add_subparsers(dest="firmware_command", required=True, metavar="COMMAND")
     fl = fw.add_parser("flash", help="install or update the firmware on the Pico (mpremote)")
     fl.add_argument("--port", default=None, help="serial port (default: the config's)")
     fl.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
 
-    sub.add_parser("config", help="print the effective configuration")
+    sub.add_parser(
+        "config", help="print the effective configuration as TOML (a config file that reads back)"
+    )
 
     p = sub.add_parser("pin", help="show the referee PIN (--reset: a new one, every session ends)")
     p.add_argument(
@@ -192,12 +223,27 @@ def load(args: argparse.Namespace) -> Config:
     return config
 
 
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+"""Exit status when the reader of stdout went away (``diablotin games | head -1``): what a
+shell reports for a tool killed by SIGPIPE."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns its exit status. A closed stdout pipe ends it quietly."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here rather than at exit
+    except BrokenPipeError:
+        # What Python's docs advise: point stdout at /dev/null so the flush at exit is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(args.verbose)
     try:
         config = load(args)
         if config.box.backend == "gpio" and config.box.pin_factory == "lgpio":
@@ -206,10 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             prepare_lgpio_workdir(config.data_dir)  # import lgpio makes a pipe in the cwd
         return int(COMMANDS[args.command](args, config) or 0)
     except ConfigError as exc:
-        print(f"diablotin: config error: {exc}", file=sys.stderr)
+        complain(f"config error: {exc}")
         return EXIT_CONFIG
     except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
-        print(f"diablotin: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -234,11 +280,11 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
                 raise ConfigError("--camera must be none, simulated, picamera2 or usb[:N]")
             require()
         except CameraMissing as exc:
-            print(f"diablotin: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
     from .checks import preflight
 
-    if not preflight(config):  # prints failures and warnings, with the fix, to stderr
+    if not preflight(config):  # logs failures and warnings, with the fix
         return 1
     from .datadir import DataDirBusy
     from .journal import JournalError
@@ -250,7 +296,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.start()
     except (BoxError, DataDirBusy, JournalError) as exc:
         service.stop()
-        print(f"diablotin: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 1
     from .watchdog import Watchdog, systemd_ready
 
@@ -497,13 +543,10 @@ def cmd_reliability(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_config(args: argparse.Namespace, config: Config) -> int:
-    print(f"# from: {config.source or 'defaults (no config file)'}")
-    print(f"box: {config.box}")
-    print(f"server: host={config.server.host} port={config.server.port}")
-    print(f"data_dir: {config.data_dir}")
-    print(f"sauteur: {config.sauteur}")
-    print(f"teufel: {config.teufel}")
-    print(f"tails: {config.tails}")
+    """The effective configuration (file, defaults and command-line options together) as a
+    config file: ``diablotin config > my.toml`` then ``--config my.toml`` gives the same."""
+    print(f"# Diablotin's effective configuration; from: {config.source or 'the defaults'}")
+    sys.stdout.write(to_toml(config))
     return 0
 
 

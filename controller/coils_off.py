@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .config import Config, ConfigError, find_config_path, load_config
+from .logs import complain, journal_prefix
 
 SERIAL_WAIT_S = 3.0
 """How long to wait for the Pico's handshake (seconds)."""
@@ -152,9 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(find_config_path(args.config))
     except (ConfigError, OSError) as exc:
-        print(f"coils-off: cannot read the config, no coil switched: {exc}", file=sys.stderr)
+        complain(f"cannot read the config, no coil switched: {exc}", "coils-off")
         return 2
-    return coils_off(config)
+    report: list[str] = []
+    status = coils_off(config, out=report.append)
+    # Under systemd a coil not confirmed off is an error in the journal (journalctl -p err).
+    prefix = journal_prefix(6 if status == 0 else 3)
+    for line in report:
+        print(prefix + line, file=sys.stderr if prefix else sys.stdout)
+    return status
 
 
 if __name__ == "__main__":

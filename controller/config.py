@@ -2,17 +2,22 @@
 
 Where the file comes from, first match wins: ``--config PATH`` on the command line,
 the ``DIABLOTIN_CONFIG`` environment variable, ``/etc/diablotin/diablotin.toml`` if it
-exists, else no file (all defaults). Unknown keys and bad values are refused at
-start with :class:`ConfigError`, whose message names the file, the key and the reason.
+exists, else no file (all defaults). The current directory is never searched. Unknown keys
+and bad values are refused at start with :class:`ConfigError`, whose message names the file,
+the key and the reason. Paths in the file may start with ``~`` (the user's home); relative
+ones are relative to the file's own folder. :func:`to_toml` writes a config back out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from . import data
 from .box.base import Limits, LimitsError
@@ -138,6 +143,13 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
+CONFIG_ORDER = (
+    f"--config PATH, else ${ENV_VAR}, else {SYSTEM_CONFIG} if it exists, "
+    "else the built-in defaults (the current directory is not searched)"
+)
+"""Where the config comes from, in words (``--help``, docs/config.md)."""
+
+
 def find_config_path(cli_path: str | None) -> Path | None:
     """The config file to read (see module doc), or ``None`` for all defaults."""
     if cli_path:
@@ -188,6 +200,11 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
                 raise bad(f"{section}.{key}", f"expected {names}, got {value!r}")
 
     base = path.parent if path else Path.cwd()
+
+    def resolve(text: str) -> Path:
+        """A path from the file: ``~`` expanded; relative to the file's folder."""
+        return (base / Path(text).expanduser()).resolve()
+
     cfg = Config(source=path)
     box = raw.get("box", {})
     cfg.box.backend = box.get("backend", cfg.box.backend)
@@ -199,7 +216,7 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
             "box.pin_factory", f"{cfg.box.pin_factory!r} is not one of {', '.join(PIN_FACTORIES)}"
         )
     if "pins" in box:
-        cfg.box.pins = (base / box["pins"]).resolve()
+        cfg.box.pins = resolve(box["pins"])
         if not cfg.box.pins.is_file():
             raise bad("box.pins", f"no pin map at {cfg.box.pins}")
     cfg.box.serial_port = box.get("serial_port", cfg.box.serial_port)
@@ -240,7 +257,7 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     cfg.server.allowed_hosts = [h.lower() for h in hosts]
 
     if "dir" in raw.get("data", {}):
-        cfg.data_dir = (base / raw["data"]["dir"]).resolve()
+        cfg.data_dir = resolve(raw["data"]["dir"])
 
     sauteur = raw.get("sauteur", {})
     cfg.sauteur.rule = sauteur.get("rule", cfg.sauteur.rule)
@@ -266,7 +283,7 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
 
     tails = raw.get("tails", {})
     if tails.get("board"):
-        board = (base / tails["board"]).resolve()
+        board = resolve(tails["board"])
         if not board.is_file():
             raise bad("tails.board", f"no board file at {board}")
         cfg.tails.board = str(board)
@@ -277,7 +294,7 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
         raise bad("camera.kind", "must be none, simulated, picamera2 or usb[:N]")
     cfg.camera.kind = kind
     if camera.get("profile"):
-        cfg.camera.profile = str((base / camera["profile"]).resolve())
+        cfg.camera.profile = str(resolve(camera["profile"]))
     cfg.camera.style = camera.get("style", cfg.camera.style)
     if cfg.camera.style not in ("ivory", "ebony", "azure"):
         raise bad("camera.style", "must be ivory, ebony or azure")
@@ -285,3 +302,26 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     if not 0.2 <= cfg.camera.read_s <= 30:
         raise bad("camera.read_s", "must be between 0.2 and 30 seconds")
     return cfg
+
+
+def to_toml(config: Config) -> str:
+    """``config`` as a TOML file that :func:`load_config` reads back into an equal config, from
+    any folder: every key of every section, paths absolute; unset optional keys (``seed``,
+    ``rounds``) are left out."""
+    sections: dict[str, dict[str, Any]] = {}
+    for section, keys in _SCHEMA.items():
+        if section == "limits":
+            values = {
+                f.name: getattr(config.box.limits, f.name) for f in dataclasses.fields(Limits)
+            }
+        elif section == "data":
+            values = {"dir": config.data_dir}
+        else:
+            holder = getattr(config, section)
+            values = {key: getattr(holder, key) for key in keys}
+        sections[section] = {
+            key: str(value) if isinstance(value, Path) else value
+            for key, value in values.items()
+            if value is not None
+        }
+    return tomli_w.dumps(sections)

@@ -355,7 +355,7 @@ def format_table(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench all", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short phases (about 30 s)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="seed of every part (default 1)")
     args = parser.parse_args(argv)
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="diablotin-bench-all-") as tmp:

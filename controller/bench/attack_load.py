@@ -348,10 +348,10 @@ def _serve(threads: int, server_name: str = "waitress") -> tuple[str, Any, Any, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench attack_load", description=__doc__)
-    parser.add_argument("--streams", type=int, default=300)
-    parser.add_argument("--addresses", type=int, default=75)
-    parser.add_argument("--slow", type=int, default=200)
-    parser.add_argument("--actions", type=int, default=200)
+    parser.add_argument("--streams", type=int, default=300, help="idle live streams held")
+    parser.add_argument("--addresses", type=int, default=75, help="loopback source addresses")
+    parser.add_argument("--slow", type=int, default=200, help="slow-header connections")
+    parser.add_argument("--actions", type=int, default=200, help="referee actions timed")
     parser.add_argument("--hostile", type=int, default=10_000, help="requests for the RSS part")
     parser.add_argument(
         "--server",

@@ -48,7 +48,7 @@ def read_ms(samples: int, seed: int = 1) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench camera", description=__doc__)
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=int, default=200, help="frames read")
     args = parser.parse_args(argv)
     times = sorted(read_ms(args.samples))
     p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]

@@ -86,9 +86,9 @@ def check_times(folder: Path, games: int, actions: int) -> tuple[float, float, f
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench journal", description=__doc__)
-    parser.add_argument("--actions", type=int, default=1000)
-    parser.add_argument("--failures", type=int, default=3)
-    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--actions", type=int, default=1000, help="actions appended")
+    parser.add_argument("--failures", type=int, default=3, help="disk failures injected")
+    parser.add_argument("--games", type=int, default=50, help="games in the journal")
     args = parser.parse_args(argv)
     journal_module.CHECKPOINT_RETRY_S = (0.05, 0.2)
     with tempfile.TemporaryDirectory() as tmp:

@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the tables; returns 0 (1 if a targeted row misses its target)."""
     parser = argparse.ArgumentParser(prog="diablotin bench sauteur", description=__doc__)
     parser.add_argument("--games", type=int, default=3000, help="matches per simulator row")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")

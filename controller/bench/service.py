@@ -110,7 +110,7 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench service")
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=int, default=200, help="presses timed")
     args = parser.parse_args(argv)
     press_ms, edge_ms, games_per_s = run(args.samples)
     ok = True

@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the rows; returns 1 if a target is missed."""
     parser = argparse.ArgumentParser(prog="diablotin bench solver", description=__doc__)
     parser.add_argument("--states", type=int, default=300, help="states per lookup row")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
     parser.add_argument("--skip-a", action="store_true", help="leave out rule A (slow)")
     args = parser.parse_args(argv)
     lines = [f"value iteration tolerance: {TOLERANCE:g} (max Bellman residual per state)"]

@@ -101,8 +101,8 @@ def _ms(run: Any) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench stats", description=__doc__)
-    parser.add_argument("--games", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=int, default=500, help="finished games in the journal")
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite3"

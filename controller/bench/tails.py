@@ -77,7 +77,7 @@ def _row(label: str, samples: list[float], target: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench tails", description=__doc__)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
     parser.add_argument("--games", type=int, default=300, help="random games per player count")
     parser.add_argument("--positions", type=int, default=6, help="positions per advisor row")
     args = parser.parse_args(argv)

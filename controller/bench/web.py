@@ -310,8 +310,8 @@ def report(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench web", description=__doc__)
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--actions", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=50, help="live clients (SSE)")
+    parser.add_argument("--actions", type=int, default=200, help="referee actions sent")
     parser.add_argument("--interval", type=float, default=0.03, help="seconds between actions")
     parser.add_argument(
         "--server",

@@ -86,7 +86,8 @@ Listener = Callable[[BoxEvent], None]
 
 
 class LimitsError(ValueError):
-    """A coil limit outside ``hardware.md``'s bounds. ``key`` names it; ``str()`` is the reason."""
+    """A coil limit outside the box's bounds (``hardware/README.md``, *Safety*). ``key``
+    names it; ``str()`` is the reason."""
 
     def __init__(self, key: str, reason: str) -> None:
         super().__init__(reason)
@@ -95,7 +96,8 @@ class LimitsError(ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Every coil and sensor bound of ``hardware.md``, in one place (config, guard, firmware).
+    """Every coil and sensor bound (``hardware/README.md``, *Safety*), in one place (config,
+    guard, firmware).
 
     Built only with finite numbers inside the bounds below; anything else (NaN, inf,
     out of range, not a number) raises :class:`LimitsError` naming the field. Frozen, so
@@ -154,7 +156,7 @@ class Limits:
         if isinstance(window, bool) or window != cls.DUTY_WINDOW_S:  # NaN != 10 too
             raise LimitsError(
                 "duty_window_s",
-                f"the duty window is fixed at {cls.DUTY_WINDOW_S:g} s (hardware.md), "
+                f"the duty window is fixed at {cls.DUTY_WINDOW_S:g} s (hardware/README.md), "
                 f"got {window!r}: remove the key",
             )
         known = [f.name for f in fields(cls)]

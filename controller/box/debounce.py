@@ -1,4 +1,5 @@
-"""Edge debouncing with an injectable clock (``hardware.md``: our own code, not ``bounce_time``).
+"""Edge debouncing with an injectable clock (our own code, not the backends' ``bounce_time``;
+``docs/config.md``, ``debounce_ms``).
 
 Every raw edge (re)starts a timer of ``debounce_ms``; when the timer fires and
 the level differs from the last reported one, the new level is reported once.

@@ -1,4 +1,5 @@
-"""Direct GPIO backend over gpiozero (``hardware.md``, "Two ways to drive it").
+"""Direct GPIO backend over gpiozero (one of the two ways to drive the box, see
+``docs/architecture.md``).
 
 Coils are ``DigitalOutputDevice`` (active high, created off); sensors and the lid
 are ``DigitalInputDevice`` whose edges feed our own :class:`Debouncer`. Every

@@ -1,4 +1,4 @@
-"""Coil safety limits, enforced before any pin moves (``hardware.md``).
+"""Coil safety limits, enforced before any pin moves (``hardware/README.md``, *Safety*).
 
 :class:`CoilGuard` books every pulse. ``admit`` either books a pulse or raises
 :class:`~controller.box.base.LimitRefused` with the limit it would break and

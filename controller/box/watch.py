@@ -1,4 +1,4 @@
-"""From sensor events to the game's facts: hiding done, pops, jams (``sauteur.md``).
+"""From sensor events to the game's facts: hiding done, pops, jams (``docs/rules-sauteur.md``).
 
 :class:`ToyWatch` sits above any :class:`~controller.box.base.Box` (gpio, serial,
 virtual) and uses only its interface and events:

@@ -118,15 +118,17 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin faces", description=__doc__)
     sub = parser.add_subparsers(dest="do", required=True)
     p = sub.add_parser("calibrate", help="make a profile from DIR/1 … DIR/6, DIR/devil")
-    p.add_argument("dir")
+    p.add_argument("dir", help="a folder of photos, one subfolder per face (1-6, devil)")
     p.add_argument("-o", "--output", required=True, help="the profile file to write")
     p = sub.add_parser("read", help="read the face in each image: one JSON line each")
     p.add_argument("--profile", default=None, help="default: the data dir's profile")
-    p.add_argument("images", nargs="+")
+    p.add_argument("images", nargs="+", help="JPEG or PNG files")
     p = sub.add_parser("evaluate", help="calibrate on 6 renders per face, read fresh ones")
-    p.add_argument("--style", action="append", choices=sorted(STYLES), default=None)
+    p.add_argument(
+        "--style", action="append", choices=sorted(STYLES), help="dice style (default: every one)"
+    )
     p.add_argument("--per-face", type=int, default=60, help="fresh images per face (60: 420)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="first seed of the renders")
     args = parser.parse_args(argv)
     if args.do == "calibrate":
         return cmd_calibrate(args.dir, args.output)

@@ -169,8 +169,10 @@ def _workdir(keep: str | None) -> Iterator[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin reliability", description=__doc__)
     parser.add_argument("--short", action="store_true", help="the quick version (< 60 s)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", choices=PARTS, action="append")
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
+    parser.add_argument(
+        "--only", choices=PARTS, action="append", help="run this part only (repeat for more)"
+    )
     parser.add_argument("--games", type=int, help="kill -9 games (default 100; short 6)")
     parser.add_argument("--workdir", help="keep data and server logs here (default: a temp dir)")
     args = parser.parse_args(argv)

@@ -24,8 +24,8 @@ except ImportError:  # MicroPython: no typing, and annotations are never evaluat
 TICKS_PERIOD = 1 << 30
 _HALF = TICKS_PERIOD // 2
 
-# Hard limits (hardware.md), the same bounds as the host's controller/box/base.py Limits
-# (a property test checks both accept exactly the same settings).
+# Hard limits (hardware/README.md, Safety), the same bounds as the host's
+# controller/box/base.py Limits (a property test checks both accept exactly the same settings).
 MAX_PULSE_MS = 100
 MIN_GAP_MS = 250
 MAX_GAP_MS = 60000

@@ -1,4 +1,5 @@
-"""One limits type: every bound of hardware.md, the same on the host and in the firmware.
+"""One limits type: every bound of hardware/README.md (Safety), the same on the host and in
+the firmware.
 
 (a) for any limits the config accepts, no request sequence gets a coil past 10 % duty
 over any 10 s window or a pulse past 100 ms; (b) the host's ``Limits`` and the firmware's

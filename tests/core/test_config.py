@@ -186,3 +186,19 @@ def test_the_documented_server_section_loads(tmp_path):
     server = load_config(write(tmp_path, "[server]\n" + section)).server
     assert server.max_streams == 400 and server.max_streams_per_client == 4
     assert server.allowed_hosts == [] and server.threads == 16
+
+
+def test_paths_expand_tilde_and_are_relative_to_the_file(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "boards").mkdir(parents=True)
+    board = Path(__file__).resolve().parents[2] / "controller" / "games" / "tails" / "board.json"
+    (home / "boards" / "mine.json").write_bytes(board.read_bytes())
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    (tmp_path / "etc").mkdir()
+    path = (tmp_path / "etc") / "diablotin.toml"
+    path.write_text('[data]\ndir = "state"\n[tails]\nboard = "~/boards/mine.json"\n')
+    cfg = load_config(path)
+    assert cfg.data_dir == tmp_path / "etc" / "state"
+    assert cfg.tails.board == str(home / "boards" / "mine.json")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import getpass
 import importlib.metadata
 import io
+import logging
 import os
 import socket
 import sys
@@ -427,6 +428,25 @@ def test_serial_port_missing_is_a_warning(tmp_path: Path) -> None:
     assert port.message == f"{tmp_path / 'ttyACM9'} does not exist"
     assert "Pico firmware" not in results
     assert preflight(config, out=io.StringIO()) is True
+
+
+def test_serve_logs_start_check_problems_at_their_level(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without ``out`` (``serve``) a warning is logged as a warning, a failure as an error:
+    ``journalctl -p warning`` finds them."""
+    config = make_config(tmp_path, backend="serial")
+    config.box.serial_port = str(tmp_path / "ttyACM9")
+    with caplog.at_level(logging.INFO, logger="controller.checks"):
+        assert preflight(config) is True
+    levels = [(r.levelname, r.getMessage().split(":")[0]) for r in caplog.records]
+    assert levels == [("WARNING", "start check Pico port"), ("INFO", "start checks")]
+    caplog.clear()
+    config.box.pins = tmp_path / "missing.toml"
+    with caplog.at_level(logging.INFO, logger="controller.checks"):
+        assert preflight(config) is False
+    assert [r.levelname for r in caplog.records] == ["ERROR", "WARNING", "ERROR"]
+    assert caplog.records[-1].getMessage().startswith("refusing to start: ")
 
 
 @pytest.fixture

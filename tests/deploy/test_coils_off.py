@@ -173,3 +173,35 @@ def test_the_units_command_with_a_broken_config_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("coils-off: cannot read the config, no coil switched: ")
     assert "Traceback" not in done.stderr
+
+
+def _under_journald(tmp_path: Path, config: Path) -> tuple[int, str]:
+    """The unit's command with stderr as the journal's stream (``$JOURNAL_STREAM``)."""
+    stream = tmp_path / "journal-stream"
+    with stream.open("w") as handle:
+        status = os.fstat(handle.fileno())
+        env = {**os.environ, "JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino}"}
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.coils_off", "--config", str(config)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=handle,
+            timeout=60,
+            check=False,
+        )
+    return done.returncode, stream.read_text()
+
+
+def test_under_journald_a_coil_not_confirmed_off_is_an_error(tmp_path: Path) -> None:
+    """``journalctl -p err`` shows it; a clean run stays informational."""
+    config = tmp_path / "diablotin.toml"
+    config.write_text(f'[box]\nbackend = "serial"\nserial_port = "{tmp_path / "ttyACM9"}"\n')
+    status, text = _under_journald(tmp_path, config)
+    assert status == 1 and text
+    assert all(line.startswith("<3>coils-off: ") for line in text.splitlines()), text
+    pins = write_pins(tmp_path)
+    config.write_text(f'[box]\nbackend = "gpio"\npin_factory = "mock"\npins = "{pins.name}"\n')
+    status, text = _under_journald(tmp_path, config)
+    assert status == 0
+    assert text.splitlines()[-1] == "<6>coils-off: all 4 coils off (mock)"
