@@ -445,11 +445,14 @@ class Service:
 
     def _camera_face(self, table: Table, read: Any) -> None:
         """The camera's read of the die from ``read.key``: journaled when sure, else proposed."""
-        from .camera.service import save_snapshot
+        from .camera.service import save_snapshot, snapshot_name
 
         state = table.state
         if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
             return  # entered by the referee meanwhile
+        if read.snapshot:  # the die's picture, beside its face whoever enters it
+            name = snapshot_name(state.round, state.hidings, read.key)
+            save_snapshot(self.config.data_dir, table.game_id, name, read.snapshot)
         sure = read.face is not None and read.confidence >= self.camera.profile.auto_threshold
         if sure:
             action = {
@@ -458,8 +461,7 @@ class Service:
                 "source": "camera",
                 "confidence": round(read.confidence, 3),
             }
-            if self._submit_quietly(table, action) and read.snapshot:
-                save_snapshot(self.config.data_dir, table.game_id, table.version, read.snapshot)
+            self._submit_quietly(table, action)
             return
         self.camera_proposal = {
             "game": table.game_id,

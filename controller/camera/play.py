@@ -80,6 +80,8 @@ class CameraWatch:
         self.last_frame_jpeg = b""
         self.last_frame_at = 0.0
         self._before: np.ndarray | None = None
+        self.teacher: Any = None
+        """The Box page's teaching session (:func:`controller.camera.service.teacher`)."""
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
         self._thread.start()
@@ -106,6 +108,21 @@ class CameraWatch:
             self._jobs.put(grab)
             done.wait(2.0)
         return self.last_frame_jpeg
+
+    def frame(self, timeout_s: float = 3.0) -> np.ndarray:
+        """A full-size RGB frame, grabbed on the camera thread (teaching); raises
+        :class:`CameraFailed` when the camera is down or gives none in ``timeout_s``."""
+        got: list[np.ndarray | None] = []
+        done = threading.Event()
+
+        def grab() -> None:
+            got.append(self._grab())
+            done.set()
+
+        self._jobs.put(grab)
+        if not done.wait(timeout_s) or got[0] is None:
+            raise CameraFailed(self.error or f"no frame in {timeout_s:g} s")
+        return got[0]
 
     def status(self) -> dict[str, Any]:
         return {

@@ -2,20 +2,26 @@
 
 ``start_camera`` opens the configured camera with its profile (the simulated camera calibrates
 itself on renders of its style the first time, and keeps that profile in the data dir);
-snapshots are small JPEGs kept beside the game: ``<data dir>/snapshots/<game>/<step>.jpg``,
-``step`` being the journal entry of the face.
+snapshots are small JPEGs kept beside the game: ``<data dir>/snapshots/<game>/<name>.jpg``,
+``name`` being ``<round>-<hiding>-<key>``: the die's place in the round history (each key
+lets one die out per hiding), so a corrected face keeps the picture of its die.
+:func:`teacher` runs the Box page's "show face X, take 5 snapshots" calibration.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from . import require
+
+if TYPE_CHECKING:
+    from .profile import Profile
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +80,53 @@ def make_simulated_profile(style: str, path: Path) -> None:
     log.info("simulated camera: calibrated %s dice into %s", style, path)
 
 
-def snapshot_path(data_dir: Path, game_id: int, step: int) -> Path:
-    return data_dir / "snapshots" / str(int(game_id)) / f"{int(step)}.jpg"
+SNAPSHOT_NAME = re.compile(r"\d{1,4}-\d{1,6}-[1-4]")
+"""``<round>-<hiding>-<key>``."""
 
 
-def save_snapshot(data_dir: Path, game_id: int, step: int, jpeg: bytes) -> None:
-    path = snapshot_path(data_dir, game_id, step)
+def snapshot_name(round_no: int, hiding: int, key: int) -> str:
+    return f"{int(round_no)}-{int(hiding)}-{int(key)}"
+
+
+def snapshot_path(data_dir: Path, game_id: int, name: str) -> Path:
+    """Where the snapshot ``name`` of a game lives; ValueError for a malformed name."""
+    if not SNAPSHOT_NAME.fullmatch(name):
+        raise ValueError(f"a snapshot is named <round>-<hiding>-<key>, not {name!r}")
+    return data_dir / "snapshots" / str(int(game_id)) / f"{name}.jpg"
+
+
+def snapshot_names(data_dir: Path, game_id: int) -> list[str]:
+    """The game's snapshots (names, sorted); empty when it has none. One directory read."""
+    try:
+        files = (data_dir / "snapshots" / str(int(game_id))).iterdir()
+        return sorted(p.stem for p in files if SNAPSHOT_NAME.fullmatch(p.stem))
+    except OSError:
+        return []
+
+
+def save_snapshot(data_dir: Path, game_id: int, name: str, jpeg: bytes) -> Path:
+    path = snapshot_path(data_dir, game_id, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(jpeg)
+    return path
+
+
+def teacher(config: Config, watch: Any) -> Any:
+    """The camera's one :class:`~controller.camera.teach.Teacher` (made on first use):
+    photos in ``<data dir>/teach/``; the profile it makes is saved as the service's
+    profile (:func:`profile_path`) and used from the next read."""
+    from .teach import Teacher
+
+    if getattr(watch, "teacher", None) is None:
+
+        def done(profile: Profile) -> None:
+            profile.save(profile_path(config))
+            watch.profile = profile
+            log.info("camera: taught from the Box page, profile saved to %s", profile_path(config))
+
+        def show(face: int | str | None) -> None:
+            if hasattr(watch.camera, "shown"):  # the simulated camera shows what it is told
+                watch.camera.shown = face
+
+        watch.teacher = Teacher(config.data_dir / "teach", watch.frame, done, show)
+    return watch.teacher

@@ -20,18 +20,19 @@ class CameraFailed(OSError):
     """The camera gave no frame (unplugged, busy, driver error)."""
 
 
-def parse_kind(value: str) -> tuple[str, int]:
-    """``"usb:1"`` -> ``("usb", 1)``; ``ValueError`` for anything not in :data:`KINDS`."""
-    kind, _, index = value.partition(":")
+def parse_kind(value: str) -> tuple[str, int | str]:
+    """``"usb:1"`` -> ``("usb", 1)``, ``"usb:/dev/video2"`` or ``"usb:clip.mp4"`` -> the path;
+    ``ValueError`` for anything not in :data:`KINDS`."""
+    kind, _, where = value.partition(":")
     if kind not in KINDS:
         raise ValueError(
-            f"camera must be one of none, simulated, picamera2, usb[:N], got {value!r}"
+            f"camera must be one of none, simulated, picamera2, usb[:N|:PATH], got {value!r}"
         )
-    if index and kind != "usb":
-        raise ValueError("only usb takes a device number: usb:0")
-    if index and not index.isdigit():
-        raise ValueError(f"usb:N wants a device number, got {index!r}")
-    return kind, int(index or 0)
+    if where and kind != "usb":
+        raise ValueError("only usb takes a device: usb:0, usb:/dev/video2 or usb:FILE")
+    if where.isdigit() or not where:
+        return kind, int(where or 0)
+    return kind, where
 
 
 class SimulatedCamera:
@@ -50,12 +51,18 @@ class SimulatedCamera:
         self._lock = threading.Lock()
         self.failing = False
         """Set True to make :meth:`grab` fail (tests: a camera lost mid-game)."""
+        self.shown: int | str | None = None
+        """A face held up to the camera (teaching): each frame shows one die with that face
+        somewhere new, whatever the toy has out. ``None``: the toy's dice."""
 
     def grab(self) -> np.ndarray:
         from .render import BACKGROUNDS, Scene, random_scene, render
 
         if self.failing:
             raise CameraFailed("the simulated camera was unplugged")
+        if self.shown is not None:
+            rng = random.Random(self._rng.getrandbits(32))
+            return render(self.style, self.shown, rng, scene=random_scene(rng))
         with self._lock:
             out = self.toy.dice_out()
             if not out:
@@ -138,17 +145,19 @@ class Picamera2Camera:
 
 
 class UsbCamera:
-    """A USB webcam through OpenCV's ``VideoCapture(index)``, asked for 640×480."""
+    """A USB webcam through OpenCV's ``VideoCapture``, asked for 640×480: a device number
+    (``/dev/videoN``), a device path, or a video file (replayed; tests and demos)."""
 
     kind = "usb"
 
-    def __init__(self, index: int = 0) -> None:
+    def __init__(self, source: int | str = 0) -> None:
         import cv2
 
         self._cv2 = cv2
-        self._cap = cv2.VideoCapture(index)
+        self._cap = cv2.VideoCapture(source)
         if not self._cap.isOpened():
-            raise CameraFailed(f"no USB camera at /dev/video{index}")
+            where = f"/dev/video{source}" if isinstance(source, int) else source
+            raise CameraFailed(f"no USB camera or readable video at {where}")
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, 640)
         self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 480)
 

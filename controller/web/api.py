@@ -281,16 +281,60 @@ def camera_view() -> Response:
     return resp
 
 
-@bp.get("/games/<int:game_id>/snapshots/<int:step>.jpg")
-def face_snapshot(game_id: int, step: int) -> Response:
-    """The camera's 160×120 snapshot of the face journaled at ``step`` (404 if none)."""
+@bp.get("/games/<int:game_id>/snapshots/<name>.jpg")
+def face_snapshot(game_id: int, name: str) -> Response:
+    """The camera's 160×120 snapshot of a popped die, ``name`` = ``<round>-<hiding>-<key>``
+    as in the round history (listed in a game's ``extras.snapshots``); 404 if none."""
     _viewer_for(game_id)
     from controller.camera.service import snapshot_path
 
-    path = snapshot_path(service().config.data_dir, game_id, step)
+    try:
+        path = snapshot_path(service().config.data_dir, game_id, name)
+    except ValueError as exc:
+        raise ApiError(404, "no-snapshot", str(exc)) from None
     if not path.is_file():
-        raise ApiError(404, "no-snapshot", f"no camera snapshot for step {step}")
-    return Response(path.read_bytes(), mimetype="image/jpeg")
+        raise ApiError(404, "no-snapshot", f"no camera snapshot {name}")
+    resp = Response(path.read_bytes(), mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "private, max-age=86400"
+    return resp
+
+
+@bp.get("/box/camera/teach")
+def camera_teach_status() -> Response:
+    """Teaching the camera from the Box page: the face to show, shots taken, progress."""
+    return jsonify(_teacher().status())
+
+
+@bp.post("/box/camera/teach")
+def camera_teach() -> Response:
+    """``{"do": "start" | "snap" | "retake" | "cancel", "face": "3"}`` (``face`` with
+    ``retake``). 404 ``no-camera``; 409 with a code when the step cannot be taken now."""
+    from controller.camera.teach import TeachRefused
+
+    body = json_body()
+    teacher = _teacher()
+    steps: dict[str, Callable[[], dict[str, Any]]] = {
+        "start": teacher.start,
+        "snap": teacher.snap,
+        "cancel": teacher.cancel,
+        "retake": lambda: teacher.retake(str(body.get("face", ""))),
+    }
+    step = steps.get(body.get("do"))  # type: ignore[arg-type]
+    if step is None:
+        raise ApiError(400, "bad-step", f"do must be one of {', '.join(steps)}")
+    try:
+        return jsonify(step())
+    except TeachRefused as exc:
+        raise ApiError(409, exc.code, str(exc)) from None
+
+
+def _teacher() -> Any:
+    camera = service().camera
+    if camera is None or not camera.up:
+        raise ApiError(404, "no-camera", "no camera is on (serve --camera ...)")
+    from controller.camera.service import teacher
+
+    return teacher(service().config, camera)
 
 
 @bp.post("/box/coils/<int:key>/fire")

@@ -224,6 +224,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "box.camera_last": "Last read",
         "box.camera_read": "key {k}: {face} ({c} %)",
         "box.camera_confirm": "Confirm: {face}",
+        "camera.snapshot": "the camera's picture of the die from key {k}",
+        "teach.title": "Teach the camera",
+        "teach.intro": (
+            "Show the camera each face of one die in turn: "
+            "5 snapshots a face, 1 to 6 then the devil."
+        ),
+        "teach.start": "Teach the camera",
+        "teach.restart": "Start again",
+        "teach.snap": "Take snapshot",
+        "teach.cancel": "Cancel",
+        "teach.show": "Show face {face} to the camera: snapshot {i} of {n}",
+        "teach.done": "The camera has learnt these dice",
         "box.fired": "Key {k} fired",
         "box.retry": "Retry {k}",
         "box.popped_by_hand": "{k} was popped by hand",
@@ -643,6 +655,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "box.camera_last": "Dernière lecture",
         "box.camera_read": "touche {k} : {face} ({c} %)",
         "box.camera_confirm": "Confirmer : {face}",
+        "camera.snapshot": "la photo du dé sorti de la touche {k}",
+        "teach.title": "Apprendre les dés à la caméra",
+        "teach.intro": (
+            "Montrez à la caméra chaque face d'un dé tour à tour : "
+            "5 photos par face, de 1 à 6 puis le diable."
+        ),
+        "teach.start": "Apprendre les dés",
+        "teach.restart": "Recommencer",
+        "teach.snap": "Prendre la photo",
+        "teach.cancel": "Annuler",
+        "teach.show": "Montrez la face {face} à la caméra : photo {i} sur {n}",
+        "teach.done": "La caméra connaît ces dés",
         "box.fired": "Touche {k} actionnée",
         "box.retry": "Réessayer {k}",
         "box.popped_by_hand": "{k} sorti à la main",

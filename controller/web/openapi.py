@@ -17,6 +17,13 @@ _OBJ: dict[str, Any] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
 _STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
+_SNAPSHOT = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "description": "<round>-<hiding>-<key>, as in the round history",
+    "schema": {"type": "string", "pattern": "^[0-9]+-[0-9]+-[1-4]$"},
+}
 
 # (method, path, summary, referee-only, request body schema or None, path parameters)
 ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, Any]]]] = [
@@ -135,11 +142,34 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     ),
     (
         "get",
-        "/api/games/{game_id}/snapshots/{step}.jpg",
-        "The camera's 160x120 JPEG of the face journaled at this step",
+        "/api/games/{game_id}/snapshots/{name}.jpg",
+        "The camera's 160x120 JPEG of a popped die (names in the game's extras.snapshots)",
         False,
         None,
-        [_GAME_ID, _STEP],
+        [_GAME_ID, _SNAPSHOT],
+    ),
+    (
+        "get",
+        "/api/box/camera/teach",
+        "Teaching the camera: the face to show, snapshots taken, progress",
+        False,
+        None,
+        [],
+    ),
+    (
+        "post",
+        "/api/box/camera/teach",
+        "Teach the camera: start, snap (5 a face; the last calibrates), retake a face, cancel",
+        True,
+        {
+            "type": "object",
+            "required": ["do"],
+            "properties": {
+                "do": {"enum": ["start", "snap", "retake", "cancel"]},
+                "face": {"enum": ["1", "2", "3", "4", "5", "6", "devil"]},
+            },
+        },
+        [],
     ),
     (
         "post",

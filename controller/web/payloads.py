@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
+from controller.camera.service import snapshot_names
 from controller.service import GAME_KINDS
 
 from .kinds import module_for
@@ -37,6 +38,8 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
         "on_box": box_game is not None and box_game.game_id == table.game_id,
         "referee": referee,
     }
+    # the camera's pictures of popped dice, by round history line (none: one failed stat)
+    out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id)
     helper = getattr(module_for(table.rules.name), "extras", None)
     if helper is not None:
         with table.lock:

@@ -49,7 +49,7 @@ def test_a_whole_game_is_read_by_the_camera_with_no_tap(tmp_path, profiles, rule
         assert [a["face"] for a in faces] == drawn
         assert not [n for n in svc.box_status()["notices"] if "camera" in n["text"]]
         snaps = sorted((svc.config.data_dir / "snapshots" / str(gid)).glob("*.jpg"))
-        assert len(snaps) == len(faces)
+        assert len(snaps) == len(faces)  # one picture a die
         assert svc.box_status()["camera"]["kind"] == "simulated"
         assert svc.box_status()["camera"]["last_read"]["face"] == faces[-1]["face"]
         _the_dashboard_shows_the_camera(svc, gid)
@@ -62,7 +62,6 @@ def _the_dashboard_shows_the_camera(svc: Service, gid: int) -> None:
     import cv2
     import numpy as np
 
-    from controller.camera.service import snapshot_path
     from controller.web import create_app
 
     client = create_app(svc).test_client()
@@ -73,15 +72,17 @@ def _the_dashboard_shows_the_camera(svc: Service, gid: int) -> None:
     assert view.status_code == 200 and view.mimetype == "image/jpeg"
     image = cv2.imdecode(np.frombuffer(view.data, np.uint8), cv2.IMREAD_COLOR)
     assert image.shape == (240, 320, 3)
-    step = int(
-        sorted(p.stem for p in snapshot_path(svc.config.data_dir, gid, 0).parent.iterdir())[0]
-    )
-    assert svc.journal.actions(gid)[step - 1]["type"] == "face"
-    snap = client.get(f"/api/games/{gid}/snapshots/{step}.jpg")
+    # one snapshot per face, named after its round history line, listed in the extras
+    lines = [h for h in svc.table(gid).view("public")["state"]["history"] if h["face"]]
+    names = [f"{h['round']}-{h['hiding']}-{h['key']}" for h in lines]
+    payload = client.get(f"/api/games/{gid}").get_json()
+    assert sorted(names) == payload["extras"]["snapshots"]
+    snap = client.get(f"/api/games/{gid}/snapshots/{names[-1]}.jpg")
     assert snap.status_code == 200
     small = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
     assert small.shape == (120, 160, 3)
-    assert client.get(f"/api/games/{gid}/snapshots/9999.jpg").status_code == 404
+    for missing in ("99-1-1", "1-1-5", "..%2Fsecret", "1-1"):
+        assert client.get(f"/api/games/{gid}/snapshots/{missing}.jpg").status_code == 404
 
 
 def test_a_camera_that_fails_mid_game_falls_back_to_taps(tmp_path, profiles):

@@ -65,6 +65,36 @@ function renderCamera() {
   ] : []);
 }
 
+// Teaching the camera (referee): show face X, take 5 snapshots, next face; the last
+// snapshot calibrates and the new profile is used from the next read.
+function renderTeach(state) {
+  const face = state.face === "devil" ? t("face.devil") : state.face;
+  $("teach-step").textContent = state.error ? state.error
+    : state.active ? t("teach.show", { face, i: state.taken + 1, n: state.shots_per_face })
+    : t("teach.intro");
+  $("teach-progress").value = state.progress;
+  $("teach-snap").hidden = !state.active;
+  $("teach-cancel").hidden = !state.active;
+  $("teach-start").textContent = state.active ? t("teach.restart") : t("teach.start");
+}
+
+async function teach(button, body) {
+  const r = await act(button, () => api("POST", "/api/box/camera/teach", body));
+  if (r) {
+    renderTeach(r);
+    if (body.do === "snap" && !r.active) toast(t("teach.done"), "notice");
+  } else if (body.do === "snap") {
+    api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
+  }
+}
+
+if (referee && $("teach")) {
+  $("teach-start").addEventListener("click", (e) => teach(e.currentTarget, { do: "start" }));
+  $("teach-snap").addEventListener("click", (e) => teach(e.currentTarget, { do: "snap" }));
+  $("teach-cancel").addEventListener("click", (e) => teach(e.currentTarget, { do: "cancel" }));
+  api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
+}
+
 setInterval(() => {
   const cam = status && status.camera;
   if (!cam || cam.kind === "none" || !cam.up || document.hidden) return;

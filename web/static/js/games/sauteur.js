@@ -33,9 +33,16 @@ function applyPayload(payload) {
   if (payload.extras) onExtras(payload.extras);
 }
 
+let facesSeen = -1; // spectators: new faces on a camera game fetch the snapshot list
+
 function onGame(envelope) {
   if (view && envelope.version < view.version) return; // an older frame
   view = envelope;
+  const faces = envelope.state.history.filter((h) => h.face !== null).length;
+  if (!referee && faces > facesSeen && facesSeen >= 0 && (extras.snapshots || []).length) {
+    api("GET", `/api/games/${gameId}`).then(applyPayload).catch(() => {});
+  }
+  facesSeen = faces;
   if (Array.isArray(envelope.computer)) extras = { ...extras, computer: envelope.computer };
   render();
 }
@@ -170,6 +177,15 @@ function renderComputer() {
   }));
 }
 
+/** The camera's picture of the die behind a history line, when the box kept one. */
+function snapshot(h) {
+  const name = `${h.round}-${h.hiding}-${h.key}`;
+  if (h.face === null || !(extras.snapshots || []).includes(name)) return null;
+  return el("img", { class: "h-snap", src: `/api/games/${gameId}/snapshots/${name}.jpg`,
+    width: "64", height: "48", loading: "lazy", decoding: "async",
+    alt: t("camera.snapshot", { k: h.key }) });
+}
+
 function renderHistory(s) {
   fill($("results"), s.results.map((r) => el("li", {},
     s.rule === "A"
@@ -179,7 +195,8 @@ function renderHistory(s) {
     el("span", { class: "h-where" }, `${h.round}.${h.hiding}`),
     h.key ? el("span", { class: "h-key" }, `${t("odds.key")} ${h.key}`) : null,
     h.face !== null ? el("span", { class: "h-face" + (h.face === "devil" ? " devil" : "") }, h.face === "devil" ? t("face.devil") : h.face) : null,
-    el("span", { class: "h-effect" }, effectText(h.effect, boot.lang))));
+    el("span", { class: "h-effect" }, effectText(h.effect, boot.lang)),
+    snapshot(h)));
   if (!rows.length) rows.push(el("li", { class: "muted" }, t("history.none")));
   fill($("history"), rows);
 }
