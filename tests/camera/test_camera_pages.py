@@ -71,5 +71,11 @@ def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, 
             f"/api/games/{game_id}/snapshots/1-1-2.jpg"
         )
         page.wait_for_function("() => document.querySelector('#history img.h-snap').naturalWidth")
+        # and so does the step-through history, on the face's step (the referee's view)
+        page.goto(f"{base}/history/{game_id}")
+        page.wait_for_selector("#step-snap:not([hidden])")
+        assert page.get_attribute("#step-snap", "src").endswith("/snapshots/1-1-2.jpg")
+        page.click("#prev")  # the pop: no picture
+        page.wait_for_selector("#step-snap[hidden]", state="attached")
         assert all(url.startswith(base) for url in requests)
         ctx.close()

@@ -8,6 +8,7 @@ const gameId = boot.game_id;
 const $ = (id) => document.getElementById(id);
 let steps = 0;
 let current = 0;
+let snapshots = null; // the camera's pictures of popped dice (sauteur), fetched once
 
 /** One action in words (sauteur vocabulary; other games' actions as JSON). */
 function describe(action) {
@@ -53,6 +54,7 @@ async function show(step) {
     $("step").value = current;
     $("step-label").textContent = t("hist.step", { i: current, n: steps });
     $("step-action").textContent = data.action ? describe(data.action) : t("hist.setup");
+    await showSnapshot(data);
     $("state").textContent = JSON.stringify(data.state, null, 1);
     const board = boards[boot.kind];
     $("board").setAttribute("class", `board ${BOARD_CLASS[boot.kind] || ""}`);
@@ -64,6 +66,22 @@ async function show(step) {
     $("step-error").textContent = err.message;
     $("step-error").hidden = false;
   }
+}
+
+/** Beside a face: the camera's picture of that die, when the box kept one (named after
+ *  the die's round, hiding and key, read from the state just before the face). */
+async function showSnapshot(data) {
+  const img = $("step-snap");
+  img.hidden = true;
+  if (boot.kind !== "sauteur" || !data.action || data.action.type !== "face") return;
+  if (snapshots === null) snapshots = (await api("GET", `/api/games/${gameId}`)).extras.snapshots || [];
+  if (!snapshots.length) return;
+  const before = (await api("GET", `/api/games/${gameId}/steps/${data.step - 1}`)).state;
+  const name = `${before.round}-${before.hiding}-${before.face_pending_key}`;
+  if (!snapshots.includes(name) || current !== data.step) return;
+  img.src = `/api/games/${gameId}/snapshots/${name}.jpg`;
+  img.alt = t("camera.snapshot", { k: before.face_pending_key });
+  img.hidden = false;
 }
 
 $("first").addEventListener("click", () => show(0));
