@@ -21,6 +21,8 @@ import tomli_w
 
 from . import data
 from .box.base import Limits, LimitsError
+from .games import registry
+from .games.base import Refused
 
 ENV_VAR = "DIABLOTIN_CONFIG"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
@@ -287,6 +289,12 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
         if not board.is_file():
             raise bad("tails.board", f"no board file at {board}")
         cfg.tails.board = str(board)
+
+    for game in registry.kinds():  # each game's own option parser checks its section
+        try:
+            game.check_options(game.options(getattr(cfg, game.name, None)))
+        except Refused as exc:
+            raise bad(game.name, exc.reason) from None
 
     camera = raw.get("camera", {})
     kind = camera.get("kind", cfg.camera.kind)

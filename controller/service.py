@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from .box.base import KEYS, Box, BoxError, BoxEvent, BoxFault, LimitRefused
 from .clock import Clock, RealClock
 from .config import Config
+from .games import registry
 from .games.base import Action, Refused, Rules
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP
 from .hub import Hub
@@ -34,7 +35,6 @@ from .table import Table
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-GAME_KINDS = ("sauteur", "teufel", "tails")
 JOURNAL_NAME = "diablotin.sqlite3"
 """The journal's file name in the data dir."""
 
@@ -49,20 +49,9 @@ class GameDamaged(RuntimeError):
 
 
 def rules_for(kind: str, config: Config) -> Rules[Any]:
-    """The rules engine for ``kind``; raises :class:`Refused` for an unknown game."""
-    if kind == "sauteur":
-        from .games.sauteur import SauteurRules
-
-        return SauteurRules()
-    if kind == "teufel":
-        from .games.teufel import TeufelRules
-
-        return TeufelRules()
-    if kind == "tails":
-        from .games.tails import TailsRules
-
-        return TailsRules()
-    raise Refused(f"unknown game {kind!r}: choose one of {', '.join(GAME_KINDS)}", "bad-game")
+    """The rules engine for ``kind`` (:mod:`controller.games.registry`); raises
+    :class:`Refused` for an unknown game."""
+    return registry.get(kind).rules()
 
 
 class Service:
@@ -237,7 +226,7 @@ class Service:
             opts["first_hider"] = secrets.choice(["p1", "p2"])  # "a draw picks the first hider"
         rules.setup(opts)  # validate before anything is stored
         assert self.journal is not None
-        game_id = self.journal.create_game(kind, opts, title or _default_title(kind, opts))
+        game_id = self.journal.create_game(kind, opts, title or registry.get(kind).new_title(opts))
         self._open_table(game_id)
         self.hub.publish("games", self.games())
         if kind == "sauteur":
@@ -245,20 +234,8 @@ class Service:
         return game_id
 
     def _default_options(self, kind: str) -> dict[str, Any]:
-        cfg = self.config
-        if kind == "sauteur":
-            opts: dict[str, Any] = {
-                "rule": cfg.sauteur.rule,
-                "number_faces": cfg.sauteur.number_faces,
-            }
-            if cfg.sauteur.rounds:
-                opts["rounds"] = cfg.sauteur.rounds
-            return opts
-        if kind == "teufel":
-            return {"colours": cfg.teufel.colours, "vines": cfg.teufel.vines}
-        if kind == "tails" and cfg.tails.board:
-            return {"board": cfg.tails.board}
-        return {}
+        """``kind``'s setup options from its config section (``Config.<kind>``)."""
+        return registry.get(kind).options(getattr(self.config, kind, None))
 
     def _open_table(self, game_id: int) -> Table:
         """Replay a game into a table. Raises :class:`GameDamaged` (and remembers why in
@@ -629,13 +606,3 @@ class Service:
 def _event_dict(event: Any) -> dict[str, Any]:
     fields = getattr(event, "__dataclass_fields__", {})
     return {name: getattr(event, name) for name in fields}
-
-
-def _default_title(kind: str, options: Mapping[str, Any]) -> str:
-    names = {
-        "sauteur": "Diable sauteur",
-        "teufel": "Teufel Teufel",
-        "tails": "Le Diable par la queue",
-    }
-    extra = f" — {options['rule']}" if kind == "sauteur" and "rule" in options else ""  # FR and EN
-    return names.get(kind, kind) + extra

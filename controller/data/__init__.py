@@ -15,9 +15,6 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-RULES_KINDS = ("sauteur", "teufel", "tails")
-"""Games whose rules page is ``docs/rules-<kind>.md``."""
-
 
 def _folder(package: str) -> Path:
     path = Path(str(resources.files(package)))
@@ -54,7 +51,8 @@ def firmware_sources() -> Path:
 
 
 def rules_file(kind: str) -> Path:
-    """The rules of ``kind`` in Markdown (``docs/rules-<kind>.md``); KeyError for another kind."""
-    if kind not in RULES_KINDS:
+    """The rules of game kind ``kind`` in Markdown (``docs/rules-<kind>.md``); KeyError for a
+    name that is not a plain lower-case word."""
+    if not kind.isascii() or not kind.isalpha() or not kind.islower():
         raise KeyError(kind)
     return _file("controller.data.docs", f"rules-{kind}.md")

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..games import registry
 from ..journal import Journal
 
 PIN = "97531"
-KINDS = ("sauteur", "tails", "teufel")
+KINDS = registry.names()
 """The game kinds the suite plays, in the order the kill -9 part takes them in turn."""
 
 Log = Callable[[str], None]

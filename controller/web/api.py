@@ -24,7 +24,7 @@ from controller.games.base import Refused, Viewer
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
-from .kinds import module_for
+from .kinds import hooks
 from .payloads import available_kinds, game_payload
 from .security import ApiError
 
@@ -207,7 +207,7 @@ def layout(game_id: int) -> Response:
     fetched once by its page. ETag'd: a phone that has it gets 304. 404 ``no-layout`` for
     a game kind without one."""
     table = table_for(game_id)
-    helper = getattr(module_for(table.rules.name), "layout", None)
+    helper = hooks(table.rules.name).layout
     if helper is None:
         raise ApiError(404, "no-layout", f"{table.rules.name} has no board layout to fetch")
     with table.lock:

@@ -12,11 +12,19 @@ from typing import Any
 
 from flask import request
 
+from controller.games import registry
+from controller.games.base import Refused
+from controller.games.registry import Message
+
 LANGS = ("en", "fr")
 COOKIE = "lang"
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
+        # game titles, keyed by their English msgid (controller.games.registry)
+        "Le Diable sauteur": "Le Diable sauteur",
+        "Devils, Devils": "Devils, Devils",
+        "Devil by the Tail": "Devil by the Tail",
         "app": "Diablotin",
         "nav.home": "Games",
         "nav.box": "Box",
@@ -113,9 +121,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "home.finished": "Finished games are in the History.",
         "home.onbox": "on the box",
         "home.actions": "{n} moves",
-        "kind.sauteur": "Diable sauteur",
-        "kind.teufel": "Teufel Teufel",
-        "kind.tails": "Le Diable par la queue",
         "game.round": "Round {r} of {n}",
         "game.rule": "Rule {rule}",
         "game.hider": "hides",
@@ -429,6 +434,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "teufel.odds.missing": "Missing letters: {l}",
     },
     "fr": {
+        "Le Diable sauteur": "Le Diable sauteur",
+        "Devils, Devils": "Diable, diable",
+        "Devil by the Tail": "Le Diable par la queue",
         "app": "Diablotin",
         "nav.home": "Parties",
         "nav.box": "Boîte",
@@ -540,9 +548,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "home.finished": "Les parties finies sont dans l’historique.",
         "home.onbox": "sur la boîte",
         "home.actions": "{n} coups",
-        "kind.sauteur": "Diable sauteur",
-        "kind.teufel": "Teufel Teufel",
-        "kind.tails": "Le Diable par la queue",
         "game.round": "Manche {r} sur {n}",
         "game.rule": "Règle {rule}",
         "game.hider": "cache",
@@ -884,6 +889,32 @@ def pick_language() -> str:
 
 
 def translate(lang: str, key: str, **values: Any) -> str:
-    """The message ``key`` in ``lang`` (English, then the key itself, if missing)."""
-    text = MESSAGES.get(lang, {}).get(key) or MESSAGES["en"].get(key) or key
+    """The message ``key`` in ``lang`` (English, then the key itself, if missing).
+    ``kind.<name>`` is a game's title (:func:`kind_title`)."""
+    text = MESSAGES.get(lang, {}).get(key) or MESSAGES["en"].get(key)
+    if text is None and key.startswith("kind."):
+        text = kind_title(lang, key.removeprefix("kind."))
+    text = text or key
     return text.format(**values) if values else text
+
+
+def message(lang: str, msg: Message, **params: Any) -> str:
+    """A declared message (e.g. a game's title) in ``lang``, found by its English msgid;
+    the English itself when there is no translation."""
+    text = MESSAGES.get(lang, {}).get(msg.msgid) or msg.msgid
+    return text.format(**params) if params else text
+
+
+def kind_title(lang: str, name: str) -> str:
+    """The display name of game kind ``name`` in ``lang`` (the name itself if unknown)."""
+    try:
+        return message(lang, registry.get(name).title)
+    except Refused:
+        return name
+
+
+def page_messages(lang: str) -> dict[str, str]:
+    """Everything a page's scripts translate with: the messages of ``lang`` and every
+    registered game's title as ``kind.<name>``."""
+    titles = {f"kind.{kind.name}": message(lang, kind.title) for kind in registry.kinds()}
+    return MESSAGES[lang] | titles

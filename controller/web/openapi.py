@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from controller import __version__
+from controller.games import registry
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: dict[str, Any] = {"type": "object"}
@@ -24,6 +25,9 @@ _SNAPSHOT = {
     "description": "<round>-<hiding>-<key>, as in the round history",
     "schema": {"type": "string", "pattern": "^[0-9]+-[0-9]+-[1-4]$"},
 }
+
+GAME_KIND_ENUM: list[str] = []
+"""Filled from :mod:`controller.games.registry` each time the document is made."""
 
 # (method, path, summary, referee-only, request body schema or None, path parameters)
 ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, Any]]]] = [
@@ -55,7 +59,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
             "type": "object",
             "required": ["kind"],
             "properties": {
-                "kind": {"type": "string", "enum": ["sauteur", "teufel", "tails"]},
+                "kind": {"type": "string", "enum": GAME_KIND_ENUM},
                 "options": _OBJ,
                 "title": {"type": "string", "maxLength": 80},
             },
@@ -302,6 +306,7 @@ def _operation(
 
 def document() -> dict[str, Any]:
     """The OpenAPI 3.0 document as a dict."""
+    GAME_KIND_ENUM[:] = registry.names()
     paths: dict[str, dict[str, Any]] = {}
     for method, path, summary, referee, body, params in ROUTES:
         paths.setdefault(path, {})[method] = _operation(method, summary, referee, body, params)

@@ -14,7 +14,7 @@ from typing import Any
 from controller.box.base import KEYS
 from controller.games.base import Refused, Viewer, replay
 
-from .kinds import module_for
+from .kinds import hooks
 
 TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
 
@@ -25,14 +25,14 @@ def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
 
     Raises :class:`Refused` for a game kind without odds or bad parameters."""
     table = service.table(game_id)
-    helper = getattr(module_for(table.rules.name), "odds", None)
+    helper = hooks(table.rules.name).odds
     if helper is None:
         raise Refused(f"there are no odds for {table.rules.name}", "no-odds")
     with table.lock:
         report: dict[str, Any] = helper(table.state, args)
         report["version"] = table.version
         state = table.state
-    coach = getattr(module_for(table.rules.name), "coach", None)
+    coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
         report["coach"] = coach(service.solvers, state, bool(args.get("hider")))

@@ -26,12 +26,12 @@ from flask import (
 from markupsafe import Markup
 
 from controller import __version__, data
-from controller.data import RULES_KINDS
+from controller.games import registry
 from controller.games.base import Refused
 
 from . import security
 from .assets import digest, shell, static_url
-from .i18n import COOKIE, LANGS, MESSAGES, pick_language, translate
+from .i18n import COOKIE, LANGS, page_messages, pick_language, translate
 from .payloads import available_kinds
 
 bp = Blueprint("pages", __name__)
@@ -61,7 +61,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         "page": page,
         "lang": lang,
         "referee": referee,
-        "messages": MESSAGES[lang],
+        "messages": page_messages(lang),
         **data,
     }
     return render_template(
@@ -77,7 +77,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         other_lang="fr" if lang == "en" else "en",
         here=request.full_path.rstrip("?"),
         static_url=static_url,
-        rules_kinds=[k for k in RULES_KINDS if rules_text(k) is not None],
+        rules_kinds=[k.name for k in registry.kinds() if k.rules_page],
         version=__version__,
         **data,
     )
@@ -126,10 +126,10 @@ def game(game_id: int) -> str:
     except Refused as exc:
         return _damaged_or_404(exc, game_id)
     kind = table.rules.name
-    has_page = (TEMPLATES / "games" / f"{kind}.html").is_file()
-    template = f"games/{kind}.html" if has_page else "games/generic.html"
-    module = "games/" + (kind if has_page else "generic")
-    return _render(template, "game", module, game_id=game_id, kind=kind, title=table.title)
+    page = registry.get(kind).page  # "generic" for a game without a page of its own
+    return _render(
+        f"games/{page}.html", "game", f"games/{page}", game_id=game_id, kind=kind, title=table.title
+    )
 
 
 @bp.get("/rules/<kind>")

@@ -8,13 +8,12 @@ and for the referee only the legal actions and the refused ones with reasons.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from controller.camera.service import snapshot_names
-from controller.service import GAME_KINDS
+from controller.games import registry
 
-from .kinds import module_for
+from .kinds import hooks
 
 
 def viewer_for(referee: bool) -> str:
@@ -40,11 +39,11 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
     }
     # the camera's pictures of popped dice, by round history line (none: one failed stat)
     out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id)
-    helper = getattr(module_for(table.rules.name), "extras", None)
+    helper = hooks(table.rules.name).extras
     if helper is not None:
         with table.lock:
             out.update(helper(table.state, referee))
-    if referee and getattr(module_for(table.rules.name), "LEGAL_IN_EXTRAS", True):
+    if referee and hooks(table.rules.name).legal_in_extras:
         out["legal"] = table.legal_actions()
         explain = getattr(table.rules, "explain", None)
         if callable(explain):
@@ -58,9 +57,5 @@ def game_payload(service: Any, table: Any, referee: bool) -> dict[str, Any]:
 
 
 def available_kinds() -> list[str]:
-    """The game kinds whose rules engine is installed (others cannot be started)."""
-    return [
-        kind
-        for kind in GAME_KINDS
-        if importlib.util.find_spec(f"controller.games.{kind}") is not None
-    ]
+    """The game kinds that can be started (:mod:`controller.games.registry`)."""
+    return list(registry.names())

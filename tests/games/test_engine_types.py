@@ -17,7 +17,10 @@ from hypothesis import strategies as st
 
 from controller.config import Config
 from controller.games.base import Refused
-from controller.service import GAME_KINDS, rules_for
+from controller.games.registry import names
+from controller.service import rules_for
+
+GAME_KINDS = names()
 
 HOSTILE: list[Any] = [
     [["A"], ["B"]],

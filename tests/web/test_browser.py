@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller.service import Service
+from tests.service.conftest import wait_for
 
 from .conftest import PIN, live_server
 
@@ -330,6 +331,6 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     page.wait_for_function(
         "() => document.querySelector(\"#computer select[data-player='p2']\").value === 'optimal'"
     )
-    assert service.computer_levels(game_id)["p2"] == "optimal"
+    wait_for(lambda: service.computer_levels(game_id)["p2"] == "optimal", 10, "the level")
     shot(page, "sauteur-coach")
     ctx.close()

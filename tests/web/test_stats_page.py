@@ -53,8 +53,8 @@ def test_stats_page_draws_labelled_charts_in_dark_mode_without_external_requests
         # players' win rates, the two kinds' durations, game 3's race
         assert labels == [
             "Win rate per player (%)",
-            "Diable sauteur: length of each game (minutes)",
-            "Teufel Teufel: length of each game (minutes)",
+            "Le Diable sauteur: length of each game (minutes)",
+            "Devils, Devils: length of each game (minutes)",
             "Race 1: squares gone round after each pop",
         ]
         sizes = page.eval_on_selector_all("canvas", "(cs) => cs.map((c) => c.clientWidth)")

@@ -5,6 +5,10 @@ The service needs :class:`SauteurRules` (``setup``/``apply``/``legal_actions``/
 :func:`choose` when the computer pops. See ``docs/rules-sauteur.md``.
 """
 
+from collections.abc import Mapping
+from typing import Any
+
+from controller.games.registry import GameKind, Message
 from controller.games.sauteur.odds import choose, odds
 from controller.games.sauteur.rules import (
     DEVIL,
@@ -20,9 +24,38 @@ from controller.games.sauteur.rules import (
     view,
 )
 
+
+def _options(section: Any) -> dict[str, Any]:
+    """The config's ``[sauteur]`` section as setup options."""
+    if section is None:
+        return {}
+    options: dict[str, Any] = {"rule": section.rule, "number_faces": section.number_faces}
+    if section.rounds:
+        options["rounds"] = section.rounds
+    return options
+
+
+def _title(options: Mapping[str, Any]) -> str:
+    return "Diable sauteur" + (f" — {options['rule']}" if "rule" in options else "")
+
+
+KIND = GameKind(
+    name="sauteur",
+    title=Message("Le Diable sauteur"),
+    rules=SauteurRules,
+    options=_options,
+    default_title=_title,
+    web="controller.web.kinds.sauteur",
+    rules_page=True,
+    computer=True,
+    page="sauteur",
+    on_box=True,
+)
+
 __all__ = [
     "DEVIL",
     "KEYS",
+    "KIND",
     "PLAYERS",
     "Pop",
     "RoundResult",

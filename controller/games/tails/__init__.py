@@ -5,6 +5,10 @@ Board geometry is data (``board.json``, see :mod:`.board`); the rules are in
 record scorer behind ``diablotin tails score`` in :mod:`.record`.
 """
 
+from typing import Any
+
+from controller.games.registry import GameKind, Message
+
 from .advisor import Suggestion, advise, advise_cell
 from .board import Board, BoardError, layout, load_board
 from .cards import KINDS, PAIRS, SYMMETRIC
@@ -21,7 +25,26 @@ from .rules import (
 )
 from .scoring import Tail, score, trace, trace_all
 
+
+def _options(section: Any) -> dict[str, Any]:
+    """The config's ``[tails]`` section (a board file) as setup options."""
+    if section is None or not section.board:
+        return {}
+    return {"board": section.board}
+
+
+KIND = GameKind(
+    name="tails",
+    title=Message("Devil by the Tail"),
+    rules=TailsRules,
+    options=_options,
+    web="controller.web.kinds.tails",
+    rules_page=True,
+    page="tails",
+)
+
 __all__ = [
+    "KIND",
     "KINDS",
     "PAIRS",
     "SYMMETRIC",

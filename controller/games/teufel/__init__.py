@@ -41,11 +41,43 @@ reasons), :func:`legal_types`, :func:`odds` / :func:`exact_odds` (per
 face-down card: chance of a devil, a tower, one of a player's missing letters).
 """
 
+from collections.abc import Mapping
+from typing import Any
+
+from controller.games.registry import GameKind, Message
+
 from .actions import legal_types, unavailable
+from .cards import DEFAULT_COLOURS
 from .rules import TeufelRules
 from .view import blocked_steps, exact_odds, odds, reachable
 
+
+def _options(section: Any) -> dict[str, Any]:
+    """The config's ``[teufel]`` section (the board's colours and vines) as setup options."""
+    if section is None:
+        return {}
+    return {"colours": section.colours, "vines": section.vines}
+
+
+def _seated(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A new game seats players: the first two of the board's colours, to check the rest."""
+    colours = options.get("colours") or DEFAULT_COLOURS
+    return {"players": list(colours[:2])}
+
+
+KIND = GameKind(
+    name="teufel",
+    title=Message("Devils, Devils"),
+    rules=TeufelRules,
+    options=_options,
+    at_start=_seated,
+    web="controller.web.kinds.teufel",
+    rules_page=True,
+    page="teufel",
+)
+
 __all__ = [
+    "KIND",
     "TeufelRules",
     "blocked_steps",
     "exact_odds",

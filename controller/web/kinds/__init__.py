@@ -1,22 +1,52 @@
 """Per-game server-side helpers for the dashboard, one module per game kind.
 
-A module ``controller.web.kinds.<kind>`` may define (all optional, all pure over the table's state):
+A game's declaration (:class:`controller.games.registry.GameKind`) names its module in
+``web``, e.g. ``controller.web.kinds.sauteur``. The module may define (all optional, all
+pure over the table's state):
 
 - ``odds(state, args) -> dict``: what ``GET /api/games/<id>/odds`` answers (``args`` are
   the query parameters); raise :class:`~controller.games.base.Refused` for bad ones;
-- ``extras(state, referee) -> dict``: merged into a game payload's ``extras``.
+- ``coach(solvers, state, hider) -> dict``: the solved tables' advice (``?coach=1``);
+- ``extras(state, referee) -> dict``: merged into a game payload's ``extras``;
+- ``layout(state) -> dict``: the board's static geometry (tails);
 - ``LEGAL_IN_EXTRAS = False``: leave the (long) list of legal actions out of the referee's extras.
+
+:func:`hooks` reads them once per kind; nothing else looks into these modules.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from controller.games import registry
 
 
-def module_for(kind: str) -> ModuleType | None:
-    """``controller.web.kinds.<kind>``, or ``None`` when the game has no dashboard helpers."""
-    try:
-        return importlib.import_module(f"controller.web.kinds.{kind}")
-    except ModuleNotFoundError:
-        return None
+@dataclass(frozen=True)
+class WebHooks:
+    """A game kind's dashboard helpers (``None``: the game has none)."""
+
+    odds: Callable[..., dict[str, Any]] | None = None
+    coach: Callable[..., dict[str, Any]] | None = None
+    extras: Callable[..., dict[str, Any]] | None = None
+    layout: Callable[..., dict[str, Any]] | None = None
+    legal_in_extras: bool = True
+
+
+@cache
+def hooks(kind: str) -> WebHooks:
+    """The helpers of game kind ``kind`` (raises Refused ``bad-game`` for an unknown kind)."""
+    module_name = registry.get(kind).web
+    if module_name is None:
+        return WebHooks()
+    module = importlib.import_module(module_name)
+    return WebHooks(
+        odds=getattr(module, "odds", None),
+        coach=getattr(module, "coach", None),
+        extras=getattr(module, "extras", None),
+        layout=getattr(module, "layout", None),
+        legal_in_extras=getattr(module, "LEGAL_IN_EXTRAS", True),
+    )

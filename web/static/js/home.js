@@ -19,11 +19,9 @@ live(["games"], { games: render });
 const form = document.getElementById("new-game");
 if (form) {
   const kind = document.getElementById("kind");
-  const ruleField = document.getElementById("rule-field");
-  const tailsField = document.getElementById("tails-field");
+  // each game's own options sit in a fieldset marked data-kind; a game without one has none
   const syncRule = () => {
-    ruleField.hidden = kind.value !== "sauteur";
-    tailsField.hidden = kind.value !== "tails";
+    for (const field of form.querySelectorAll("fieldset[data-kind]")) field.hidden = field.dataset.kind !== kind.value;
   };
   kind.addEventListener("change", syncRule);
   syncRule();
