@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .box.base import BoxError
+from .boxplay import box_play
 from .config import Config
 from .games.base import Refused
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
@@ -78,7 +79,7 @@ def play_sauteur(
         table = service.table(game_id)
         if computer:
             for player in ("p1", "p2"):
-                service.set_computer(game_id, player, True, level)
+                box_play(service).set_computer(game_id, player, True, level)
         subscription = service.hub.subscribe([table.topic])
         print(
             f"Diable sauteur, rule {config.sauteur.rule} — game {game_id}. {PROMPT_HELP}", file=out
@@ -110,7 +111,8 @@ def play_sauteur(
 
 
 def _pressing(service: Service) -> bool:
-    return service.watch is not None and service.watch.state()["pressing"] is not None
+    watch = box_play(service).watch
+    return watch is not None and watch.state()["pressing"] is not None
 
 
 def _human_turn(
@@ -135,7 +137,7 @@ def _human_turn(
             return False
         if answer in ("1", "2", "3", "4"):
             try:
-                service.press(game_id, int(answer))
+                box_play(service).press(game_id, int(answer))
             except (Refused, BoxError) as exc:
                 print(f"  refused: {exc}", file=out)
             else:
@@ -162,7 +164,7 @@ def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> Non
         for _ in range(int(timeout_s / 0.1)):
             if table.version > version and table.state.phase != FACE:
                 return
-            if table.version == version and service.active_faults():
+            if table.version == version and box_play(service).active_faults():
                 return  # the press ended without a pop (a jam): the loop shows it
             subscription.get(0.1)
     finally:

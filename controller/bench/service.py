@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from controller.boxplay import box_play
 from controller.config import Config
 from controller.service import Service
 from controller.sim import simulate_parallel
@@ -99,7 +100,7 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
             elif len(press_ms) < samples:
                 pin = service.toy.coil_pin(key)
                 t0 = time.monotonic()
-                service.press(game_id, key)
+                box_play(service).press(game_id, key)
                 press_ms.append((pin._last_change - t0) * 1000)
             _wait(lambda v=before: table.version >= v + 2 and table.state.phase != "face")
     finally:

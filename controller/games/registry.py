@@ -64,8 +64,10 @@ class GameKind:
     rules_page: bool = False
     computer: bool = False
     page: str = "generic"
-    on_box: bool = False
-    """The game is played on the box's toy (its tables attach to the box)."""
+    box_player: str | None = None
+    """``"module:Class"`` of the component that plays this game on the box's toy (the
+    service makes one, and attaches this kind's tables to it); ``None``: a board game
+    whose moves the referee enters."""
     at_start: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     """What a new game adds to the config's options (e.g. Teufel's seated players), so
     that :meth:`check_options` can check the config's part alone."""

@@ -187,7 +187,7 @@ def set_computer(game_id: int) -> Response:
         raise ApiError(400, "bad-body", '"on" must be true or false')
     if level is not None and not isinstance(level, str):
         raise ApiError(400, "bad-body", '"level" must be a level\'s name')
-    return jsonify(guarded(lambda: service().set_computer(game_id, player, on, level)))
+    return jsonify(guarded(lambda: service().box_play.set_computer(game_id, player, on, level)))
 
 
 @bp.get("/games/<int:game_id>/odds")
@@ -358,7 +358,7 @@ def toy_control() -> Response:
 def resolve_jam() -> Response:
     """After "key k jammed": ``{"key": k, "do": "retry" | "popped"}``."""
     body = json_body()
-    return jsonify(guarded(lambda: service().resolve_jam(body)))
+    return jsonify(guarded(lambda: service().box_play.resolve_jam(body)))
 
 
 # --- statistics ------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
-        report["coach"] = coach(service.solvers, state, bool(args.get("hider")))
+        report["coach"] = coach(service.box_play.solvers, state, bool(args.get("hider")))
     return report
 
 
@@ -64,7 +64,7 @@ def coil_test(service: Any, key: int, pulse_ms: float | None) -> dict[str, Any]:
 
     Refused while the box's game has dice hidden: the pulse would pop a die.
     """
-    table = service.box_game()
+    table = service.box_play.box_game()
     if table is not None:
         phase = table.view("public")["state"].get("phase")
         if phase not in ("hiding", "over"):

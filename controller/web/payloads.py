@@ -28,12 +28,13 @@ def game_view(table: Any, referee: bool) -> dict[str, Any]:
 
 def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
     """Buttons-related facts; legal/refused actions only for the referee."""
-    box_game = service.box_game()
+    play = service.box_play  # the game on the box's toy, if any
+    box_game = play.box_game() if play is not None else None
     out: dict[str, Any] = {
         "game": table.game_id,
         "version": table.version,
-        "computer": sorted(service.computer.get(table.game_id, ())),
-        "levels": service.computer_levels(table.game_id),
+        "computer": sorted(play.computer.get(table.game_id, ())) if play else [],
+        "levels": play.computer_levels(table.game_id) if play else {},
         "on_box": box_game is not None and box_game.game_id == table.game_id,
         "referee": referee,
     }

@@ -24,7 +24,7 @@ def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, 
         service.camera = CameraWatch(
             camera,
             profiles["ebony"],
-            read_s=0.5,
+            read_s=2.0,
             frame_gap_s=0.02,
             on_down=down_notice(service.notice),
         )

@@ -41,7 +41,7 @@ def test_a_whole_game_is_read_by_the_camera_with_no_tap(tmp_path, profiles, rule
 
         table.listeners.append(on_change)
         for player in ("p1", "p2"):
-            svc.set_computer(gid, player, True)
+            svc.box_play.set_computer(gid, player, True)
         wait_for(lambda: table.finished, timeout=120, what="the game to finish")
         faces = [a for a in svc.journal.actions(gid) if a["type"] == "face"]
         assert faces, "no face was journaled"
@@ -90,8 +90,8 @@ def test_a_camera_that_fails_mid_game_falls_back_to_taps(tmp_path, profiles):
     try:
         gid = svc.new_game("sauteur", {"rule": "B", "circuit_length": 400})
         table = svc.table(gid)
-        svc.set_computer(gid, "p1", True)
-        svc.set_computer(gid, "p2", True)
+        svc.box_play.set_computer(gid, "p1", True)
+        svc.box_play.set_computer(gid, "p2", True)
         wait_for(lambda: any(a["type"] == "face" for a in table.actions), 60, "a face")
         svc.camera.camera.failing = True
         wait_for(lambda: table.state.phase == "face", 30, "a face the camera cannot read")

@@ -128,7 +128,7 @@ def test_a_failed_sauteur_import_never_becomes_the_box_game(tmp_path: Path) -> N
     again = quiet_service(config)
     again.start()
     try:
-        box = again.box_game()
+        box = again.box_play.box_game()
         assert box is not None and box.game_id == real
         assert [g["id"] for g in again.games()] == [real]
     finally:
@@ -412,7 +412,7 @@ def test_a_pop_the_box_cannot_record_on_a_full_disk_is_a_notice(tmp_path: Path) 
             for n in range(1000):  # take every byte left on the entries' last page
                 svc.journal.append(pad, {"type": "pad", "n": n})
         version = table.version
-        svc.press(gid, 2)
+        svc.box_play.press(gid, 2)
         wait_for(
             lambda: any("disk is full" in n["text"] for n in svc.box_status()["notices"]),
             what="a disk-full notice",

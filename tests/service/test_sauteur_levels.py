@@ -15,12 +15,12 @@ from .conftest import wait_for
 
 def test_optimal_computer_plays_a_whole_match_and_caches_its_table(service, tmp_path):
     gid = service.new_game("sauteur", {"rule": "B", "circuit_length": 12})
-    assert service.set_computer(gid, "p1", True, "optimal")["levels"] == {
+    assert service.box_play.set_computer(gid, "p1", True, "optimal")["levels"] == {
         "p1": "optimal",
         "p2": "heuristic",
     }
-    service.set_computer(gid, "p2", True, "random")
-    service.set_computer(gid, "p2", True, "optimal")  # whoever pops first needs the table
+    service.box_play.set_computer(gid, "p2", True, "random")
+    service.box_play.set_computer(gid, "p2", True, "optimal")  # whoever pops first needs the table
     table = service.table(gid)
     wait_for(lambda: table.finished, timeout=60, what="the match to end")
     assert table.state.winner in ("p1", "p2")
@@ -33,10 +33,10 @@ def test_optimal_computer_plays_a_whole_match_and_caches_its_table(service, tmp_
 def test_a_bad_level_is_refused_and_changes_nothing(service):
     gid = service.new_game("sauteur", {"rule": "B"})
     with pytest.raises(Refused) as refusal:
-        service.set_computer(gid, "p1", True, "grandmaster")
+        service.box_play.set_computer(gid, "p1", True, "grandmaster")
     assert refusal.value.code == "bad-level"
-    assert service.computer.get(gid, set()) == set()
-    assert service.set_computer(gid, "p1", True, "computer")["levels"]["p1"] == "heuristic"
+    assert service.box_play.computer.get(gid, set()) == set()
+    assert service.box_play.set_computer(gid, "p1", True, "computer")["levels"]["p1"] == "heuristic"
 
 
 def test_a_corrupt_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog):

@@ -39,7 +39,7 @@ def test_one_pop_is_exactly_one_pulse_of_the_configured_length(service):
     table = service.table(gid)
     for key in (1, 2, 3, 4):
         service.toy.coil_pin(key).clear_states()
-    service.press(gid, 3)
+    service.box_play.press(gid, 3)
     wait_for(
         lambda: table.state.phase in ("advance", "pop", "hiding") and len(table.actions) >= 3,
         what="pop and face journaled",
@@ -76,7 +76,7 @@ def test_pop_before_hiding_is_done_is_refused(tmp_path, backend):
     svc.start()
     try:
         gid = svc.new_game("sauteur", {"rule": "A"})
-        error = refused_without_change(svc, gid, lambda: svc.press(gid, 1), "not-hidden")
+        error = refused_without_change(svc, gid, lambda: svc.box_play.press(gid, 1), "not-hidden")
         assert "hid" in error.reason
     finally:
         svc.stop()
@@ -90,7 +90,7 @@ def pop_a_number(service: Service, gid: int) -> int:
         key = next(k for k in (1, 2, 3, 4) if k not in table.state.popped)
         wait_for(lambda k=key: service.box.cooldown_s(k) == 0, what="coil cool-down")
         version = table.version
-        service.press(gid, key)
+        service.box_play.press(gid, key)
         wait_for(
             lambda v=version: table.version >= v + 2 and table.state.phase != "face",
             what="pop and face",
@@ -105,7 +105,9 @@ def test_popping_an_empty_slot_is_refused(service):
     gid = start_popping(service)
     key = pop_a_number(service, gid)
     wait_for(lambda: service.box.cooldown_s(key) == 0, what="coil cool-down")
-    error = refused_without_change(service, gid, lambda: service.press(gid, key), "slot-empty")
+    error = refused_without_change(
+        service, gid, lambda: service.box_play.press(gid, key), "slot-empty"
+    )
     assert f"key {key}" in error.reason or str(key) in error.reason
 
 
@@ -113,7 +115,7 @@ def test_a_face_the_die_cannot_show_is_refused(referee_faces):
     svc = referee_faces
     gid = start_popping(svc)
     table = svc.table(gid)
-    svc.press(gid, 1)
+    svc.box_play.press(gid, 1)
     wait_for(lambda: table.state.phase == "face", what="the popped die waiting for its face")
     for face in (7, 0, "six", "1", True):
         error = refused_without_change(
@@ -128,7 +130,9 @@ def test_an_action_by_the_wrong_role_is_refused(service):
     gid = start_popping(service)
     table = service.table(gid)
     hider = table.state.hider
-    refused_without_change(service, gid, lambda: service.press(gid, 1, by=hider), "wrong-role")
+    refused_without_change(
+        service, gid, lambda: service.box_play.press(gid, 1, by=hider), "wrong-role"
+    )
     refused_without_change(
         service, gid, lambda: service.submit(gid, {"type": "rehide", "by": hider}), "wrong-role"
     )
@@ -138,18 +142,18 @@ def test_a_pop_while_a_jam_is_unresolved_is_refused_then_resolved(service):
     gid = start_popping(service)
     table = service.table(gid)
     service.toy.set_jam(1)  # stuck until cleared
-    service.press(gid, 1)
-    wait_for(lambda: service.active_faults(), timeout=5, what="key 1 jammed")
-    assert service.active_faults() == ["key 1 jammed"]
+    service.box_play.press(gid, 1)
+    wait_for(lambda: service.box_play.active_faults(), timeout=5, what="key 1 jammed")
+    assert service.box_play.active_faults() == ["key 1 jammed"]
     assert coil_states(service, 1) == [False, True, False, True, False]  # one retry, then jammed
     assert len(table.actions) == 1  # only 'hidden': no phantom pop
     wait_for(lambda: service.box.cooldown_s(4) == 0)
-    error = refused_without_change(service, gid, lambda: service.press(gid, 4))
+    error = refused_without_change(service, gid, lambda: service.box_play.press(gid, 4))
     assert isinstance(error, BoxFault) and "jammed" in str(error)
-    service.resolve_jam({"key": 1, "do": "popped"})  # the referee freed it by hand
+    service.box_play.resolve_jam({"key": 1, "do": "popped"})  # the referee freed it by hand
     wait_for(lambda: table.state.phase == "face", what="the pop by hand journaled")
     assert table.actions[1] == {"type": "pop", "key": 1, "by": table.state.popper}
-    assert service.active_faults() == []
+    assert service.box_play.active_faults() == []
     service.submit(gid, {"type": "face", "face": 2})  # the toy cannot tell: the referee does
     assert table.actions[-1] == {"type": "face", "face": 2}
 
@@ -165,8 +169,8 @@ def test_a_key_pressed_by_hand_is_a_pop(service):
 
 def test_computer_plays_a_whole_short_match(service):
     gid = service.new_game("sauteur", {"rule": "B", "circuit_length": 12})
-    service.set_computer(gid, "p1", True)
-    service.set_computer(gid, "p2", True)
+    service.box_play.set_computer(gid, "p1", True)
+    service.box_play.set_computer(gid, "p2", True)
     table = service.table(gid)
     wait_for(lambda: table.finished, timeout=60, what="the match to end")
     assert table.state.winner in ("p1", "p2")
@@ -184,7 +188,7 @@ def test_coils_are_low_after_stop_even_mid_pulse(tmp_path, backend):
     svc = Service(config, think_s=0.01, face_delay_s=0.01, hide_delay_s=0.01)
     svc.start()
     gid = start_popping(svc)
-    svc.press(gid, 2)
+    svc.box_play.press(gid, 2)
     assert svc.toy.coil_pin(2).state  # energised right now (100 ms pulse)
     svc.stop()
     assert [bool(svc.toy.coil_pin(k).state) for k in (1, 2, 3, 4)] == [False] * 4
@@ -202,7 +206,7 @@ def test_coils_are_low_after_an_exception_in_the_service(tmp_path, backend):
         gid = start_popping(svc)
 
         def press_then_fail() -> None:
-            svc.watch.press(3)
+            svc.box_play.watch.press(3)
             assert svc.toy.coil_pin(3).state
             raise RuntimeError("bug in a service job")
 
@@ -220,10 +224,10 @@ def test_a_second_die_out_before_the_first_face_is_journaled_after_it(referee_fa
     svc = referee_faces
     gid = start_popping(svc)
     table = svc.table(gid)
-    svc.press(gid, 1)
+    svc.box_play.press(gid, 1)
     wait_for(lambda: table.state.phase == "face", what="key 1 waiting for its face")
     assert svc.toy.press_by_hand(3)  # a quick hand, before the face is in
-    wait_for(lambda: svc.watch.state()["popped"] == [1, 3], what="the watch saw key 3")
+    wait_for(lambda: svc.box_play.watch.state()["popped"] == [1, 3], what="the watch saw key 3")
     assert [a["type"] for a in table.actions] == ["hidden", "pop"]  # held, not lost
     svc.submit(gid, {"type": "face", "face": 2})
     svc.submit(gid, {"type": "advance", "figure": "blue", "by": table.state.popper})
@@ -237,10 +241,10 @@ def test_a_die_out_after_a_devil_is_not_counted_and_said_so(referee_faces):
     svc = referee_faces
     gid = start_popping(svc)
     table = svc.table(gid)
-    svc.press(gid, 2)
+    svc.box_play.press(gid, 2)
     wait_for(lambda: table.state.phase == "face", what="key 2 waiting for its face")
     assert svc.toy.press_by_hand(4)
-    wait_for(lambda: 4 in svc.watch.state()["popped"], what="the watch saw key 4")
+    wait_for(lambda: 4 in svc.box_play.watch.state()["popped"], what="the watch saw key 4")
     svc.submit(gid, {"type": "face", "face": "devil"})  # the hiding is over
     wait_for(lambda: any("came out after" in n["text"] for n in svc.box_status()["notices"]))
     assert [a.get("key") for a in table.actions if a["type"] == "pop"] == [2]

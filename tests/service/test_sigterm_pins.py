@@ -28,7 +28,7 @@ def test_sigterm_mid_pulse_leaves_every_coil_low(tmp_path):
 
     def ready(server) -> None:
         def fire_then_terminate() -> None:
-            service.press(gid, 2)
+            service.box_play.press(gid, 2)
             seen["on before SIGTERM"] = bool(coil.state)
             os.kill(os.getpid(), signal.SIGTERM)
 

@@ -84,7 +84,7 @@ def snapshot(service: Service) -> dict[str, Any]:
             g.id: [(e.seq, e.undo, e.action) for e in service.journal.entries(g.id)]
             for g in service.journal.games()
         },
-        "computer": {k: sorted(v) for k, v in service.computer.items()},
+        "computer": {k: sorted(v) for k, v in service.box_play.computer.items()},
         "toy": service.toy.status() if service.toy is not None else None,
         "slots": service.box.slots() if service.box is not None else None,
     }

@@ -331,6 +331,6 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     page.wait_for_function(
         "() => document.querySelector(\"#computer select[data-player='p2']\").value === 'optimal'"
     )
-    wait_for(lambda: service.computer_levels(game_id)["p2"] == "optimal", 10, "the level")
+    wait_for(lambda: service.box_play.computer_levels(game_id)["p2"] == "optimal", 10, "the level")
     shot(page, "sauteur-coach")
     ctx.close()

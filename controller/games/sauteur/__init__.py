@@ -49,7 +49,7 @@ KIND = GameKind(
     rules_page=True,
     computer=True,
     page="sauteur",
-    on_box=True,
+    box_player="controller.boxplay:BoxPlay",
 )
 
 __all__ = [

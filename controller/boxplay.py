@@ -1,0 +1,384 @@
+"""The Diable sauteur played on the box: the one component that knows the toy's game.
+
+:class:`BoxPlay` attaches to the service's sauteur tables through their listeners. It turns
+the toy's facts (:mod:`controller.box.watch`: a hiding done, a die out, a jam) into game
+actions, presses a key for a referee's or the computer's pop, reads faces with the camera
+when there is one, plays the computer popper at its level, and hands the box to the game
+that holds it. Everything here runs on the service's worker thread (``service.post``)
+except the public methods, which hand their work to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .box.base import KEYS, BoxError, BoxFault, LimitRefused
+from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
+from .games.base import Action, Refused
+from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
+from .journal import DiskFull
+from .solver_cache import Solvers
+from .table import Table
+
+if TYPE_CHECKING:
+    from .camera.play import CameraRead
+    from .service import Service
+
+log = logging.getLogger(__name__)
+
+PLAYERS = ("p1", "p2")
+
+
+class BoxPlay:
+    """The sauteur game on the box. Made by :class:`~controller.service.Service` from the
+    game's declaration (``GameKind.on_box``); ``start`` once the tables are open."""
+
+    kind = "sauteur"
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.watch: ToyWatch | None = None
+        self.computer: dict[int, set[str]] = {}
+        """Per game, the seats the computer plays."""
+        self.levels: dict[int, dict[str, str]] = {}
+        """Per game, the computer's level per seat (``heuristic`` when not set)."""
+        self.solvers = Solvers(service.config.data_dir)
+        self.camera_proposal: dict[str, Any] | None = None
+        self._hiding_token: tuple[int, int, int] | None = None
+        self._queued_pops: list[int] = []
+        self._rng = random.Random()  # the "random" computer level's choices
+
+    # -- life cycle ---------------------------------------------------------------
+    def attach(self, table: Table) -> None:
+        """A sauteur table was opened: follow its changes, and its computer seats."""
+        svc = self.service
+        table.listeners.append(lambda _t: svc.post(self._after_change))
+        assert svc.journal is not None
+        seats = svc.journal.setting(table.game_id, "computer", [])
+        if seats:
+            self.computer[table.game_id] = set(seats)
+        self.levels[table.game_id] = dict(svc.journal.setting(table.game_id, "computer_levels", {}))
+        if svc.started:
+            svc.post(self._after_change)  # a new game: maybe a hiding to start
+
+    def start(self) -> None:
+        """Watch the toy; a game that stopped mid-hiding carries on where it was."""
+        svc = self.service
+        assert svc.box is not None
+        table = self.box_game()
+        mid_hiding = table is not None and table.state.phase in (POP, FACE, ADVANCE)
+        if mid_hiding and svc.toy is not None and table is not None:
+            self._resume_toy(table)
+        self.watch = ToyWatch(svc.box, svc.clock, self._on_watch_event, steady_s=svc.steady_s)
+        if mid_hiding:
+            assert table is not None
+            self.watch.resume_hidden(table.state.popped)
+            if table.state.phase == FACE and svc.toy is not None:
+                self._face_later(table, table.state.popped[-1])
+        svc.post(self._after_change)
+
+    def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Rule B: "a draw picks the first hider" when the referee did not choose."""
+        if options.get("rule") == "B" and "first_hider" not in options:
+            return options | {"first_hider": secrets.choice(PLAYERS)}
+        return options
+
+    # -- what the service and the dashboard ask ------------------------------------
+    def box_game(self) -> Table | None:
+        """The sauteur game the box is playing: the newest unfinished one."""
+        live = [
+            t for t in self.service.tables.values() if t.rules.name == self.kind and not t.finished
+        ]
+        return max(live, key=lambda t: t.game_id) if live else None
+
+    def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
+        """A referee's pop presses the key (journaled once the die is out); ``None`` for
+        any other action (the table takes it)."""
+        if table.rules.name != self.kind or action.get("type") != "pop":
+            return None
+        key = action.get("key")
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise Refused(f"keys are numbered 1 to 4, got {key!r}", "bad-key")
+        return self.press(table.game_id, key, by=action.get("by"))
+
+    def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
+        """Fire key ``key`` for the popper. Checks the rules and the box first.
+
+        Returns ``{"pressing": key}``; the pop is journaled when the slot empties.
+        Raises :class:`Refused` (rules, wrong game) or :class:`BoxError` (limits, faults).
+        """
+        table = self.service.table(game_id)
+        box_table = self.box_game()
+        if box_table is None or box_table.game_id != game_id:
+            raise Refused(f"game {game_id} is not the game on the box", "not-on-box")
+        action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
+        table.check(action)
+        faults = self.active_faults()
+        if faults:
+            raise BoxFault(f"the box has a fault: {faults[0]}; clear it first")
+
+        def fire() -> dict[str, Any]:
+            assert self.watch is not None
+            self.watch.press(key)
+            return {"pressing": key}
+
+        return self.service.call(fire)
+
+    def set_computer(
+        self, game_id: int, player: str, on: bool, level: str | None = None
+    ) -> dict[str, Any]:
+        """Let the computer play ``player``'s pops in a sauteur game, at ``level``
+        (``random``, ``heuristic`` = ``computer``, ``optimal``; default: unchanged)."""
+        from .games.sauteur.levels import level_name
+
+        svc = self.service
+        table = svc.table(game_id)
+        if table.rules.name != self.kind:
+            raise Refused("only the Diable sauteur has a computer popper", "no-computer")
+        if player not in PLAYERS:
+            raise Refused("player must be p1 or p2", "bad-player")
+        try:
+            level = level_name(level) if level is not None else None
+        except ValueError as exc:
+            raise Refused(str(exc), "bad-level") from None
+        seats = set(self.computer.get(game_id, set()))
+        (seats.add if on else seats.discard)(player)
+        levels = dict(self.levels.get(game_id, {}))
+        if level is not None:
+            levels[player] = level
+        assert svc.journal is not None
+        svc.journal.set_setting(game_id, "computer", sorted(seats))  # stored first
+        svc.journal.set_setting(game_id, "computer_levels", levels)
+        self.computer[game_id] = seats
+        self.levels[game_id] = levels
+        svc.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
+        svc.post(self._after_change)
+        return {"computer": sorted(seats), "levels": self.computer_levels(game_id)}
+
+    def computer_levels(self, game_id: int) -> dict[str, str]:
+        """The level of each seat's computer popper (``heuristic`` unless set)."""
+        levels = self.levels.get(game_id, {})
+        return {player: levels.get(player, "heuristic") for player in PLAYERS}
+
+    def active_faults(self) -> list[str]:
+        """The toy's faults (a jam) and the box's (a coil, the link)."""
+        faults: list[str] = list(self.watch.faults()) if self.watch is not None else []
+        if self.service.box is not None:
+            faults += [str(f) for f in self.service.box.status().get("faults", [])]
+        return faults
+
+    def status(self) -> dict[str, Any]:
+        """What ``GET /api/box`` adds for the toy's game: faults, the watch, the camera."""
+        status: dict[str, Any] = {"faults": self.active_faults()}
+        if self.watch is not None:
+            status["watch"] = self.watch.state()
+        camera = self.service.camera
+        status["camera"] = (
+            {"kind": "none"}
+            if camera is None
+            else camera.status() | {"proposal": self.camera_proposal}
+        )
+        return status
+
+    def resolve_jam(self, command: Mapping[str, Any]) -> dict[str, Any]:
+        """After "key k jammed": ``{"key": k, "do": "retry"}`` presses it again,
+        ``{"key": k, "do": "popped"}`` records that it came out by hand. Raises
+        :class:`Refused` for a bad command, :class:`BoxError` if the key is not jammed."""
+        key, do = command.get("key"), command.get("do")
+        if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
+            raise Refused(f"key must be 1 to 4, got {key!r}", "bad-key")
+        if do not in ("retry", "popped"):
+            raise Refused('do must be "retry" or "popped"', "bad-command")
+        watch = self.watch
+        assert watch is not None
+        self.service.call(lambda: watch.retry(key) if do == "retry" else watch.popped_by_hand(key))
+        return {"key": key, "done": do}
+
+    # -- the toy's facts (worker thread) ---------------------------------------------
+    def _on_watch_event(self, event: WatchEvent) -> None:
+        self.service.post(lambda: self._handle_watch(event))
+
+    def _handle_watch(self, event: WatchEvent) -> None:
+        self.service.publish_box_event(event)
+        table = self.box_game()
+        if table is None:
+            return
+        match event:
+            case HidingDone() if table.state.phase == HIDING:
+                self._submit_quietly(table, {"type": "hidden"})
+            case Popped(key=key) if table.state.phase in (FACE, ADVANCE):
+                # A second die out before the first one's face (or figure) is in: it is
+                # journaled right after, in the order the dice came out.
+                self._queued_pops.append(key)
+            case Popped(key=key):
+                self._pop(table, key)
+            case Jammed(key=key):
+                self.service.notice(
+                    f"key {key} jammed: retry, or tell the box it was popped by hand"
+                )
+            case HidingDone() | HidingStarted():
+                pass
+
+    def _pop(self, table: Table, key: int) -> None:
+        state: SauteurState = table.state
+        if not self._submit_quietly(table, {"type": "pop", "key": key, "by": state.popper}):
+            return
+        camera = self.service.camera
+        if camera is not None and camera.up:
+            camera.read_pop(
+                key, lambda read: self.service.post(lambda: self._camera_face(table, read))
+            )
+        elif self.service.toy is not None:
+            self._face_later(table, key)
+
+    def _camera_face(self, table: Table, read: CameraRead) -> None:
+        """The camera's read of the die from ``read.key``: journaled when sure, else proposed."""
+        from .camera.service import save_snapshot, snapshot_name
+
+        svc = self.service
+        state: SauteurState = table.state
+        if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
+            return  # entered by the referee meanwhile
+        if read.snapshot:  # the die's picture, beside its face whoever enters it
+            name = snapshot_name(state.round, state.hidings, read.key)
+            save_snapshot(svc.config.data_dir, table.game_id, name, read.snapshot)
+        assert svc.camera is not None
+        sure = read.face is not None and read.confidence >= svc.camera.profile.auto_threshold
+        if sure:
+            action = {
+                "type": "face",
+                "face": read.face,
+                "source": "camera",
+                "confidence": round(read.confidence, 3),
+            }
+            self._submit_quietly(table, action)
+            return
+        self.camera_proposal = {
+            "game": table.game_id,
+            "key": read.key,
+            "face": read.face,
+            "confidence": round(read.confidence, 3),
+        }
+        if read.face is None:
+            svc.notice(f"the camera could not read the die from key {read.key}: tap its face")
+        else:
+            svc.notice(
+                f"the camera reads {read.face} from key {read.key} but is unsure: "
+                "confirm or tap the face"
+            )
+
+    def _resume_toy(self, table: Table) -> None:
+        """The simulated toy forgot everything on restart: seat the dice as the game says."""
+        svc = self.service
+        state: SauteurState = table.state
+        pending = state.popped[-1] if state.phase == FACE else None
+        svc.toy.resume(state.popped, pending)
+        expected = {k: k not in state.popped for k in KEYS}
+        deadline = svc.clock.now() + 1.0
+        while svc.box is not None and svc.box.slots() != expected:
+            if svc.clock.now() > deadline:
+                svc.notice("the simulated toy did not settle after the restart")
+                break
+            time.sleep(0.005)
+
+    def _face_later(self, table: Table, key: int) -> None:
+        svc = self.service
+        try:
+            face = svc.toy.face(key)
+        except ValueError as exc:  # the toy's die never left: the referee says
+            svc.notice(f"the simulated toy cannot show this face ({exc}): tap it")
+            return
+        svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
+
+    def _face(self, table: Table, face: int | str) -> None:
+        if table.state.phase == FACE:
+            self._submit_quietly(table, {"type": "face", "face": face})
+
+    def _submit_quietly(self, table: Table, action: dict[str, Any]) -> bool:
+        try:
+            table.submit(action)
+            return True
+        except Refused as refusal:
+            self.service.notice(f"{action['type']} not accepted: {refusal.reason}")
+            return False
+        except DiskFull:
+            self.service.notice(f"the box's disk is full: {action['type']} was not recorded")
+            return False
+
+    def _after_change(self) -> None:
+        """After any change: start a new hiding, or let the computer popper move."""
+        svc = self.service
+        table = self.box_game()
+        if table is None or self.watch is None:
+            return
+        state: SauteurState = table.state
+        if state.phase != FACE:
+            self.camera_proposal = None
+        if svc.camera is not None and state.phase == POP and not self._queued_pops:
+            svc.camera.baseline()  # the table as it lies before the next press
+        if self._queued_pops and state.phase == POP:
+            self._pop(table, self._queued_pops.pop(0))
+            return
+        if self._queued_pops and state.phase in (HIDING, OVER):
+            keys = ", ".join(map(str, self._queued_pops))
+            svc.notice(f"key(s) {keys} came out after this hiding ended: not counted")
+            self._queued_pops.clear()
+        if state.phase == HIDING:
+            token = (table.game_id, state.round, state.hidings)
+            if token != self._hiding_token:
+                self._hiding_token = token
+                self.watch.start_hiding()
+                if svc.toy is not None:
+                    svc.clock.call_later(svc.hide_delay_s, lambda: svc.post(self._toy_hide))
+        elif state.popper in self.computer.get(table.game_id, ()):
+            svc.clock.call_later(svc.think_s, lambda: svc.post(self._computer_move))
+
+    def _toy_hide(self) -> None:
+        table = self.box_game()
+        toy = self.service.toy
+        if table is not None and table.state.phase == HIDING and toy is not None:
+            toy.hide()
+
+    def _computer_move(self) -> None:
+        from .games.sauteur.levels import level_action
+
+        svc = self.service
+        table = self.box_game()
+        if table is None or self.watch is None:
+            return
+        state: SauteurState = table.state
+        if state.popper not in self.computer.get(table.game_id, ()):
+            return
+        if state.phase not in (POP, ADVANCE) or self._queued_pops:
+            return
+        if self.watch.state()["pressing"] is not None:
+            return
+        level = self.computer_levels(table.game_id)[state.popper]
+        if level == "optimal" and not self.solvers.when_ready(
+            state, lambda: svc.post(self._computer_move)
+        ):
+            return  # solving on a thread; the move comes when the tables are ready
+        action = level_action(level, state, self.solvers.tables, self._rng)
+        try:
+            if action["type"] == "pop":
+                self.press(table.game_id, action["key"], by=action.get("by"))
+            else:
+                table.submit(action)
+        except LimitRefused:  # the coil's minimum gap: press once it has passed
+            svc.clock.call_later(0.3, lambda: svc.post(self._computer_move))
+        except (Refused, BoxError) as exc:
+            svc.notice(f"computer move refused: {exc}")
+
+
+def box_play(service: Service) -> BoxPlay:
+    """The service's Diable sauteur on the box (the terminal, benchmarks); RuntimeError
+    when the service plays no sauteur on the box."""
+    play = service.box_play
+    if not isinstance(play, BoxPlay):
+        raise RuntimeError("this service plays no Diable sauteur on the box")
+    return play
