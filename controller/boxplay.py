@@ -165,6 +165,15 @@ class BoxPlay:
         levels = self.levels.get(game_id, {})
         return {player: levels.get(player, "heuristic") for player in PLAYERS}
 
+    def extras(self, table: Table) -> dict[str, Any]:
+        """A game page's box facts: is it the game on the box, its computer seats and levels."""
+        holder = self.box_game()
+        return {
+            "computer": sorted(self.computer.get(table.game_id, ())),
+            "levels": self.computer_levels(table.game_id),
+            "on_box": holder is not None and holder.game_id == table.game_id,
+        }
+
     def active_faults(self) -> list[str]:
         """The toy's faults (a jam) and the box's (a coil, the link)."""
         faults: list[str] = list(self.watch.faults()) if self.watch is not None else []

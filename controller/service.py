@@ -74,6 +74,12 @@ class BoxGame(Protocol):
     def status(self) -> dict[str, Any]:
         """What ``GET /api/box`` adds: faults, the toy's watch, the camera."""
 
+    def box_game(self) -> Table | None:
+        """The table that holds the box now, if any."""
+
+    def extras(self, table: Table) -> dict[str, Any]:
+        """What a game's page needs about the box: ``on_box``, computer seats, levels."""
+
 
 class Service:
     """Construct, then ``start()``; ``stop()`` switches every coil off and closes everything.

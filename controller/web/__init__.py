@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
@@ -22,6 +22,10 @@ from .security import (
     add_security_headers,
     load_or_make_secret,
 )
+
+if TYPE_CHECKING:
+    from controller.service import Service
+
 
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body accepted (an exported game to import): 1 MiB."""
@@ -90,7 +94,7 @@ def check_json_request() -> None:
 
 
 def create_app(
-    service: Any,
+    service: Service,
     *,
     throttle: PinThrottle | None = None,
     public_url: str | None = None,

@@ -15,11 +15,12 @@ import errno
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.base import BoxError, BoxFault
+from controller.boxplay import box_play
 from controller.games.base import Refused, Viewer
 from controller.text import TextRefused, clean_text
 
@@ -28,14 +29,19 @@ from .kinds import hooks
 from .payloads import available_kinds, game_payload
 from .security import ApiError
 
+if TYPE_CHECKING:
+    from controller.service import Service
+    from controller.table import Table
+
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_ACTION_BYTES = 4096
 """An action larger than this (as JSON) is refused before the rules see it."""
 
 
-def service() -> Any:
-    return current_app.extensions["diablotin"]
+def service() -> Service:
+    running: Service = current_app.extensions["diablotin"]
+    return running
 
 
 @bp.before_request
@@ -93,8 +99,9 @@ def referee() -> bool:
     return security.is_referee()
 
 
-def table_for(game_id: int) -> Any:
-    return guarded(lambda: service().table(game_id))
+def table_for(game_id: int) -> Table:
+    table: Table = guarded(lambda: service().table(game_id))
+    return table
 
 
 # --- session ---------------------------------------------------------------------------
@@ -187,7 +194,8 @@ def set_computer(game_id: int) -> Response:
         raise ApiError(400, "bad-body", '"on" must be true or false')
     if level is not None and not isinstance(level, str):
         raise ApiError(400, "bad-body", '"level" must be a level\'s name')
-    return jsonify(guarded(lambda: service().box_play.set_computer(game_id, player, on, level)))
+    seat = player if isinstance(player, str) else ""  # refused as "bad-player"
+    return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, level)))
 
 
 @bp.get("/games/<int:game_id>/odds")
@@ -245,7 +253,9 @@ def export(game_id: int) -> Response:
         _viewer_for(game_id)
     elif not referee():
         raise ApiError(401, "pin-required", "only the referee may export a damaged game")
-    data = service().journal.export(game_id)
+    journal = service().journal
+    assert journal is not None
+    data = journal.export(game_id)
     body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     resp = Response(body, mimetype="application/json")
     resp.headers["Content-Disposition"] = f'attachment; filename="diablotin-game-{game_id}.json"'
@@ -358,7 +368,7 @@ def toy_control() -> Response:
 def resolve_jam() -> Response:
     """After "key k jammed": ``{"key": k, "do": "retry" | "popped"}``."""
     body = json_body()
-    return jsonify(guarded(lambda: service().box_play.resolve_jam(body)))
+    return jsonify(guarded(lambda: box_play(service()).resolve_jam(body)))
 
 
 # --- statistics ------------------------------------------------------------------------
@@ -383,6 +393,7 @@ def game_stats(game_id: int) -> Response:
 
     _viewer_for(game_id)
     journal = service().journal
+    assert journal is not None
     return jsonify(guarded(lambda: game_series(journal.game(game_id), journal.entries(game_id))))
 
 

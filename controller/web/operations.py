@@ -9,17 +9,21 @@ it refuses.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.box.base import KEYS
+from controller.boxplay import box_play
 from controller.games.base import Refused, Viewer, replay
 
 from .kinds import hooks
 
+if TYPE_CHECKING:
+    from controller.service import Service
+
 TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
 
 
-def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
+def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
     """Odds or advice for a game, from ``controller.web.kinds.<kind>.odds``
     (``args``: query parameters).
 
@@ -35,11 +39,11 @@ def odds(service: Any, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
-        report["coach"] = coach(service.box_play.solvers, state, bool(args.get("hider")))
+        report["coach"] = coach(box_play(service).solvers, state, bool(args.get("hider")))
     return report
 
 
-def step_view(service: Any, game_id: int, step: int, viewer: Viewer) -> dict[str, Any]:
+def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict[str, Any]:
     """The game after its first ``step`` effective actions, through ``rules.view(state,
     viewer)`` as ``Table.view`` does. Raises :class:`Refused` for a step out of range."""
     table = service.table(game_id)
@@ -59,12 +63,12 @@ def step_view(service: Any, game_id: int, step: int, viewer: Viewer) -> dict[str
     }
 
 
-def coil_test(service: Any, key: int, pulse_ms: float | None) -> dict[str, Any]:
+def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, Any]:
     """One coil pulse within the limits (the box refuses what would break one).
 
     Refused while the box's game has dice hidden: the pulse would pop a die.
     """
-    table = service.box_play.box_game()
+    table = service.box_play.box_game() if service.box_play is not None else None
     if table is not None:
         phase = table.view("public")["state"].get("phase")
         if phase not in ("hiding", "over"):
@@ -74,11 +78,12 @@ def coil_test(service: Any, key: int, pulse_ms: float | None) -> dict[str, Any]:
                 "box-in-use",
             )
     box = service.box
+    assert box is not None
     service.call(lambda: box.fire(key, pulse_ms))
     return {"fired": key, "pulse_ms": pulse_ms or box.limits.pulse_ms}
 
 
-def toy_control(service: Any, command: Mapping[str, Any]) -> dict[str, Any]:
+def toy_control(service: Service, command: Mapping[str, Any]) -> dict[str, Any]:
     """The simulated toy: ``{"do": "hide"}``, ``{"do": "press", "key": k}`` (a hand press),
     ``{"do": "jam" | "missing_die", "key": k, "on": bool}``, ``{"do": "chatter", "on": bool}``.
     Returns the toy's status. Refused on a real box or for a bad command."""

@@ -8,36 +8,41 @@ and for the referee only the legal actions and the refused ones with reasons.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.camera.service import snapshot_names
 from controller.games import registry
+from controller.games.base import Viewer
 
 from .kinds import hooks
 
+if TYPE_CHECKING:
+    from controller.service import Service
+    from controller.table import Table
 
-def viewer_for(referee: bool) -> str:
+
+def viewer_for(referee: bool) -> Viewer:
     return "referee" if referee else "public"
 
 
-def game_view(table: Any, referee: bool) -> dict[str, Any]:
+def game_view(table: Table, referee: bool) -> dict[str, Any]:
     """The table's view for this viewer (the one choke point, ``Table.view``)."""
     view: dict[str, Any] = table.view(viewer_for(referee))
     return view
 
 
-def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
+def extras(service: Service, table: Table, referee: bool) -> dict[str, Any]:
     """Buttons-related facts; legal/refused actions only for the referee."""
-    play = service.box_play  # the game on the box's toy, if any
-    box_game = play.box_game() if play is not None else None
     out: dict[str, Any] = {
         "game": table.game_id,
         "version": table.version,
-        "computer": sorted(play.computer.get(table.game_id, ())) if play else [],
-        "levels": play.computer_levels(table.game_id) if play else {},
-        "on_box": box_game is not None and box_game.game_id == table.game_id,
+        "computer": [],
+        "levels": {},
+        "on_box": False,
         "referee": referee,
     }
+    if service.box_play is not None:  # the game on the box's toy: seats, levels, on_box
+        out |= service.box_play.extras(table)
     # the camera's pictures of popped dice, by round history line (none: one failed stat)
     out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id)
     helper = hooks(table.rules.name).extras
@@ -53,7 +58,7 @@ def extras(service: Any, table: Any, referee: bool) -> dict[str, Any]:
     return out
 
 
-def game_payload(service: Any, table: Any, referee: bool) -> dict[str, Any]:
+def game_payload(service: Service, table: Table, referee: bool) -> dict[str, Any]:
     return {"view": game_view(table, referee), "extras": extras(service, table, referee)}
 
 

@@ -26,7 +26,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
 
@@ -36,6 +36,10 @@ from controller.hub import sse_frame
 from . import security
 from .payloads import extras, game_view
 from .security import ApiError
+
+if TYPE_CHECKING:
+    from controller.service import Service
+    from controller.table import Table
 
 bp = Blueprint("stream", __name__)
 
@@ -75,7 +79,7 @@ class StreamCounter:
                 self.by_client.pop(client, None)
 
 
-def parse_topics(raw: str, service: Any) -> tuple[list[str], list[Any]]:
+def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Any]]:
     """Validate ``?topics=``; returns (hub topics, tables of the game topics). Raises 400/404."""
     names = [name for name in raw.split(",") if name]
     if not names or len(names) > MAX_TOPICS or len(set(names)) != len(names):
@@ -130,7 +134,7 @@ def stream() -> Response:
     return resp
 
 
-def _snapshot(service: Any, topics: list[str], tables: list[Any], referee: bool) -> list[bytes]:
+def _snapshot(service: Service, topics: list[str], tables: list[Any], referee: bool) -> list[bytes]:
     frames = [b"retry: 10000\n\n"]
     if "games" in topics:
         frames.append(sse_frame("games", service.games()))
@@ -141,11 +145,11 @@ def _snapshot(service: Any, topics: list[str], tables: list[Any], referee: bool)
     return frames
 
 
-def _box_status(service: Any) -> bytes:
+def _box_status(service: Service) -> bytes:
     return sse_frame("box", {"event": "Status", "status": service.box_status()})
 
 
-def _game_frames(service: Any, table: Any, referee: bool) -> list[bytes]:
+def _game_frames(service: Service, table: Table, referee: bool) -> list[bytes]:
     return [
         sse_frame(table.topic, game_view(table, referee)),
         sse_frame("extras", extras(service, table, referee)),
@@ -153,7 +157,7 @@ def _game_frames(service: Any, table: Any, referee: bool) -> list[bytes]:
 
 
 def _events(
-    service: Any,
+    service: Service,
     sub: Any,
     first: list[bytes],
     tables: dict[str, Any],
@@ -181,7 +185,7 @@ def _events(
         on_close()
 
 
-def _relay(service: Any, frame: bytes, tables: dict[str, Any], referee: bool) -> list[bytes]:
+def _relay(service: Service, frame: bytes, tables: dict[str, Any], referee: bool) -> list[bytes]:
     topic = frame[7 : frame.index(b"\n")].decode() if frame.startswith(b"event: ") else ""
     if topic == "box":
         name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()

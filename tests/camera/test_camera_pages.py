@@ -12,13 +12,13 @@ from controller.camera.play import CameraWatch
 from controller.camera.service import down_notice
 from controller.camera.sources import SimulatedCamera
 from tests.service.conftest import wait_for
-from tests.web.conftest import browser, live_server  # noqa: F401 (the browser fixture)
+from tests.web.conftest import live_server
 from tests.web.test_browser import log_in, phone
 
 pytestmark = pytest.mark.browser
 
 
-def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, profiles) -> None:  # noqa: F811
+def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, profiles) -> None:
     with live_server(tmp_path, 0.05) as (base, service):
         camera = SimulatedCamera(service.toy, "azure", 4)
         service.camera = CameraWatch(

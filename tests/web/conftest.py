@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -88,34 +87,6 @@ def snapshot(service: Service) -> dict[str, Any]:
         "toy": service.toy.status() if service.toy is not None else None,
         "slots": service.box.slots() if service.box is not None else None,
     }
-
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright (never a downloaded browser). Skips with a
-    message where it is absent; fails instead when DIABLOTIN_REQUIRE_BROWSER is set (CI)."""
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests"
-        if os.environ.get("DIABLOTIN_REQUIRE_BROWSER"):
-            pytest.fail(message + " (CI requires them)")
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @contextmanager

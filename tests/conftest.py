@@ -1,0 +1,37 @@
+"""Fixtures shared by every test folder: one real Chromium for the whole session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright (never a downloaded browser). Skips with a
+    message where it is absent; fails instead when DIABLOTIN_REQUIRE_BROWSER is set (CI)."""
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is absent: apt-get install -y chromium to run browser tests"
+        if os.environ.get("DIABLOTIN_REQUIRE_BROWSER"):
+            pytest.fail(message + " (CI requires them)")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
