@@ -103,7 +103,7 @@ class BoxPlay:
             return None
         key = action.get("key")
         if not isinstance(key, int) or isinstance(key, bool):
-            raise Refused(f"keys are numbered 1 to 4, got {key!r}", "bad-key")
+            raise Refused("keys are numbered 1 to 4, got {key!r}", "bad-key", key=key)
         return self.press(table.game_id, key, by=action.get("by"))
 
     def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
@@ -115,7 +115,9 @@ class BoxPlay:
         table = self.service.table(game_id)
         box_table = self.box_game()
         if box_table is None or box_table.game_id != game_id:
-            raise Refused(f"game {game_id} is not the game on the box", "not-on-box")
+            raise Refused(
+                "game {game_id} is not the game on the box", "not-on-box", game_id=game_id
+            )
         action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
         table.check(action)
         faults = self.active_faults()
@@ -200,7 +202,7 @@ class BoxPlay:
         :class:`Refused` for a bad command, :class:`BoxError` if the key is not jammed."""
         key, do = command.get("key"), command.get("do")
         if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
-            raise Refused(f"key must be 1 to 4, got {key!r}", "bad-key")
+            raise Refused("key must be 1 to 4, got {key!r}", "bad-key", key=key)
         if do not in ("retry", "popped"):
             raise Refused('do must be "retry" or "popped"', "bad-command")
         watch = self.watch

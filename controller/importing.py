@@ -33,7 +33,9 @@ def read_export(path: str | Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise Refused("no such file", "bad-export") from None
     except OSError as exc:
-        raise Refused(f"cannot be read ({exc.strerror or exc})", "bad-export") from None
+        raise Refused(
+            "cannot be read ({strerror})", "bad-export", strerror=exc.strerror or exc
+        ) from None
     return check(raw)
 
 
@@ -58,18 +60,25 @@ def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any
     try:
         state = rules.setup(data["options"])
     except Refused as refusal:
-        raise Refused(f"options: {refusal.reason}", "bad-export") from None
+        raise Refused("options: {reason}", "bad-export", reason=refusal.reason) from None
     except RULES_FAILURES as exc:
-        raise Refused(f"options cannot be set up ({type(exc).__name__})", "bad-export") from None
+        raise Refused(
+            "options cannot be set up ({name})", "bad-export", name=type(exc).__name__
+        ) from None
     entries = [Entry(i, 0.0, e["undo"], e["action"]) for i, e in enumerate(data["entries"], 1)]
     for number, action in enumerate(effective_actions(entries), 1):
         try:
             state = rules.apply(state, action)
         except Refused as refusal:
-            raise Refused(f"action {number}: {refusal.reason}", "bad-export") from None
+            raise Refused(
+                "action {number}: {reason}", "bad-export", number=number, reason=refusal.reason
+            ) from None
         except RULES_FAILURES as exc:
             raise Refused(
-                f"action {number}: cannot be applied ({type(exc).__name__})", "bad-export"
+                "action {number}: cannot be applied ({name})",
+                "bad-export",
+                number=number,
+                name=type(exc).__name__,
             ) from None
     return rules, state
 

@@ -273,7 +273,9 @@ class Service:
                 try:
                     self._open_table(game_id)
                 except GameNotFound:
-                    raise Refused(f"there is no game {game_id}", "no-game") from None
+                    raise Refused(
+                        "there is no game {game_id}", "no-game", game_id=game_id
+                    ) from None
                 except GameDamaged as exc:
                     raise Refused(str(exc), "damaged") from None
             return self.tables[game_id]

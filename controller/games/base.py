@@ -25,17 +25,32 @@ S = TypeVar("S")
 class Refused(ValueError):
     """An action the rules do not allow; nothing was changed.
 
-    ``code`` is a short machine-readable slug (``"wrong-role"``,
-    ``"slot-empty"``, ...), ``reason`` the sentence shown to the referee.
+    ``code`` is a stable slug (``"slot-empty"``), ``params`` its parameters
+    (``{"key": 4}``, JSON values), ``template`` the English sentence with a ``{name}``
+    field for each parameter (the key a translation is found by), and ``reason`` that
+    sentence filled in, for logs and English readers. A page in another language makes
+    its own sentence from ``template`` and ``params``.
     """
 
-    def __init__(self, reason: str, code: str = "illegal") -> None:
+    def __init__(self, template: str, code: str = "illegal", **params: Any) -> None:
+        reason = template.format(**params) if params else template
         super().__init__(reason)
-        self.reason = reason
+        self.template = template
         self.code = code
+        self.reason = reason
+        self.params = {name: _plain(value) for name, value in params.items()}
 
-    def as_dict(self) -> dict[str, str]:
-        return {"error": self.code, "reason": self.reason}
+    def as_dict(self) -> dict[str, Any]:
+        return {"error": self.code, "code": self.code, "params": self.params, "reason": self.reason}
+
+
+def _plain(value: Any) -> Any:
+    """A parameter as JSON carries it: numbers, text, None and lists of them; else text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return str(value)
 
 
 class Rules(Protocol[S]):
@@ -73,5 +88,7 @@ def replay(rules: Rules[S], options: Mapping[str, Any], actions: Iterable[Action
         try:
             state = rules.apply(state, action)
         except Refused as refusal:
-            raise Refused(f"action {index + 1}: {refusal.reason}", refusal.code) from None
+            raise Refused(
+                "action {index}: {reason}", refusal.code, index=index + 1, reason=refusal.reason
+            ) from None
     return state

@@ -128,5 +128,10 @@ def get(name: str) -> GameKind:
     _load_built_in()
     kind = _KINDS.get(name)
     if kind is None:
-        raise Refused(f"unknown game {name!r}: choose one of {', '.join(names())}", "bad-game")
+        raise Refused(
+            "unknown game {name!r}: choose one of {names}",
+            "bad-game",
+            name=name,
+            names=", ".join(names()),
+        )
     return kind

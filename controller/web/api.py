@@ -52,11 +52,8 @@ def _gate() -> None:
 
 def refusal(exc: Refused) -> ApiError:
     """Map a rules refusal to HTTP: unknown game 404, malformed 400, otherwise 409."""
-    if exc.code == "no-game":
-        return ApiError(404, exc.code, exc.reason)
-    if exc.code.startswith("bad-"):
-        return ApiError(400, exc.code, exc.reason)
-    return ApiError(409, exc.code, exc.reason)
+    status = 404 if exc.code == "no-game" else 400 if exc.code.startswith("bad-") else 409
+    return ApiError(status, exc.code, exc.reason, params=exc.params)
 
 
 def guarded(fn: Callable[[], Any]) -> Any:

@@ -31,7 +31,7 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, A
     table = service.table(game_id)
     helper = hooks(table.rules.name).odds
     if helper is None:
-        raise Refused(f"there are no odds for {table.rules.name}", "no-odds")
+        raise Refused("there are no odds for {name}", "no-odds", name=table.rules.name)
     with table.lock:
         report: dict[str, Any] = helper(table.state, args)
         report["version"] = table.version
@@ -50,7 +50,12 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
     with table.lock:
         actions = list(table.actions)
     if not 0 <= step <= len(actions):
-        raise Refused(f"step must be 0 to {len(actions)}, got {step}", "bad-step")
+        raise Refused(
+            "step must be 0 to {n_actions}, got {step}",
+            "bad-step",
+            n_actions=len(actions),
+            step=step,
+        )
     state = replay(table.rules, table.options, actions[:step])
     return {
         "id": game_id,
@@ -73,9 +78,10 @@ def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, A
         phase = table.view("public")["state"].get("phase")
         if phase not in ("hiding", "over"):
             raise Refused(
-                f"game {table.game_id} has dice hidden: use its pop buttons, "
+                "game {game_id} has dice hidden: use its pop buttons, "
                 "or test the coils between hidings",
                 "box-in-use",
+                game_id=table.game_id,
             )
     box = service.box
     assert box is not None
@@ -92,17 +98,22 @@ def toy_control(service: Service, command: Mapping[str, Any]) -> dict[str, Any]:
         raise Refused("this box has no simulated toy", "no-toy")
     do, key, on = command.get("do"), command.get("key"), command.get("on")
     if do not in TOY_COMMANDS:
-        raise Refused(f"unknown toy command {do!r}: {', '.join(TOY_COMMANDS)}", "bad-command")
+        raise Refused(
+            "unknown toy command {do!r}: {commands}",
+            "bad-command",
+            do=do,
+            commands=", ".join(TOY_COMMANDS),
+        )
     needs_key = do in ("press", "jam") or (do == "missing_die" and on)
     if needs_key and (not isinstance(key, int) or isinstance(key, bool) or key not in KEYS):
-        raise Refused(f"key must be 1 to 4, got {key!r}", "bad-key")
+        raise Refused("key must be 1 to 4, got {key!r}", "bad-key", key=key)
     if do in ("jam", "chatter", "missing_die") and not isinstance(on, bool):
         raise Refused('"on" must be true or false', "bad-command")
     if do == "hide":
         service.call(toy.hide)
     elif do == "press":
         if not service.call(lambda: toy.press_by_hand(key)):
-            raise Refused(f"slot {key} is empty: nothing to press out", "slot-empty")
+            raise Refused("slot {key} is empty: nothing to press out", "slot-empty", key=key)
     elif do == "jam":
         service.call(lambda: toy.set_jam(key) if on else toy.clear_jam(key))
     elif do == "chatter":

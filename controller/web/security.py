@@ -50,19 +50,28 @@ CONTENT_SECURITY_POLICY = (
 
 
 class ApiError(Exception):
-    """An HTTP error with a JSON body ``{"error": code, "reason": text}``."""
+    """An HTTP error with a JSON body ``{"error": code, "code": code, "params": {...},
+    "reason": text}`` (``params``: the refusal's parameters, see ``Refused``)."""
 
     def __init__(
-        self, status: int, code: str, reason: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        reason: str,
+        headers: dict[str, str] | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(reason)
         self.status = status
         self.code = code
         self.reason = reason
         self.headers = headers or {}
+        self.params = params or {}
 
     def response(self) -> Response:
-        resp = jsonify({"error": self.code, "reason": self.reason})
+        resp = jsonify(
+            {"error": self.code, "code": self.code, "params": self.params, "reason": self.reason}
+        )
         resp.status_code = self.status
         resp.headers.update(self.headers)
         return resp

@@ -86,6 +86,8 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     assert resp.status_code == 400, resp.get_json()
     assert resp.get_json() == {
         "error": "bad-export",
+        "code": "bad-export",
+        "params": {},
         "reason": "entry 1: at must be a number (seconds since 1970)",
     }
     illegal = sauteur_export([{"action": {"type": "face", "face": 3}}])
@@ -96,6 +98,8 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     resp = client.post("/api/import", json=long_title, headers=REFEREE)
     assert resp.get_json() == {
         "error": "bad-export",
+        "code": "bad-export",
+        "params": {},
         "reason": "title must be at most 80 characters",
     }
     deep = b'{"a":' * 50_000 + b"1" + b"}" * 50_000  # found by this work: a 500
@@ -107,6 +111,8 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     resp = client.post("/api/import", json=nested, headers=REFEREE)
     assert resp.get_json() == {
         "error": "bad-export",
+        "code": "bad-export",
+        "params": {},
         "reason": "options is nested more than 8 deep",
     }
     assert service.journal is not None and service.journal.games() == []

@@ -105,7 +105,8 @@ def check(resp: Any, service: Service, before: dict[str, Any]) -> None:
     if resp.status_code >= 400:
         body = resp.get_json(silent=True)
         if resp.request.path.startswith("/api/"):
-            assert isinstance(body, dict) and set(body) == {"error", "reason"}, body
+            assert isinstance(body, dict), body
+            assert set(body) == {"error", "code", "params", "reason"}, body
         assert snapshot(service) == before, (resp.request.method, resp.request.path)
 
 

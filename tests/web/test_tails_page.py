@@ -134,7 +134,12 @@ def test_odds_for_a_kind_out_of_stock_and_after_the_end(
     game_id = service.new_game("tails", {"stock": {"E": 0, "A": 15}})
     resp = client.get(f"/api/games/{game_id}/odds", query_string={"kind": "E"})
     assert resp.status_code == 409
-    assert resp.get_json() == {"error": "no-stock", "reason": "no E cards left"}
+    assert resp.get_json() == {
+        "error": "no-stock",
+        "code": "no-stock",
+        "params": {"kind": "E"},
+        "reason": "no E cards left",
+    }
     done = service.new_game("tails", {})
     for action in random_game(3):
         service.submit(done, action)
@@ -153,7 +158,12 @@ def test_a_refused_placement_gets_the_engines_reason_and_changes_nothing(
     assert cell_refusals(table.state)["2s"] == reason
     resp = client.post(f"/api/games/{game_id}/actions", json=place("2s", "E", 1), headers=REFEREE)
     assert resp.status_code == 409
-    assert resp.get_json() == {"error": "exception-rule", "reason": reason}
+    assert resp.get_json() == {
+        "error": "exception-rule",
+        "code": "exception-rule",
+        "params": {"cell_id": "2s", "devil": "K"},
+        "reason": reason,
+    }
     assert (table.version, table.actions) == before
     # the referee's extras carry every refusal, spectators' none
     extras = client.get(f"/api/games/{game_id}", headers=REFEREE).get_json()["extras"]

@@ -121,8 +121,12 @@ def test_an_illegal_step_is_refused_with_the_engines_reason_and_changes_nothing(
         f"/api/games/{game_id}/actions", json={"type": "step", "to": "d4"}, headers=REFEREE
     )
     assert resp.status_code == 409
-    assert resp.get_json() == {
+    body = resp.get_json()
+    assert (body["code"], body["params"]) == ("blocked", {})
+    assert body == {
         "error": "blocked",
+        "code": "blocked",
+        "params": {},
         "reason": "d4 is the devil face: it opens only when all four devils are on players "
         "(4 pegs are still on it)",
     }

@@ -224,8 +224,9 @@ def choose(state: SauteurState) -> dict[str, Any]:
     if state.phase != POP:
         waiting = {HIDING: "a hiding", FACE: "a face", OVER: "nothing: the match is over"}
         raise Refused(
-            f"the computer only plays the popper; the game waits for {waiting[state.phase]}",
+            "the computer only plays the popper; the game waits for {waiting}",
             "not-popper-turn",
+            waiting=waiting[state.phase],
         )
     if state.config.rule == "A":
         if state.popped:

@@ -186,7 +186,7 @@ def other(player: str) -> str:
 
 
 def _bad(option: str, why: str) -> Refused:
-    return Refused(f"option {option!r}: {why}", "bad-option")
+    return Refused("option {option!r}: {why}", "bad-option", option=option, why=why)
 
 
 def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
@@ -320,7 +320,7 @@ def _round_start(config: SauteurConfig, round_no: int, scores: tuple[int, int]) 
 def _out_of_turn(state: SauteurState, kind: str) -> Refused:
     """Why an action of type ``kind`` cannot come now, from what the game waits for."""
     if state.phase == OVER:
-        return Refused(f"the match is over ({_result_text(state)})", "game-over")
+        return Refused("the match is over ({result})", "game-over", result=_result_text(state))
     if state.phase == HIDING:
         return Refused(
             "the dice are not hidden yet: wait until all four are hidden and the lid is closed",
@@ -328,11 +328,15 @@ def _out_of_turn(state: SauteurState, kind: str) -> Refused:
         )
     if state.phase == FACE:
         return Refused(
-            f"key {state.popped[-1]} was popped: say what its die shows first", "face-pending"
+            "key {key} was popped: say what its die shows first",
+            "face-pending",
+            key=state.popped[-1],
         )
     if state.phase == ADVANCE:
         return Refused(
-            f"choose which figure moves {state.pending} squares first", "advance-pending"
+            "choose which figure moves {pending} squares first",
+            "advance-pending",
+            pending=state.pending,
         )
     if kind == "hidden":
         return Refused("the dice are already hidden", "already-hidden")
@@ -345,13 +349,24 @@ def _not_popper(state: SauteurState, action: Action) -> Refused:
     """The refusal for an action whose ``by`` is not the popper."""
     by = action.get("by")
     if by not in PLAYERS:
-        return Refused(f'"by" must be "p1" or "p2", got {by!r}', "bad-action")
-    return Refused(f"{by} is the hider now; only {state.popper} pops and decides", "wrong-role")
+        return Refused('"by" must be "p1" or "p2", got {by!r}', "bad-action", by=by)
+    return Refused(
+        "{by} is the hider now; only {popper} pops and decides",
+        "wrong-role",
+        by=by,
+        popper=state.popper,
+    )
 
 
 def _wrong_rule(kind: str, rule: str) -> Refused:
     uses = {"advance": "A", "rehide": "A", "stop": "B"}[kind]
-    return Refused(f'"{kind}" belongs to rule {uses}; this match plays rule {rule}', "wrong-rule")
+    return Refused(
+        '"{kind}" belongs to rule {uses}; this match plays rule {rule}',
+        "wrong-rule",
+        kind=kind,
+        uses=uses,
+        rule=rule,
+    )
 
 
 # --- transitions -------------------------------------------------------------------------
@@ -386,9 +401,11 @@ def _pop(state: SauteurState, action: Action) -> SauteurState:
         raise _not_popper(state, action)
     key = action.get("key")
     if type(key) is not int or key not in KEYS:
-        raise Refused(f"keys are numbered 1 to 4, got {key!r}", "bad-key")
+        raise Refused("keys are numbered 1 to 4, got {key!r}", "bad-key", key=key)
     if key in state.popped:
-        raise Refused(f"slot {key} is empty: its die already came out this hiding", "slot-empty")
+        raise Refused(
+            "slot {key} is empty: its die already came out this hiding", "slot-empty", key=key
+        )
     if len(state.popped) >= MAX_NUMBERS:
         raise Refused(
             "three numbers came out: only the devil die is left, ask for a new hiding",
@@ -408,10 +425,15 @@ def _face(state: SauteurState, action: Action) -> SauteurState:
     if face == DEVIL:
         return _devil_a(state) if config.rule == "A" else _devil_b(state)
     if type(face) is not int:
-        raise Refused(f'a face is a number or "devil", got {face!r}', "bad-face")
+        raise Refused('a face is a number or "devil", got {face!r}', "bad-face", face=face)
     if face not in config.number_values:
         shown = ", ".join(str(value) for value in sorted(config.number_values))
-        raise Refused(f"a die cannot show {face}: the number dice show {shown}", "bad-face")
+        raise Refused(
+            "a die cannot show {face}: the number dice show {shown}",
+            "bad-face",
+            face=face,
+            shown=shown,
+        )
     points = state.popped[-1] * face
     if config.rule == "B":
         return _number_b(state, face, points)
@@ -434,11 +456,18 @@ def _advance(state: SauteurState, action: Action) -> SauteurState:
     name = action.get("figure")
     names = state.config.figure_names
     if not isinstance(name, str) or name not in names:
-        raise Refused(f"no figure called {name!r}; figures: {', '.join(names)}", "bad-figure")
+        raise Refused(
+            "no figure called {name!r}; figures: {names}",
+            "bad-figure",
+            name=name,
+            names=", ".join(names),
+        )
     index = names.index(name)
     if state.status[index] != IN_PLAY:
         fate = "has arrived" if state.status[index] == ARRIVED else "was captured by the devil"
-        raise Refused(f"the {name} figure {fate}: it cannot move", "figure-out")
+        raise Refused(
+            "the {name} figure {fate}: it cannot move", "figure-out", name=name, fate=fate
+        )
     face = state.pending // state.popped[-1]  # pending = key x face
     return _move_figure(state, index, face, state.pending)
 
@@ -600,8 +629,10 @@ def _bad_action(action: object) -> Refused:
     if not isinstance(action, Mapping):
         return Refused("an action is a JSON object with a 'type'", "bad-action")
     return Refused(
-        f"unknown action type {action.get('type')!r}; expected one of {', '.join(_HANDLERS)}",
+        "unknown action type {type!r}; expected one of {known}",
         "bad-action",
+        type=action.get("type"),
+        known=", ".join(_HANDLERS),
     )
 
 
@@ -702,7 +733,9 @@ class SauteurRules:
         """Everything the dashboard draws, JSON-ready. The engine holds no secret (it
         never knows where the hider put the devil die), so both viewers see the same."""
         if viewer not in ("public", "referee"):
-            raise Refused(f'viewer must be "public" or "referee", got {viewer!r}', "bad-viewer")
+            raise Refused(
+                'viewer must be "public" or "referee", got {viewer!r}', "bad-viewer", viewer=viewer
+            )
         return view(state)
 
 

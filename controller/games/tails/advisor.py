@@ -160,12 +160,17 @@ def advise(
     unknown kind or one with no cards left. ``top=None`` returns every option.
     """
     if kind not in KIND_INDEX:
-        raise Refused(f"unknown card kind {kind!r}: one of {', '.join(KINDS)}", "bad-kind")
+        raise Refused(
+            "unknown card kind {kind!r}: one of {kinds}",
+            "bad-kind",
+            kind=kind,
+            kinds=", ".join(KINDS),
+        )
     due = pending(state)
     if due is None or not due.legal:
         return []
     if state.stock[KIND_INDEX[kind]] == 0:
-        raise Refused(f"no {kind} cards left", "no-stock")
+        raise Refused("no {kind} cards left", "no-stock", kind=kind)
     board, me = state.board, due.side
     position = _Position(board, state.cards, state.players)
     now = _value(position.totals, me)

@@ -121,18 +121,22 @@ def _why_not(state: TailsState, due: Pending, cell: int) -> Refused:
     board = state.board
     cell_id = board.cell_ids[cell]
     if due.forced is not None:
-        return Refused(f"the twin rule forces {board.cell_ids[due.forced]}", "twin-rule")
+        return Refused("the twin rule forces {cell}", "twin-rule", cell=board.cell_ids[due.forced])
     if state.cards[cell] >= 0:
-        return Refused(f"cell {cell_id} is taken", "cell-taken")
+        return Refused("cell {cell_id} is taken", "cell-taken", cell_id=cell_id)
     if cell in board.forbidden[state.players][due.side]:
         owner = board.devil_side[state.players]
         devil = next(d for d in board.body_devils_in(cell) if owner[d] != due.side)
         return Refused(
-            f"exception rule: {cell_id} borders devil {board.devils[devil]}'s body, an opponent's",
+            "exception rule: {cell_id} borders devil {devil}'s body, an opponent's",
             "exception-rule",
+            cell_id=cell_id,
+            devil=board.devils[devil],
         )
     return Refused(
-        f"sector rule: choose a cell outside sector {due.excluded_sector}", "sector-rule"
+        "sector rule: choose a cell outside sector {excluded_sector}",
+        "sector-rule",
+        excluded_sector=due.excluded_sector,
     )
 
 
@@ -169,7 +173,9 @@ class TailsRules:
         unknown = set(options) - _OPTIONS
         if unknown:
             raise Refused(
-                f"unknown option(s): {', '.join(sorted(map(str, unknown)))}", "bad-options"
+                "unknown option(s): {unknown}",
+                "bad-options",
+                unknown=", ".join(sorted(map(str, unknown))),
             )
         ref = options.get("board")
         if ref is not None and not isinstance(ref, str):
@@ -181,10 +187,20 @@ class TailsRules:
         players = options.get("players", 2)
         if type(players) is not int or players not in board.player_counts:
             counts = ", ".join(map(str, board.player_counts))
-            raise Refused(f"players must be one of {counts}, not {players!r}", "bad-options")
+            raise Refused(
+                "players must be one of {counts}, not {players!r}",
+                "bad-options",
+                counts=counts,
+                players=players,
+            )
         stock = _read_stock(options.get("stock", DEFAULT_STOCK))
         if sum(stock) < board.cell_count:
-            raise Refused(f"{sum(stock)} cards cannot fill {board.cell_count} cells", "bad-options")
+            raise Refused(
+                "{total_stock} cards cannot fill {cell_count} cells",
+                "bad-options",
+                total_stock=sum(stock),
+                cell_count=board.cell_count,
+            )
         return TailsState(
             board=board,
             players=players,
@@ -203,7 +219,7 @@ class TailsRules:
             raise Refused("an action is a JSON object with a 'type'", "bad-action")
         kind = action.get("type")
         if kind not in ("place", "pass"):
-            raise Refused(f"unknown action type {kind!r}: place or pass", "bad-action")
+            raise Refused("unknown action type {kind!r}: place or pass", "bad-action", kind=kind)
         due = pending(state)
         if due is None:
             raise Refused("the game is over", "game-over")
@@ -213,13 +229,16 @@ class TailsRules:
             if due.legal:
                 example = state.board.cell_ids[due.legal[0]]
                 raise Refused(
-                    f"cannot pass: {len(due.legal)} cell(s) are legal, e.g. {example}", "must-place"
+                    "cannot pass: {n_legal} cell(s) are legal, e.g. {example}",
+                    "must-place",
+                    n_legal=len(due.legal),
+                    example=example,
                 )
             return _advance(state, state.cards, state.stock, state.placed, "pass")
         cell, card_kind, rotation = _read_place(state.board, action)
         k = KIND_INDEX[card_kind]
         if state.stock[k] == 0:
-            raise Refused(f"no {card_kind} cards left", "no-stock")
+            raise Refused("no {card_kind} cards left", "no-stock", card_kind=card_kind)
         if cell not in due.legal:
             raise _why_not(state, due, cell)
         cards = list(state.cards)
@@ -265,13 +284,20 @@ class TailsRules:
 def _read_stock(value: Any) -> tuple[int, ...]:
     def count(kind: str, n: Any) -> int:
         if type(n) is not int or n < 0:
-            raise Refused(f"stock of {kind} must be a whole number ≥ 0, not {n!r}", "bad-options")
+            raise Refused(
+                "stock of {kind} must be a whole number ≥ 0, not {n!r}",
+                "bad-options",
+                kind=kind,
+                n=n,
+            )
         return n
 
     if isinstance(value, Mapping):
         unknown = set(value) - set(KINDS)
         if unknown:
-            raise Refused(f"stock: unknown kind(s) {sorted(map(str, unknown))}", "bad-options")
+            raise Refused(
+                "stock: unknown kind(s) {unknown}", "bad-options", unknown=sorted(map(str, unknown))
+            )
         return tuple(count(kind, value.get(kind, DEFAULT_STOCK)) for kind in KINDS)
     return tuple(count(kind, value) for kind in KINDS)
 
@@ -279,18 +305,25 @@ def _read_stock(value: Any) -> tuple[int, ...]:
 def _read_place(board: Board, action: Mapping[str, Any]) -> tuple[int, str, int]:
     extra = set(action) - _PLACE_FIELDS
     if extra:
-        raise Refused(f"unexpected field(s) {sorted(map(str, extra))}", "bad-action")
+        raise Refused("unexpected field(s) {extra}", "bad-action", extra=sorted(map(str, extra)))
     cell_id = action.get("cell")
     if not isinstance(cell_id, str) or cell_id not in board.index:
-        raise Refused(f"unknown cell {cell_id!r}", "bad-cell")
+        raise Refused("unknown cell {cell_id!r}", "bad-cell", cell_id=cell_id)
     kind = action.get("kind")
     if not isinstance(kind, str) or kind not in KIND_INDEX:
-        raise Refused(f"unknown card kind {kind!r}: one of {', '.join(KINDS)}", "bad-kind")
+        raise Refused(
+            "unknown card kind {kind!r}: one of {kinds}",
+            "bad-kind",
+            kind=kind,
+            kinds=", ".join(KINDS),
+        )
     rotation = action.get("rotation")
     if rotation is None and kind in SYMMETRIC:
         rotation = 0
     if type(rotation) is not int or not 0 <= rotation <= 2:
-        raise Refused(f"rotation must be 0, 1 or 2, not {rotation!r}", "bad-rotation")
+        raise Refused(
+            "rotation must be 0, 1 or 2, not {rotation!r}", "bad-rotation", rotation=rotation
+        )
     return board.index[cell_id], kind, 0 if kind in SYMMETRIC else rotation
 
 

@@ -131,14 +131,16 @@ def apply(state: State, action: Mapping[str, Any]) -> State:
     if decision.kind == "over":
         raise Refused("the game is over", "game-over")
     if kind not in ALLOWED[decision.kind]:
-        raise Refused(f"no {kind} now: {prompt(state)}", "not-now")
+        raise Refused("no {kind} now: {prompt}", "not-now", kind=kind, prompt=prompt(state))
     if "player" in action:
         if kind == "reveal":
             raise Refused("a reveal is the referee's entry: it has no player", "bad-action")
         if decision.player is None or action["player"] != state.players[decision.player].colour:
             raise Refused(
-                f"it is not {action['player']!r} who decides now: {prompt(state)}",
+                "it is not {player!r} who decides now: {prompt}",
                 "wrong-player",
+                player=action["player"],
+                prompt=prompt(state),
             )
     log: list[str] = []
     state = _HANDLERS[kind](state, action, log)
@@ -151,15 +153,25 @@ def _check_shape(action: object) -> str:
     kind = action["type"]
     if kind not in FIELDS:
         raise Refused(
-            f"unknown action type {kind!r} (known: {', '.join(FIELDS)})", "unknown-action"
+            "unknown action type {kind!r} (known: {known})",
+            "unknown-action",
+            kind=kind,
+            known=", ".join(FIELDS),
         )
     expected = set(FIELDS[kind])
     missing = expected - set(action)
     extra = set(action) - expected - {"type", "player"}
     if missing:
-        raise Refused(f"{kind} needs {', '.join(sorted(missing))}", "bad-action")
+        raise Refused(
+            "{kind} needs {missing}", "bad-action", kind=kind, missing=", ".join(sorted(missing))
+        )
     if extra:
-        raise Refused(f"{kind} has unexpected field(s): {', '.join(sorted(extra))}", "bad-action")
+        raise Refused(
+            "{kind} has unexpected field(s): {extra}",
+            "bad-action",
+            kind=kind,
+            extra=", ".join(sorted(extra)),
+        )
     return str(kind)
 
 
@@ -191,9 +203,10 @@ def _step(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     assert here is not None
     if target not in NEIGHBOURS[here]:
         raise Refused(
-            f"{name(target)} is not next to {name(here)}: "
-            "a move goes one orthogonal step at a time",
+            "{target} is not next to {here}: a move goes one orthogonal step at a time",
             "not-adjacent",
+            target=name(target),
+            here=name(here),
         )
     outcome, reason = flow.step_targets(state)[target]
     if outcome == "blocked":
@@ -263,9 +276,10 @@ def _take_devil_from(state: State, action: Mapping[str, Any], log: list[str]) ->
     chosen = [i for i in holders if state.players[i].colour == action["from"]]
     if not chosen:
         raise Refused(
-            f"{action['from']!r} holds no devil to take: choose "
-            f"{flow.colours(state, holders, 'or')}",
+            "{source!r} holds no devil to take: choose {colours}",
             "bad-choice",
+            source=action["from"],
+            colours=flow.colours(state, holders, "or"),
         )
     return flow.take_devil_from(state, chosen[0], log)
 
@@ -283,9 +297,11 @@ def _give_up_letters(state: State, action: Mapping[str, Any], log: list[str]) ->
         or not set(letters) <= player.letters
     ):
         raise Refused(
-            f"{player.colour} must give up exactly {decision.number} different letters "
-            f"they hold ({held})",
+            "{colour} must give up exactly {number} different letters they hold ({held})",
             "bad-choice",
+            colour=player.colour,
+            number=decision.number,
+            held=held,
         )
     return flow.give_up(state, frozenset(letters), log)
 
@@ -296,7 +312,11 @@ def _peek(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     if state.pending.peeked:
         raise Refused(PEEK_USED, "already-peeked")
     if state.cards[square] != FACE_DOWN:
-        raise Refused(f"there is no face-down card on {name(square)} to peek at", "not-face-down")
+        raise Refused(
+            "there is no face-down card on {square} to peek at",
+            "not-face-down",
+            square=name(square),
+        )
     log.append(f"{state.players[mover].colour} peeks at the card on {name(square)}")
     state = state._replace(
         peeks=(*state.peeks, (mover, square)),
@@ -362,12 +382,14 @@ def _pick_up(state: State, action: Mapping[str, Any], log: list[str]) -> State:
         raise Refused(HAND_FULL, "hand-full")
     card = state.cards[square]
     if card is None:
-        raise Refused(f"there is no card on {name(square)}", "no-card")
+        raise Refused("there is no card on {square}", "no-card", square=name(square))
     sleds = flow.sleds_on(state, square)
     if sleds:
         raise Refused(
-            f"{flow.colours(state, sleds)}'s sled stands on the card on {name(square)}",
+            "{colours}'s sled stands on the card on {square}",
             "under-sled",
+            colours=flow.colours(state, sleds),
+            square=name(square),
         )
     cards = list(state.cards)
     cards[square] = None
@@ -388,7 +410,9 @@ def _lay_down(state: State, action: Mapping[str, Any], log: list[str]) -> State:
         raise Refused("squares: a list of squares", "bad-action")
     squares = [_square(text) for text in raw]
     if len(squares) != len(hand) or len(set(squares)) != len(squares):
-        raise Refused(f"lay the {len(hand)} cards on {len(hand)} different squares", "bad-lay")
+        raise Refused(
+            "lay the {n_hand} cards on {n_hand} different squares", "bad-lay", n_hand=len(hand)
+        )
     allowed = set(flow.layable(state))
     for square in squares:
         if square not in allowed:
@@ -418,7 +442,9 @@ def _why_not_layable(state: State, square: int) -> str:
 def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     square = _square(action["square"])
     if state.cards[square] != FACE_DOWN:
-        raise Refused(f"there is no face-down card on {name(square)}", "not-face-down")
+        raise Refused(
+            "there is no face-down card on {square}", "not-face-down", square=name(square)
+        )
     mover = _mover(state)
     log.append(f"{state.players[mover].colour} flips the card on {name(square)}")
     return flow.wait(

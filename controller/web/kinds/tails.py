@@ -50,12 +50,18 @@ def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
     unknown = sorted(set(args) - set(ODDS_PARAMETERS))
     if unknown:
         raise Refused(
-            f"unknown parameter(s) {', '.join(unknown)}: use kind and lookahead", "bad-query"
+            "unknown parameter(s) {unknown}: use kind and lookahead",
+            "bad-query",
+            unknown=", ".join(unknown),
         )
     kind = args.get("kind")
     lookahead_arg = args.get("lookahead", "0")
     if lookahead_arg not in ("0", "1"):
-        raise Refused(f"lookahead must be 0 or 1, not {lookahead_arg!r}", "bad-query")
+        raise Refused(
+            "lookahead must be 0 or 1, not {lookahead_arg!r}",
+            "bad-query",
+            lookahead_arg=lookahead_arg,
+        )
     lookahead = lookahead_arg == "1"
     if kind is None and lookahead:
         raise Refused("lookahead needs the kind of the card drawn", "bad-query")

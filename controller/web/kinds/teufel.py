@@ -30,7 +30,10 @@ def odds(state: State, args: Mapping[str, str]) -> dict[str, Any]:
     if colour not in colours:
         asked = "no player given and it is nobody's turn" if colour is None else repr(colour)
         raise Refused(
-            f"whose odds? {asked}: use ?player= one of {', '.join(colours)}", "bad-player"
+            "whose odds? {asked}: use ?player= one of {colours}",
+            "bad-player",
+            asked=asked,
+            colours=", ".join(colours),
         )
     held = state.players[colours.index(colour)].letters
     return {
