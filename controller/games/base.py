@@ -76,8 +76,28 @@ class Rules(Protocol[S]):
         ...
 
     def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
-        """The JSON-serialisable picture of ``state`` that ``viewer`` may see."""
+        """The JSON-serialisable picture of ``state`` that ``viewer`` may see; every view
+        has ``to_act`` (see :meth:`to_act`)."""
         ...
+
+    def to_act(self, state: S) -> str | int | None:
+        """Who acts next, named as the actions name players (``"p1"``, a colour, a seat);
+        ``None`` when the next entry is a fact of chance (a die's face, a card turned
+        over) or the game is over."""
+        ...
+
+    def refusal(self, state: S, action: Action) -> Refused | None:
+        """Why ``action`` is refused now, or ``None`` when ``apply`` would take it."""
+        ...
+
+
+def refusal_by_applying(rules: Rules[S], state: S, action: Action) -> Refused | None:
+    """:meth:`Rules.refusal` for an engine whose ``apply`` is its only check."""
+    try:
+        rules.apply(state, action)
+    except Refused as refused:
+        return refused
+    return None
 
 
 def replay(rules: Rules[S], options: Mapping[str, Any], actions: Iterable[Action]) -> S:

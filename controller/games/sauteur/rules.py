@@ -359,7 +359,7 @@ def _not_popper(state: SauteurState, action: Action) -> Refused:
 
 
 def _wrong_rule(kind: str, rule: str) -> Refused:
-    uses = {"advance": "A", "rehide": "A", "stop": "B"}[kind]
+    uses = ACTIONS[kind].rules
     return Refused(
         '"{kind}" belongs to rule {uses}; this match plays rule {rule}',
         "wrong-rule",
@@ -385,8 +385,6 @@ _freeze: Callable[[list[Any]], SauteurState] = partial(tuple.__new__, SauteurSta
 
 
 def _hidden(state: SauteurState, action: Action) -> SauteurState:
-    if state.phase != HIDING:
-        raise _out_of_turn(state, "hidden")
     values = list(state)
     values[_PHASE] = POP
     values[_POPPED] = ()
@@ -395,10 +393,6 @@ def _hidden(state: SauteurState, action: Action) -> SauteurState:
 
 
 def _pop(state: SauteurState, action: Action) -> SauteurState:
-    if state.phase != POP:
-        raise _out_of_turn(state, "pop")
-    if action.get("by") != state.popper:
-        raise _not_popper(state, action)
     key = action.get("key")
     if type(key) is not int or key not in KEYS:
         raise Refused("keys are numbered 1 to 4, got {key!r}", "bad-key", key=key)
@@ -418,8 +412,6 @@ def _pop(state: SauteurState, action: Action) -> SauteurState:
 
 
 def _face(state: SauteurState, action: Action) -> SauteurState:
-    if state.phase != FACE:
-        raise _out_of_turn(state, "face")
     face = action.get("face")
     config = state.config
     if face == DEVIL:
@@ -447,12 +439,6 @@ def _face(state: SauteurState, action: Action) -> SauteurState:
 
 
 def _advance(state: SauteurState, action: Action) -> SauteurState:
-    if state.config.rule != "A":
-        raise _wrong_rule("advance", state.config.rule)
-    if state.phase != ADVANCE:
-        raise _out_of_turn(state, "advance")
-    if action.get("by") != state.popper:
-        raise _not_popper(state, action)
     name = action.get("figure")
     names = state.config.figure_names
     if not isinstance(name, str) or name not in names:
@@ -473,12 +459,6 @@ def _advance(state: SauteurState, action: Action) -> SauteurState:
 
 
 def _rehide(state: SauteurState, action: Action) -> SauteurState:
-    if state.config.rule != "A":
-        raise _wrong_rule("rehide", state.config.rule)
-    if state.phase != POP:
-        raise _out_of_turn(state, "rehide")
-    if action.get("by") != state.popper:
-        raise _not_popper(state, action)
     if not state.popped:
         raise Refused("pop at least one die before asking for a new hiding", "must-pop")
     values = list(state)
@@ -488,12 +468,6 @@ def _rehide(state: SauteurState, action: Action) -> SauteurState:
 
 
 def _stop(state: SauteurState, action: Action) -> SauteurState:
-    if state.config.rule != "B":
-        raise _wrong_rule("stop", state.config.rule)
-    if state.phase != POP:
-        raise _out_of_turn(state, "stop")
-    if action.get("by") != state.popper:
-        raise _not_popper(state, action)
     if not state.popped:
         raise Refused("pop at least one die before stopping: the pot is empty", "must-pop")
     return _bank(state, state.pot, None, None, "stop")
@@ -632,19 +606,50 @@ def _bad_action(action: object) -> Refused:
         "unknown action type {type!r}; expected one of {known}",
         "bad-action",
         type=action.get("type"),
-        known=", ".join(_HANDLERS),
+        known=", ".join(ACTIONS),
     )
 
 
-_HANDLERS: dict[str, Callable[[SauteurState, Action], SauteurState]] = {
-    "hidden": _hidden,
-    "pop": _pop,
-    "face": _face,
-    "advance": _advance,
-    "rehide": _rehide,
-    "stop": _stop,
+@dataclass(frozen=True)
+class ActionRule:
+    """One row of the action table: which rules have the action, the phase it belongs
+    to, who may take it (``popper``: the popper's choice, carrying ``"by"``; ``box``: a fact
+    the box or the referee reports) and the handler that applies it once those hold."""
+
+    rules: str
+    phase: str
+    who: str
+    handler: Callable[[SauteurState, Action], SauteurState]
+
+
+ACTIONS: dict[str, ActionRule] = {
+    "hidden": ActionRule("AB", HIDING, "box", _hidden),
+    "pop": ActionRule("AB", POP, "popper", _pop),
+    "face": ActionRule("AB", FACE, "box", _face),
+    "advance": ActionRule("A", ADVANCE, "popper", _advance),
+    "rehide": ActionRule("A", POP, "popper", _rehide),
+    "stop": ActionRule("B", POP, "popper", _stop),
 }
-ACTION_TYPES = tuple(_HANDLERS)
+"""Every action of the Diable sauteur: rule, phase, who may act, handler."""
+ACTION_TYPES = tuple(ACTIONS)
+
+
+def _table_refusal(state: SauteurState, action: Action) -> Refused | None:
+    """Why ``action`` cannot come now by the action table: an unknown type, another
+    rule's action, another phase's, or not the popper's; ``None`` when the row allows it
+    (the handler then checks the key, the face, the figure)."""
+    try:
+        row = ACTIONS[action["type"]]
+    except (KeyError, TypeError, IndexError):
+        return _bad_action(action)
+    kind = action["type"]
+    if state.config.rule not in row.rules:
+        return _wrong_rule(kind, state.config.rule)
+    if state.phase != row.phase:
+        return _out_of_turn(state, kind)
+    if row.who == "popper" and action.get("by") != state.popper:
+        return _not_popper(state, action)
+    return None
 
 
 # --- the engine --------------------------------------------------------------------------
@@ -664,11 +669,19 @@ class SauteurRules:
 
     def apply(self, state: SauteurState, action: Action) -> SauteurState:
         """The state after ``action``; raises :class:`Refused` and changes nothing."""
+        refused = _table_refusal(state, action)
+        if refused is not None:
+            raise refused
+        return ACTIONS[action["type"]].handler(state, action)
+
+    def refusal(self, state: SauteurState, action: Action) -> Refused | None:
+        """Why ``action`` is refused now (the action table's checks, then the handler's),
+        or ``None`` when :meth:`apply` would take it."""
         try:
-            handler = _HANDLERS[action["type"]]
-        except (KeyError, TypeError, IndexError):
-            raise _bad_action(action) from None
-        return handler(state, action)  # each handler refuses what its phase does not allow
+            self.apply(state, action)
+        except Refused as refused:
+            return refused
+        return None
 
     def legal_actions(self, state: SauteurState) -> list[dict[str, Any]]:
         """Every action ``apply`` accepts now, chance ones (``hidden``, ``face``) included."""
@@ -736,7 +749,12 @@ class SauteurRules:
             raise Refused(
                 'viewer must be "public" or "referee", got {viewer!r}', "bad-viewer", viewer=viewer
             )
-        return view(state)
+        return view(state) | {"to_act": self.to_act(state)}
+
+    def to_act(self, state: SauteurState) -> str | None:
+        """The hider while the dice are hidden, the popper while popping or moving a
+        figure; ``None`` while a die's face is awaited (a fact) and at the end."""
+        return {HIDING: state.hider, POP: state.popper, ADVANCE: state.popper}.get(state.phase)
 
 
 def _result_text(state: SauteurState) -> str:

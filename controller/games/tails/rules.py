@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..base import Action, Refused, Viewer
+from ..base import Action, Refused, Viewer, refusal_by_applying
 from .board import Board, BoardError, load_board
 from .cards import KIND_INDEX, KINDS, SYMMETRIC, code_of, kind_of, rotation_of, rotations
 from .notation import format_move
@@ -278,7 +278,15 @@ class TailsRules:
 
     def view(self, state: TailsState, viewer: Viewer) -> dict[str, Any]:
         """Everything on the table is public: the same picture for every viewer."""
-        return game_view(state)
+        return game_view(state) | {"to_act": self.to_act(state)}
+
+    def to_act(self, state: TailsState) -> int | None:
+        """The seat that places (or passes) next; ``None`` once the game is over."""
+        due = pending(state)
+        return None if due is None else due.seat
+
+    def refusal(self, state: TailsState, action: Action) -> Refused | None:
+        return refusal_by_applying(self, state, action)
 
 
 def _read_stock(value: Any) -> tuple[int, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Viewer
+from ..base import Refused, Viewer, refusal_by_applying
 from .actions import apply, legal_actions
 from .setup import setup
 from .state import State
@@ -30,4 +30,12 @@ class TeufelRules:
         return state.pending.kind == "over"
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return view(state, viewer)
+        return view(state, viewer) | {"to_act": self.to_act(state)}
+
+    def to_act(self, state: State) -> str | None:
+        """The colour of whoever decides now (``None``: a card to reveal, or the end)."""
+        player = state.pending.player
+        return None if player is None else state.players[player].colour
+
+    def refusal(self, state: State, action: Mapping[str, Any]) -> Refused | None:
+        return refusal_by_applying(self, state, action)
