@@ -32,3 +32,23 @@ def profiles(calibration_dirs) -> dict[str, Profile]:
 @pytest.fixture(scope="session")
 def held_out_profile(profiles) -> Profile:
     return profiles[HELD_OUT]
+
+
+def camera_service(tmp_path: Path, profile: Profile, style: str, seed: int, think_s: float):
+    """A started service on the simulated box whose simulated camera draws ``style`` dice
+    and reads them with ``profile`` (2 s a die); faces are never tapped by the toy."""
+    from controller.camera.play import CameraWatch
+    from controller.camera.service import down_notice
+    from controller.camera.sources import SimulatedCamera
+    from controller.service import Service
+    from tests.service.conftest import make_config
+
+    config = make_config(tmp_path)
+    config.box.seed = seed
+    svc = Service(config, think_s=think_s, face_delay_s=3600, hide_delay_s=0.01, steady_s=0.05)
+    svc.start()
+    camera = SimulatedCamera(svc.toy, style, seed)
+    svc.camera = CameraWatch(
+        camera, profile, read_s=2.0, frame_gap_s=0.02, on_down=down_notice(svc.notice)
+    )
+    return svc

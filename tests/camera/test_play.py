@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from controller.camera.play import CameraWatch
-from controller.camera.service import down_notice
-from controller.camera.sources import SimulatedCamera
 from controller.service import Service
-from tests.service.conftest import make_config, wait_for
+from tests.camera.conftest import camera_service
+from tests.service.conftest import wait_for
 
 
 def _camera_service(tmp_path, profile, style: str, seed: int) -> Service:
-    config = make_config(tmp_path)
-    config.box.seed = seed
-    svc = Service(config, think_s=0.4, face_delay_s=30, hide_delay_s=0.01, steady_s=0.05)
-    svc.start()
-    camera = SimulatedCamera(svc.toy, style, seed)
-    svc.camera = CameraWatch(
-        camera, profile, read_s=2.0, frame_gap_s=0.02, on_down=down_notice(svc.notice)
-    )
-    return svc
+    return camera_service(tmp_path, profile, style, seed, think_s=0.4)
 
 
 @pytest.mark.parametrize(("rule", "style", "seed"), [("A", "azure", 3), ("B", "ebony", 5)])

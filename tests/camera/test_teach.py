@@ -9,30 +9,21 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.camera.play import CameraWatch
 from controller.camera.profile import load_profile
 from controller.camera.reader import read_face
 from controller.camera.render import STYLES, random_scene, render
-from controller.camera.service import down_notice, profile_path
-from controller.camera.sources import CameraFailed, SimulatedCamera, UsbCamera, parse_kind
+from controller.camera.service import profile_path
+from controller.camera.sources import CameraFailed, UsbCamera, parse_kind
 from controller.service import Service
 from controller.web import create_app
+from tests.camera.conftest import camera_service
 from tests.service.conftest import make_config, wait_for
 
 PIN_HEADERS = {"X-Referee-Pin": "2468"}
 
 
 def _service(tmp_path, profile, style: str = "azure", seed: int = 4) -> Service:
-    config = make_config(tmp_path)
-    config.server.referee_pin = "2468"
-    config.box.seed = seed
-    svc = Service(config, think_s=3600, face_delay_s=3600, hide_delay_s=0.01, steady_s=0.05)
-    svc.start()
-    camera = SimulatedCamera(svc.toy, style, seed)
-    svc.camera = CameraWatch(
-        camera, profile, read_s=2.0, frame_gap_s=0.02, on_down=down_notice(svc.notice)
-    )
-    return svc
+    return camera_service(tmp_path, profile, style, seed, think_s=3600)
 
 
 def test_the_referee_teaches_the_camera_from_the_box_page(tmp_path, profiles):
