@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -390,6 +391,7 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
         print(f"diablotin: {exc}", file=sys.stderr)
         return 1
     try:
+        rows: list[tuple[str, ...]] = []
         for game in journal.games():
             state = "finished" if game.finished else "in progress"
             damage = ""
@@ -397,10 +399,35 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
                 importing.replay_export(importing.check(journal.export(game.id)), config)
             except Refused as exc:
                 state, damage = "damaged", f"  (damaged: {_one_line(exc.reason, 120)})"
-            print(f"{game.id:5d}  {game.kind:8s}  {state:11s}  {game.title}{damage}")
+            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.created))
+            rows.append((str(game.id), _kind_title(game.kind), state, started, game.title + damage))
+        if not rows:
+            print("no games yet: start one on the dashboard (diablotin serve)")
+        else:
+            _print_table(("id", "game", "state", "started", "title"), rows)
     finally:
         journal.close()
     return 0
+
+
+def _kind_title(kind: str) -> str:
+    """A game kind's English title (the kind itself for one this install does not know)."""
+    from .games import registry
+    from .games.base import Refused
+
+    try:
+        return registry.get(kind).title.english()
+    except Refused:
+        return kind
+
+
+def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """Columns padded to their widest cell; the first column right-aligned (ids)."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        cells = [row[0].rjust(widths[0])]
+        cells += [cell.ljust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
+        print("  ".join(cells).rstrip())
 
 
 def cmd_export(args: argparse.Namespace, config: Config) -> int:

@@ -205,7 +205,7 @@ def test_the_cli_session_runs_on_a_temporary_data_dir(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     assert load_config(work / "effective.toml").data_dir == tmp_path / "data"
     assert PIN in result.stdout and "RESULT: PASS" in result.stdout
-    assert re.search(r"^\s+1\s+tails\s+finished\s", result.stdout, re.M), result.stdout
+    assert re.search(r"^\s*1\s+Devil by the Tail\s+finished\s", result.stdout, re.M), result.stdout
     exported = json.loads((work / "game-1.json").read_text())
     original = json.loads((EXAMPLES / "game-tails.json").read_text())
     assert [e["action"] for e in exported["entries"]] == [e["action"] for e in original["entries"]]

@@ -8,7 +8,7 @@ diablotin config > effective.toml                    # what is in effect, as a c
 diablotin --config effective.toml pin                # the same config read back: the PIN
 diablotin tails score "$HERE/tails-record.txt"       # a tail-tile record scored (JSON)
 diablotin replay "$HERE/game-tails.json" --import >/dev/null   # checked, replayed, stored
-diablotin games                                      # the journal: id, kind, state, title
+diablotin games                                      # the journal: id, game, state, started, title
 ID=$(diablotin games | awk 'END { print $1 }')       # the game just stored
 diablotin export "$ID" -o "game-$ID.json"            # and out again
 diablotin sim sauteur --rule A --games 200 --seed 1 --workers 1

@@ -246,8 +246,37 @@ def test_games_lists_a_damaged_game(tmp_path: Path, capsys: pytest.CaptureFixtur
     journal.append(gid, first)  # the same cell twice: no longer replays
     journal.close()
     assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
-    line = capsys.readouterr().out.rstrip("\n")
-    assert line.startswith(f"{gid:5d}  tails     damaged      twice  (damaged: action 2: ")
+    header, line = capsys.readouterr().out.rstrip("\n").splitlines()
+    assert header.split() == ["id", "game", "state", "started", "title"]
+    assert [cell.strip() for cell in line.split("  ")[:3]] == [
+        str(gid),
+        "Devil by the Tail",
+        "damaged",
+    ]
+    assert "  twice  (damaged: action 2: " in line
     assert cli.main(["--data-dir", str(tmp_path), "export", str(gid)]) == 0  # raw entries
     exported = json.loads(capsys.readouterr().out)
     assert [e["action"] for e in exported["entries"]] == [first, first]
+
+
+def test_games_prints_a_readable_table_or_says_there_are_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
+    assert capsys.readouterr().out == "no games yet: start one on the dashboard (diablotin serve)\n"
+    journal = Journal(tmp_path / "diablotin.sqlite3")
+    journal.create_game("sauteur", {"rule": "B"}, "Friday's race")
+    journal.create_game("teufel", {"players": ["blue", "green"]}, "Devils, Devils")
+    journal.close()
+    assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    columns = [lines[0].index(name) for name in ("game", "state", "started", "title")]
+    for line in lines[1:]:  # every column starts where its header does
+        assert all(line[c - 2 : c] == "  " and line[c] != " " for c in columns)
+    assert [cell.strip() for cell in lines[1].split("  ")[:3]] == [
+        "1",
+        "Le Diable sauteur",
+        "in progress",
+    ]
+    assert lines[1].endswith("Friday's race") and lines[2].endswith("Devils, Devils")
