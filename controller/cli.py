@@ -129,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=None, help="the simulated toy's seed (default: random)"
     )
+    p.add_argument(
+        "--journal",
+        type=Path,
+        default=None,
+        help="keep the match in this journal file (e.g. the data dir's diablotin.sqlite3); "
+        "default: a throwaway journal, so the dashboard never sees a half-played match",
+    )
 
     p = sub.add_parser("sim", help="computer games through the rules engine")
     p.add_argument("game", choices=["sauteur"], help="the game (sauteur: the Diable sauteur)")
@@ -350,13 +357,22 @@ def cmd_coils_off(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_play(args: argparse.Namespace, config: Config) -> int:
+    import tempfile
+
+    from .journal import Journal, JournalError
     from .terminal import play_sauteur
 
     if args.rule:
         config.sauteur.rule = args.rule
     if args.seed is not None:
         config.box.seed = args.seed
-    return play_sauteur(config, computer=args.computer, level=args.level)
+    with tempfile.TemporaryDirectory(prefix="diablotin-play-") as scratch:
+        try:
+            journal = Journal(args.journal or Path(scratch) / "play.sqlite3")
+        except JournalError as exc:
+            print(f"diablotin: {exc}", file=sys.stderr)
+            return 1
+        return play_sauteur(config, computer=args.computer, level=args.level, journal=journal)
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:

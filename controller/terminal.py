@@ -18,6 +18,7 @@ from .boxplay import box_play
 from .config import Config
 from .games.base import Refused
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
+from .journal import Journal
 from .service import Service
 
 PROMPT_HELP = "keys 1-4 pop, r = new hiding (A) / s = stop (B), q = quit"
@@ -62,14 +63,16 @@ def play_sauteur(
     read: Callable[[str], str] = input,
     out: TextIO = sys.stdout,
     delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
+    journal: Journal | None = None,
 ) -> int:
     """Play one match on the simulated box; returns 0 when it ends, 1 if quit.
 
     ``computer``: the computer pops for both players, at ``level`` (``random``,
-    ``heuristic``, ``optimal``; default ``heuristic``)."""
+    ``heuristic``, ``optimal``; default ``heuristic``). ``journal``: where the match is
+    recorded (default: the data dir's). The data dir is locked either way."""
     config.box.backend = "simulated"
     think, face, hide = delays
-    service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide)
+    service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide, journal=journal)
     service.start()
     try:
         options: dict[str, Any] = {"rule": config.sauteur.rule}

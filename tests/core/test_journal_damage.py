@@ -280,3 +280,22 @@ def test_games_prints_a_readable_table_or_says_there_are_none(
         "in progress",
     ]
     assert lines[1].endswith("Friday's race") and lines[2].endswith("Devils, Devils")
+
+
+def test_play_keeps_its_match_out_of_the_data_dir_unless_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A quit `diablotin play sauteur` leaves no half-played match for `serve` to resume."""
+
+    def quit_at_once(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", quit_at_once)
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert cli.main([*data, "play", "sauteur", "--rule", "B", "--seed", "3"]) == 1
+    assert cli.main([*data, "games"]) == 0
+    assert "no games yet" in capsys.readouterr().out
+    kept = tmp_path / "data" / "diablotin.sqlite3"
+    assert cli.main([*data, "play", "sauteur", "--seed", "3", "--journal", str(kept)]) == 1
+    assert cli.main([*data, "games"]) == 0
+    assert "in progress" in capsys.readouterr().out.splitlines()[-1]
