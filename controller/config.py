@@ -112,6 +112,9 @@ class Config:
     teufel: TeufelConfig = field(default_factory=TeufelConfig)
     tails: TailsConfig = field(default_factory=TailsConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
+    daily_backups: int = 7
+    """``[data] backups``: daily copies of the journal kept in ``<data dir>/backups/``
+    (0: none taken)."""
     source: Path | None = None
 
 
@@ -137,7 +140,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "body_timeout_s": (int, float),
         "allowed_hosts": list,
     },
-    "data": {"dir": str},
+    "data": {"dir": str, "backups": int},
     "sauteur": {"rule": str, "rounds": int, "number_faces": list},
     "teufel": {"colours": list, "vines": list},
     "tails": {"board": str},
@@ -260,6 +263,9 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
 
     if "dir" in raw.get("data", {}):
         cfg.data_dir = resolve(raw["data"]["dir"])
+    cfg.daily_backups = raw.get("data", {}).get("backups", cfg.daily_backups)
+    if not 0 <= cfg.daily_backups <= 366:
+        raise bad("data.backups", "daily backups kept: a whole number from 0 to 366")
 
     sauteur = raw.get("sauteur", {})
     cfg.sauteur.rule = sauteur.get("rule", cfg.sauteur.rule)
@@ -323,7 +329,7 @@ def to_toml(config: Config) -> str:
                 f.name: getattr(config.box.limits, f.name) for f in dataclasses.fields(Limits)
             }
         elif section == "data":
-            values = {"dir": config.data_dir}
+            values = {"dir": config.data_dir, "backups": config.daily_backups}
         else:
             holder = getattr(config, section)
             values = {key: getattr(holder, key) for key in keys}

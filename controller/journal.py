@@ -58,6 +58,13 @@ MARKER_SUFFIX = ".marker"
 """``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
 NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
+SCHEMA_VERSION = 1
+"""``PRAGMA user_version`` of a journal this code writes. 0: before versions (commit
+3786bd4 and earlier; the same tables). Opening an older journal backs it up beside
+itself (``<name>.schema<N>-<time>.bak``), then migrates it in place."""
+APPLICATION_ID = 0x44424C54
+"""``PRAGMA application_id`` of a Diablotin journal ("DBLT")."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -193,10 +200,20 @@ class Journal:
                     raise JournalDamaged(damaged_message(self._file, "; ".join(problems[:3])))
                 if not _has_tables(db):
                     _refuse_if_lost(self._file, before_open=False)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise JournalError(
+                    f"the journal {self.path} was written by a newer diablotin (schema "
+                    f"{version}; this one reads up to {SCHEMA_VERSION}): update diablotin"
+                )
+            if version < SCHEMA_VERSION and self._file is not None and _has_tables(db):
+                self._back_up_before_migrating(version)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
+            db.executescript(_SCHEMA)  # schema 0 -> 1: the same tables, now stamped
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             if self._file is not None:
                 db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
@@ -209,6 +226,24 @@ class Journal:
             marker = marker_path(self._file)
             if not marker.exists():
                 marker.write_text(_marker_text(self._file), encoding="utf-8")
+
+    def _back_up_before_migrating(self, version: int) -> None:
+        """Copy the journal (online backup API) before it is migrated from ``version``."""
+        assert self._file is not None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        kept = self._file.with_name(f"{self._file.name}.schema{version}-{stamp}.bak")
+        copy = sqlite3.connect(kept)
+        try:
+            self._db.backup(copy)
+        finally:
+            copy.close()
+        log.warning(
+            "journal %s: schema %d migrated to %d; the old file is kept as %s",
+            self.path,
+            version,
+            SCHEMA_VERSION,
+            kept,
+        )
 
     def close(self) -> None:
         self._closing = True

@@ -17,6 +17,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .box.base import Box, BoxEvent
@@ -168,6 +169,7 @@ class Service:
         self._worker.start()
         if self.box_play is not None:
             self.box_play.start()
+        self._daily_backup()
         self.started = True
         log.info("service started: %d game(s) resumed", len(self.tables))
 
@@ -322,6 +324,20 @@ class Service:
         game_id = importing.store(self.journal, importing.check(data), self.config)
         self.hub.publish("games", self.games())
         return game_id
+
+    def _daily_backup(self) -> None:
+        """A copy of the journal a day in ``<data dir>/backups/`` (``[data] backups`` kept),
+        checked at start and every hour after; a failure is a notice, never a stop."""
+        from . import backup
+
+        journal = self.journal
+        if journal is None or journal.path == ":memory:" or not journal.games():
+            return
+        try:
+            backup.daily(Path(journal.path), self.config.data_dir, self.config.daily_backups)
+        except backup.BackupError as exc:
+            self.notice(f"the daily backup failed: {exc}")
+        self.clock.call_later(3600, lambda: self.post(self._daily_backup))
 
     # -- the box ------------------------------------------------------------------
     def _on_box_event(self, event: BoxEvent) -> None:
