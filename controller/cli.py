@@ -168,6 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the journal file as it is, even damaged, and write game-<id>.json per "
         "readable game into the -o folder (each for `replay FILE --import`)",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every game: a zip of diablotin-game/1 files (-o FILE.zip), or with --format csv "
+        "one row per game (id, kind, title, players, winner, started, finished, actions)",
+    )
+    p.add_argument(
+        "--format", choices=["zip", "csv"], default="zip", help="with --all: zip (default) or csv"
+    )
 
     p = sub.add_parser("replay", help="rebuild a game from an export file and print its final view")
     p.add_argument("file", help="an exported game (JSON, diablotin-game/1)")
@@ -211,6 +220,21 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "config", help="print the effective configuration as TOML (a config file that reads back)"
     )
+
+    p = sub.add_parser(
+        "backup", help="copy the journal (safe while the service runs; SQLite's backup API)"
+    )
+    p.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        default=None,
+        help="where to write the copy (default: <data dir>/backups/diablotin-<time>.sqlite3)",
+    )
+    p = sub.add_parser(
+        "restore", help="put a backup in place of the journal (stop the service first)"
+    )
+    p.add_argument("file", type=Path, help="a copy made by `diablotin backup` (or a daily one)")
 
     p = sub.add_parser("pin", help="show the referee PIN (--reset: a new one, every session ends)")
     p.add_argument(
@@ -451,6 +475,8 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
 
     if args.raw:
         return _export_raw(args, config)
+    if args.all:
+        return _export_all(args, config)
     if args.game_id is None:
         print("diablotin: export needs a game id (or --raw -o FOLDER)", file=sys.stderr)
         return 2
@@ -472,6 +498,35 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
         print(f"game {args.game_id} written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _export_all(args: argparse.Namespace, config: Config) -> int:
+    """``export --all``: every game as ``game-<id>.json`` in a zip (``-o FILE.zip``), or one
+    CSV row per game (``--format csv``; stdout without ``-o``). Exit 1 if the journal
+    cannot be read, 2 for bad arguments."""
+    from . import exports
+    from .journal import JournalError
+
+    if args.game_id is not None or (args.format == "zip" and not args.output):
+        print("diablotin: export --all takes no game id; a zip needs -o FILE.zip", file=sys.stderr)
+        return 2
+    try:
+        journal = _journal(config)
+    except JournalError as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.format == "zip":
+            count = exports.write_zip(journal, Path(args.output))
+            print(f"{count} game(s) written to {args.output}", file=sys.stderr)
+        elif args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as file:
+                exports.write_csv(journal, file)
+        else:
+            exports.write_csv(journal, sys.stdout)
+    finally:
+        journal.close()
     return 0
 
 
@@ -593,6 +648,46 @@ def cmd_config(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace, config: Config) -> int:
+    """Copy the journal with SQLite's online backup API (consistent while the service runs)."""
+    from . import backup
+    from .service import JOURNAL_NAME
+
+    target = args.file or backup.default_backup_path(config.data_dir)
+    try:
+        backup.backup(config.data_dir / JOURNAL_NAME, target)
+    except backup.BackupError as exc:
+        print(f"diablotin: {exc}", file=sys.stderr)
+        return 1
+    print(f"backup written to {target}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, config: Config) -> int:
+    """Replace the journal with a checked copy; the journal before is kept as ``.bak``."""
+    from . import backup
+    from .datadir import DataDirBusy, DataDirLock
+    from .service import JOURNAL_NAME
+
+    try:
+        lock = DataDirLock(config.data_dir)
+    except DataDirBusy as exc:
+        print(
+            f"diablotin: {exc}: stop it first (`sudo systemctl stop diablotin`), then restore",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        kept = backup.restore(args.file, config.data_dir / JOURNAL_NAME)
+    except backup.BackupError as exc:
+        print(f"diablotin: {exc}; nothing was changed", file=sys.stderr)
+        return 2
+    finally:
+        lock.release()
+    print(f"restored {args.file}" + (f"; the journal before is kept as {kept}" if kept else ""))
+    return 0
+
+
 def cmd_pin(args: argparse.Namespace, config: Config) -> int:
     """Print the referee PIN; ``--reset`` writes a new one to the data dir. A running service
     reads the file again when it changes, so every referee session ends at once."""
@@ -643,6 +738,8 @@ COMMANDS = {
     "firmware": cmd_firmware,
     "config": cmd_config,
     "pin": cmd_pin,
+    "backup": cmd_backup,
+    "restore": cmd_restore,
 }
 
 
