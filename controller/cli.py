@@ -420,15 +420,23 @@ def _journal(config: Config) -> Any:
     return Journal(config.data_dir / JOURNAL_NAME)
 
 
-def cmd_games(args: argparse.Namespace, config: Config) -> int:
-    from . import importing
-    from .games.base import Refused
+def _open_journal(config: Config) -> Any:
+    """The data dir's journal, or ``None`` once the reason it cannot be opened is printed."""
     from .journal import JournalError
 
     try:
-        journal = _journal(config)
+        return _journal(config)
     except JournalError as exc:
         print(f"diablotin: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_games(args: argparse.Namespace, config: Config) -> int:
+    from . import importing
+    from .games.base import Refused
+
+    journal = _open_journal(config)
+    if journal is None:
         return 1
     try:
         rows: list[tuple[str, ...]] = []
@@ -471,7 +479,7 @@ def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 
 def cmd_export(args: argparse.Namespace, config: Config) -> int:
-    from .journal import GameNotFound, JournalError
+    from .journal import GameNotFound
 
     if args.raw:
         return _export_raw(args, config)
@@ -480,10 +488,8 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
     if args.game_id is None:
         print("diablotin: export needs a game id (or --raw -o FOLDER)", file=sys.stderr)
         return 2
-    try:
-        journal = _journal(config)
-    except JournalError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+    journal = _open_journal(config)
+    if journal is None:
         return 1
     try:
         data = journal.export(args.game_id)
@@ -506,15 +512,12 @@ def _export_all(args: argparse.Namespace, config: Config) -> int:
     CSV row per game (``--format csv``; stdout without ``-o``). Exit 1 if the journal
     cannot be read, 2 for bad arguments."""
     from . import exports
-    from .journal import JournalError
 
     if args.game_id is not None or (args.format == "zip" and not args.output):
         print("diablotin: export --all takes no game id; a zip needs -o FILE.zip", file=sys.stderr)
         return 2
-    try:
-        journal = _journal(config)
-    except JournalError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+    journal = _open_journal(config)
+    if journal is None:
         return 1
     try:
         if args.format == "zip":
