@@ -504,6 +504,19 @@ def message(lang: str, msg: Message, **params: Any) -> str:
     return text.format(**params) if params else text
 
 
+def refusal_text(refused: Refused, lang: str) -> str:
+    """A rules refusal as a sentence in ``lang``: its English ``template`` looked up in the
+    catalog (the msgid) and filled from its ``params``; the English ``reason`` when the
+    catalog has no translation or the translation does not fit the parameters."""
+    text = catalog(lang).gettext(refused.template)
+    if text == refused.template:
+        return refused.reason
+    try:
+        return text.format(**refused.params)
+    except (KeyError, IndexError, ValueError):
+        return refused.reason
+
+
 def kind_title(lang: str, name: str) -> str:
     """The display name of game kind ``name`` in ``lang`` (the name itself if unknown)."""
     try:

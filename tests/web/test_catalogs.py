@@ -60,3 +60,14 @@ def test_the_translator_works_outside_a_request() -> None:
     assert fr(key="nav.home") == "Parties"
     assert i18n.translator("en")("Devils, Devils") == "Devils, Devils"
     assert fr("a sentence no catalog has") == "a sentence no catalog has"
+
+
+def test_a_refusal_is_made_from_its_template_in_the_viewers_language() -> None:
+    from controller.games.base import Refused
+
+    # a template the catalog translates (a game title stands in until the engines'
+    # refusal templates are in the catalogs)
+    assert i18n.refusal_text(Refused("Devils, Devils", "x"), "fr") == "Diable, diable"
+    untranslated = Refused("slot {key} is empty", "slot-empty", key=4)
+    assert i18n.refusal_text(untranslated, "fr") == "slot 4 is empty"
+    assert i18n.refusal_text(untranslated, "en") == "slot 4 is empty"
