@@ -25,6 +25,7 @@ from controller.games.base import Refused, Viewer
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
+from .i18n import pick_language, refusal_text
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
 from .security import ApiError
@@ -53,7 +54,7 @@ def _gate() -> None:
 def refusal(exc: Refused) -> ApiError:
     """Map a rules refusal to HTTP: unknown game 404, malformed 400, otherwise 409."""
     status = 404 if exc.code == "no-game" else 400 if exc.code.startswith("bad-") else 409
-    return ApiError(status, exc.code, exc.reason, params=exc.params)
+    return ApiError(status, exc.code, refusal_text(exc, pick_language()), params=exc.params)
 
 
 def guarded(fn: Callable[[], Any]) -> Any:

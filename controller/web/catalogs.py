@@ -1,0 +1,69 @@
+"""The gettext catalogs' upkeep: ``python -m controller.web.catalogs`` rebuilds
+``controller/locales/messages.pot`` from :data:`controller.web.i18n.ENGLISH` and the game
+registry's titles, merges it into each ``<lang>/LC_MESSAGES/messages.po`` (new messages come in
+untranslated, changed ones fuzzy) and compiles every ``.po`` to the ``.mo`` the box reads.
+Babel (a dev dependency) does the work; the running box only reads the ``.mo`` files.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+from controller.games import registry
+from controller.web.i18n import DOMAIN, ENGLISH
+
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+WIDTH = 100
+
+
+def template() -> Catalog:
+    """Every message the dashboard shows, English msgid with its key as msgctxt (none for a
+    game title, whose key is its English)."""
+    pot = Catalog(project="Diablotin", domain=DOMAIN, fuzzy=False)
+    for key, english in ENGLISH.items():
+        pot.add(english, context=None if key == english else key)
+    for kind in registry.kinds():
+        pot.add(kind.title.msgid)
+    return pot
+
+
+def po_path(lang: str) -> Path:
+    return LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def languages() -> list[str]:
+    """The languages that have a catalog (English has none: its msgids are the text)."""
+    return sorted(p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir())
+
+
+def read(lang: str) -> Catalog:
+    with po_path(lang).open("rb") as fp:
+        return read_po(fp, locale=lang, domain=DOMAIN)
+
+
+def compiled(cat: Catalog) -> bytes:
+    out = io.BytesIO()
+    write_mo(out, cat)
+    return out.getvalue()
+
+
+def update() -> None:
+    """Write the template, merge it into every catalog, compile the catalogs."""
+    pot = template()
+    with (LOCALES / f"{DOMAIN}.pot").open("wb") as fp:
+        write_po(fp, pot, width=WIDTH, omit_header=True)
+    for lang in languages():
+        cat = read(lang)
+        cat.update(pot, no_fuzzy_matching=True)
+        with po_path(lang).open("wb") as fp:
+            write_po(fp, cat, width=WIDTH, ignore_obsolete=True)
+        po_path(lang).with_suffix(".mo").write_bytes(compiled(cat))
+
+
+if __name__ == "__main__":
+    update()
