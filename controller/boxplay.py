@@ -4,8 +4,16 @@
 the toy's facts (:mod:`controller.box.watch`: a hiding done, a die out, a jam) into game
 actions, presses a key for a referee's or the computer's pop, reads faces with the camera
 when there is one, plays the computer popper at its level, and hands the box to the game
-that holds it. Everything here runs on the service's worker thread (``service.post``)
-except the public methods, which hand their work to it.
+that holds it.
+
+One game holds the box (the journal's ``box`` row): the one the referee put there, a new
+one, or, when the holder ends, the newest unfinished one. A game that takes the box
+trusts the sensors, not its memory: if the slots that read full are not the ones the game
+believes hidden, it starts a new hiding (``new-hiding``; rule B keeps the pot and the
+count of numbers). See docs/rules-sauteur.md, "The box changes hands".
+
+Everything here runs on the service's worker thread (``service.post``) except the public
+methods, which hand their work to it.
 """
 
 from __future__ import annotations
@@ -52,6 +60,10 @@ class BoxPlay:
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
         self._rng = random.Random()  # the "random" computer level's choices
+        self.owner: int | None = None
+        """The id of the game that holds the box."""
+        self._check_sensors = False
+        """The holder has not yet compared its dice with the sensors (it waits for ``pop``)."""
 
     # -- life cycle ---------------------------------------------------------------
     def attach(self, table: Table) -> None:
@@ -69,8 +81,12 @@ class BoxPlay:
     def start(self) -> None:
         """Watch the toy; a game that stopped mid-hiding carries on where it was."""
         svc = self.service
-        assert svc.box is not None
-        table = self.box_game()
+        assert svc.box is not None and svc.journal is not None
+        stored = svc.journal.box_game()
+        table = svc.tables.get(stored) if stored is not None else None
+        if table is None or table.finished or table.rules.name != self.kind:
+            table = self._next_holder()
+        self._hold(table)
         mid_hiding = table is not None and table.state.phase in (POP, FACE, ADVANCE)
         if mid_hiding and svc.toy is not None and table is not None:
             self._resume_toy(table)
@@ -90,11 +106,60 @@ class BoxPlay:
 
     # -- what the service and the dashboard ask ------------------------------------
     def box_game(self) -> Table | None:
-        """The sauteur game the box is playing: the newest unfinished one."""
+        """The sauteur game that holds the box, if it is in play."""
+        table = self.service.tables.get(self.owner) if self.owner is not None else None
+        if table is None or table.finished or table.rules.name != self.kind:
+            return None
+        return table
+
+    def _next_holder(self, leaving: Table | None = None) -> Table | None:
+        """The newest unfinished sauteur game other than ``leaving``."""
         live = [
-            t for t in self.service.tables.values() if t.rules.name == self.kind and not t.finished
+            t
+            for t in self.service.tables.values()
+            if t.rules.name == self.kind and not t.finished and t is not leaving
         ]
         return max(live, key=lambda t: t.game_id) if live else None
+
+    def _hold(self, table: Table | None) -> None:
+        """Record ``table`` as the holder; it checks the sensors at its next ``pop`` phase."""
+        svc = self.service
+        assert svc.journal is not None
+        game_id = None if table is None else table.game_id
+        if game_id != svc.journal.box_game():
+            svc.journal.set_box_game(game_id)
+        if game_id != self.owner:
+            self._queued_pops.clear()
+            self._hiding_token = None
+            self.camera_proposal = None
+        self.owner = game_id
+        self._check_sensors = table is not None
+
+    def take_box(self, table: Table) -> None:
+        """``table`` holds the box from now (a new game, or the referee's choice)."""
+        if table.game_id == self.owner:
+            return
+        self._hold(table)
+        if table.state.phase in (POP, FACE, ADVANCE) and self.watch is not None:
+            self.watch.resume_hidden(table.state.popped)  # the sensors decide at "pop"
+        self.service.notice(f"game {table.game_id} is on the box now")
+        self.service.post(self._after_change)
+
+    def released(self, table: Table) -> None:
+        """``table`` left play (abandoned, deleted): the newest unfinished game takes the box."""
+        if table.game_id != self.owner:
+            return
+        following = self._next_holder(leaving=table)
+        self._hold(following)
+        if following is not None:
+            self.service.notice(f"game {following.game_id} is on the box now")
+        self.service.post(self._after_change)
+
+    def _sensors_disagree(self, state: SauteurState) -> list[int]:
+        """The keys whose slot reads otherwise than the game believes (phase ``pop``)."""
+        assert self.service.box is not None
+        slots = self.service.box.slots()
+        return [key for key in KEYS if slots.get(key) != (key not in state.popped)]
 
     def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
         """A referee's pop presses the key (journaled once the die is out); ``None`` for
@@ -120,6 +185,12 @@ class BoxPlay:
             )
         action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
         table.check(action)
+        if self.service.box is not None and self.service.box.slots().get(key) is False:
+            raise Refused(
+                "slot {key} reads empty on the box's sensors: there is no die to pop",
+                "slot-empty",
+                key=key,
+            )
         faults = self.active_faults()
         if faults:
             raise BoxFault(f"the box has a fault: {faults[0]}; clear it first")
@@ -170,11 +241,16 @@ class BoxPlay:
     def extras(self, table: Table) -> dict[str, Any]:
         """A game page's box facts: is it the game on the box, its computer seats and levels."""
         holder = self.box_game()
-        return {
+        on_box = holder is not None and holder.game_id == table.game_id
+        out: dict[str, Any] = {
             "computer": sorted(self.computer.get(table.game_id, ())),
             "levels": self.computer_levels(table.game_id),
-            "on_box": holder is not None and holder.game_id == table.game_id,
+            "on_box": on_box,
+            "box_holder": None if holder is None else holder.game_id,
         }
+        if on_box and self.service.box is not None:  # pop keys follow the sensors
+            out["slots"] = {str(k): v for k, v in self.service.box.slots().items()}
+        return out
 
     def active_faults(self) -> list[str]:
         """The toy's faults (a jam) and the box's (a coil, the link)."""
@@ -324,10 +400,25 @@ class BoxPlay:
     def _after_change(self) -> None:
         """After any change: start a new hiding, or let the computer popper move."""
         svc = self.service
+        if self.owner is not None and self.box_game() is None:  # the holder ended
+            self._hold(self._next_holder())
         table = self.box_game()
         if table is None or self.watch is None:
             return
         state: SauteurState = table.state
+        if self._check_sensors and state.phase == HIDING:
+            self._check_sensors = False  # a hiding loads every die again
+        if self._check_sensors and state.phase == POP and not self._queued_pops:
+            self._check_sensors = False
+            wrong = self._sensors_disagree(state)
+            if wrong:
+                keys = ", ".join(map(str, wrong))
+                svc.notice(
+                    f"game {table.game_id} took the box, but the sensors of key(s) {keys} "
+                    "disagree with it: a new hiding"
+                )
+                self._submit_quietly(table, {"type": "new-hiding"})
+                return
         if state.phase != FACE:
             self.camera_proposal = None
         if svc.camera is not None and state.phase == POP and not self._queued_pops:

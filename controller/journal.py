@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .text import NOTE_MAX, TITLE_MAX, TextRefused, clean_text
+from .text import NAME_MAX, NOTE_MAX, TITLE_MAX, TextRefused, clean_text
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,10 +58,12 @@ MARKER_SUFFIX = ".marker"
 """``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
 NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """``PRAGMA user_version`` of a journal this code writes. 0: before versions (commit
-3786bd4 and earlier; the same tables). Opening an older journal backs it up beside
-itself (``<name>.schema<N>-<time>.bak``), then migrates it in place."""
+3786bd4 and earlier); 1: the same tables, stamped (commit afb35ad); 2: adds the roster
+(``players``), ``games.abandoned`` and ``box`` (which game holds the toy). Opening an
+older journal backs it up beside itself (``<name>.schema<N>-<time>.bak``), then
+migrates it in place."""
 APPLICATION_ID = 0x44424C54
 """``PRAGMA application_id`` of a Diablotin journal ("DBLT")."""
 
@@ -72,7 +74,8 @@ CREATE TABLE IF NOT EXISTS games (
     options TEXT NOT NULL,
     title TEXT NOT NULL DEFAULT '',
     created REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    abandoned REAL
 );
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -87,6 +90,16 @@ CREATE TABLE IF NOT EXISTS settings (
     name TEXT NOT NULL,
     value TEXT NOT NULL,
     PRIMARY KEY (game_id, name)
+);
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    mark TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS box (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    game_id INTEGER REFERENCES games(id) ON DELETE SET NULL
 );
 """
 
@@ -128,6 +141,24 @@ class GameRecord:
     title: str
     created: float
     finished: float | None
+    abandoned: float | None = None
+    seats: list[dict[str, Any]] | None = None
+    """Who sits where (``controller.players``), or ``None``: nobody was named."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """One of the referee's roster: a name (1-24 characters) and a mark (a colour
+    ``#rrggbb`` or an emoji)."""
+
+    id: int
+    name: str
+    mark: str
+    created: float
+
+
+class DuplicateName(JournalError, ValueError):
+    """Another roster player has this name (names are unique, case aside)."""
 
 
 @dataclass(frozen=True)
@@ -212,6 +243,7 @@ class Journal:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)  # schema 0 -> 1: the same tables, now stamped
+            _add_column(db, "games", "abandoned", "REAL")  # schema 1 -> 2
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             if self._file is not None:
@@ -351,7 +383,15 @@ class Journal:
         return result
 
     # -- games ---------------------------------------------------------------
-    def create_game(self, kind: str, options: Mapping[str, Any], title: str = "") -> int:
+    def create_game(
+        self,
+        kind: str,
+        options: Mapping[str, Any],
+        title: str = "",
+        settings: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Store a new game with its first per-game ``settings`` (seats, computer seats),
+        in one transaction; returns its id."""
         options_json = json.dumps(dict(options), sort_keys=True)
 
         def insert(db: sqlite3.Connection) -> int:
@@ -360,18 +400,22 @@ class Journal:
                 (kind, options_json, title, time.time()),
             )
             assert cur.lastrowid is not None
+            db.executemany(
+                "INSERT INTO settings (game_id, name, value) VALUES (?, ?, ?)",
+                [(cur.lastrowid, k, json.dumps(v)) for k, v in (settings or {}).items()],
+            )
             return cur.lastrowid
 
         return self._write(insert)
 
     def game(self, game_id: int) -> GameRecord:
-        row = self._one("SELECT * FROM games WHERE id = ?", (game_id,))
+        row = self._one(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         if row is None:
             raise GameNotFound(f"no game {game_id}")
         return _record(row)
 
     def games(self, *, finished: bool | None = None) -> list[GameRecord]:
-        sql = "SELECT * FROM games"
+        sql = f"SELECT {_GAME_COLUMNS} FROM games"
         if finished is not None:
             sql += " WHERE finished IS " + ("NOT NULL" if finished else "NULL")
         with self._lock:
@@ -385,6 +429,85 @@ class Journal:
                 (time.time() if finished else None, game_id),
             )
         )
+
+    def abandon(self, game_id: int) -> None:
+        """Mark a game abandoned (kept, out of play and out of the stats); raises
+        :class:`GameNotFound`."""
+        self.game(game_id)
+        now = time.time()
+        self._write(
+            lambda db: db.execute(
+                "UPDATE games SET abandoned = ?, finished = COALESCE(finished, ?) WHERE id = ?",
+                (now, now, game_id),
+            )
+        )
+
+    def rename(self, game_id: int, title: str) -> None:
+        """Give a game a new title (already checked by ``controller.text``)."""
+        self.game(game_id)
+        self._write(
+            lambda db: db.execute("UPDATE games SET title = ? WHERE id = ?", (title, game_id))
+        )
+
+    def delete_game(self, game_id: int) -> None:
+        """Remove a game with its entries and settings, in one transaction (a backup
+        taken before still holds it); raises :class:`GameNotFound`."""
+        self.game(game_id)
+
+        def delete(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM entries WHERE game_id = ?", (game_id,))
+            db.execute("DELETE FROM settings WHERE game_id = ?", (game_id,))
+            db.execute("UPDATE box SET game_id = NULL WHERE game_id = ?", (game_id,))
+            db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+        self._write(delete)
+
+    # -- the box's owner -------------------------------------------------------
+    def box_game(self) -> int | None:
+        """The id of the game the referee put on the box, if any."""
+        row = self._one("SELECT game_id FROM box WHERE one = 1", ())
+        return None if row is None else row[0]
+
+    def set_box_game(self, game_id: int | None) -> None:
+        self._write(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO box (one, game_id) VALUES (1, ?)", (game_id,)
+            )
+        )
+
+    # -- the roster ---------------------------------------------------------------
+    def players(self) -> list[Player]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, name, mark, created FROM players ORDER BY name COLLATE NOCASE"
+            ).fetchall()
+        return [Player(*row) for row in rows]
+
+    def player(self, player_id: int) -> Player | None:
+        row = self._one("SELECT id, name, mark, created FROM players WHERE id = ?", (player_id,))
+        return None if row is None else Player(*row)
+
+    def save_player(self, name: str, mark: str, player_id: int | None = None) -> int:
+        """Add a player (``player_id`` None) or change one; returns the id. Raises
+        :class:`DuplicateName` when another player has that name (case aside)."""
+
+        def write(db: sqlite3.Connection) -> int:
+            if player_id is None:
+                cur = db.execute(
+                    "INSERT INTO players (name, mark, created) VALUES (?, ?, ?)",
+                    (name, mark, time.time()),
+                )
+                assert cur.lastrowid is not None
+                return cur.lastrowid
+            db.execute(
+                "UPDATE players SET name = ?, mark = ? WHERE id = ?", (name, mark, player_id)
+            )
+            return player_id
+
+        try:
+            return self._write(write)
+        except sqlite3.IntegrityError:
+            raise DuplicateName(name) from None
 
     def set_setting(self, game_id: int, name: str, value: Any) -> None:
         """Keep a per-game setting that is not a game action (e.g. computer seats)."""
@@ -451,6 +574,8 @@ class Journal:
             "options": game.options,
             "created": game.created,
             "finished": game.finished,
+            "abandoned": game.abandoned,
+            "seats": game.seats,
             "entries": [
                 {"seq": e.seq, "at": e.at, "undo": e.undo, "action": e.action}
                 for e in self.entries(game_id)
@@ -477,11 +602,23 @@ class Journal:
 
         def insert(db: sqlite3.Connection) -> int:
             cur = db.execute(
-                "INSERT INTO games (kind, options, title, created, finished)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (game["kind"], options, game["title"], time.time(), game["finished"]),
+                "INSERT INTO games (kind, options, title, created, finished, abandoned)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    game["kind"],
+                    options,
+                    game["title"],
+                    time.time(),
+                    game["finished"],
+                    game["abandoned"],
+                ),
             )
             assert cur.lastrowid is not None
+            if game["seats"] is not None:
+                db.execute(
+                    "INSERT INTO settings (game_id, name, value) VALUES (?, 'seats', ?)",
+                    (cur.lastrowid, json.dumps(game["seats"])),
+                )
             db.executemany(
                 "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
                 [(cur.lastrowid, *row) for row in rows],
@@ -555,6 +692,9 @@ def check_export(data: Any) -> dict[str, Any]:
     created = _number(data.get("created", 0.0), "created")
     finished = data.get("finished")
     finished = None if finished is None else _number(finished, "finished")
+    abandoned = data.get("abandoned")
+    abandoned = None if abandoned is None else _number(abandoned, "abandoned")
+    seats = _seats(data.get("seats"))
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise BadExport("entries must be a list")
@@ -580,8 +720,36 @@ def check_export(data: Any) -> dict[str, Any]:
         "options": dict(options),
         "created": created,
         "finished": finished,
+        "abandoned": abandoned,
+        "seats": seats,
         "entries": checked,
     }
+
+
+def _seats(value: Any) -> list[dict[str, Any]] | None:
+    """An export's seats, checked: names by the free-text policy; a roster player's id is
+    dropped (the importing box has its own roster), the name kept."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) > 8:
+        raise BadExport("seats must be a list of at most 8 seats")
+    seats = []
+    for i, seat in enumerate(value, 1):
+        if not isinstance(seat, Mapping):
+            raise BadExport(f"seat {i}: must be an object")
+        name, mark, computer = seat.get("name"), seat.get("mark"), seat.get("computer")
+        seats.append(
+            {
+                "key": _text(seat.get("key"), f"seat {i}: key", 32),
+                "name": None if name is None else _text(name, f"seat {i}: name", NAME_MAX),
+                "mark": None if mark is None else _text(mark, f"seat {i}: mark", 8),
+                "player": None,
+                "computer": None
+                if computer is None
+                else _text(computer, f"seat {i}: computer", 16),
+            }
+        )
+    return seats
 
 
 def _text(value: Any, field: str, max_len: int, allow_empty: bool = False) -> str:
@@ -626,8 +794,23 @@ def _plain_json(value: Any, where: str) -> None:
 
 
 def _record(row: tuple[Any, ...]) -> GameRecord:
-    gid, kind, options, title, created, finished = row
-    return GameRecord(gid, kind, json.loads(options), title, created, finished)
+    """A ``games`` row (``abandoned`` absent: a salvaged older journal's row)."""
+    gid, kind, options, title, created, finished, *rest = row
+    abandoned = rest[0] if rest else None
+    seats = json.loads(rest[1]) if len(rest) > 1 and rest[1] is not None else None
+    return GameRecord(gid, kind, json.loads(options), title, created, finished, abandoned, seats)
+
+
+_GAME_COLUMNS = (
+    "id, kind, options, title, created, finished, abandoned, (SELECT value FROM settings"
+    " WHERE settings.game_id = games.id AND settings.name = 'seats')"
+)
+
+
+def _add_column(db: sqlite3.Connection, table: str, column: str, decl: str) -> None:
+    """``ALTER TABLE table ADD COLUMN`` unless the column is there (a migration step)."""
+    if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
 # -- a journal file's health: damaged, missing, set aside, salvaged ----------------------------

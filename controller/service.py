@@ -4,7 +4,8 @@ Data flows one way: hardware or referee → action → rules → journal → sta
 hub → phones. Everything that touches the Diable sauteur's hardware runs on one
 worker thread (box events are handed to it, never handled on a pin thread).
 
-Only one Diable sauteur game is "on the box" at a time: the newest unfinished one.
+Only one Diable sauteur game is "on the box" at a time: the one the referee put there
+(``put_on_box``), else the newest unfinished one (see ``controller/boxplay.py``).
 """
 
 from __future__ import annotations
@@ -77,6 +78,13 @@ class BoxGame(Protocol):
 
     def box_game(self) -> Table | None:
         """The table that holds the box now, if any."""
+
+    def take_box(self, table: Table) -> None:
+        """``table`` holds the box from now (new, or put there by the referee); its game
+        checks the toy's sensors first."""
+
+    def released(self, table: Table) -> None:
+        """``table`` left play (abandoned, deleted): the box passes to the next game."""
 
     def extras(self, table: Table) -> dict[str, Any]:
         """What a game's page needs about the box: ``on_box``, computer seats, levels."""
@@ -227,18 +235,135 @@ class Service:
         self._inbox.put(fn)
 
     # -- games ----------------------------------------------------------------
-    def new_game(self, kind: str, options: Mapping[str, Any] | None = None, title: str = "") -> int:
-        """Start a game; raises :class:`Refused` on an unknown game or bad options."""
+    def new_game(
+        self,
+        kind: str,
+        options: Mapping[str, Any] | None = None,
+        title: str = "",
+        seats: object = None,
+    ) -> int:
+        """Start a game; ``seats``: who sits where (:func:`controller.players.resolve_seats`).
+        Raises :class:`Refused` on an unknown game, bad options or bad seats (nothing
+        stored then)."""
+        from .players import SEATS_SETTING, resolve_seats
+
         rules = rules_for(kind, self.config)
         opts = self._default_options(kind) | dict(options or {})
         if self.box_play is not None and kind == self.box_play.kind:
             opts = self.box_play.new_game_options(opts)
         rules.setup(opts)  # validate before anything is stored
         assert self.journal is not None
-        game_id = self.journal.create_game(kind, opts, title or registry.get(kind).new_title(opts))
-        self._open_table(game_id)
+        settings: dict[str, Any] = {}
+        if seats is not None:
+            settings[SEATS_SETTING] = resolve_seats(self.journal, kind, opts, seats)
+            computer = {s["key"]: s["computer"] for s in settings[SEATS_SETTING] if s["computer"]}
+            if computer:  # the box's computer popper reads these (controller/boxplay.py)
+                settings["computer"] = sorted(computer)
+                settings["computer_levels"] = computer
+        title = title or registry.get(kind).new_title(opts)
+        game_id = self.journal.create_game(kind, opts, title, settings)
+        table = self._open_table(game_id)
+        if self.box_play is not None and kind == self.box_play.kind:
+            self.box_play.take_box(table)  # a new sauteur game takes the box
         self.hub.publish("games", self.games())
         return game_id
+
+    def rematch(self, game_id: int) -> int:
+        """A new game of the same kind, options and seats (the same roster players,
+        guests and computer levels); raises :class:`Refused` ``no-game``."""
+        old = self.table(game_id)
+        seats = None
+        if old.seats:
+            seats = [_seat_choice(seat) for seat in old.seats]
+        record = self._record(game_id)
+        return self.new_game(record.kind, record.options, old.title, seats)
+
+    def rename(self, game_id: int, title: object) -> None:
+        """Give a game a new title (the free-text policy); raises :class:`Refused`."""
+        from .text import TITLE_MAX, TextRefused, clean_text
+
+        table = self.table(game_id)
+        try:
+            clean = clean_text(title, field="title", max_len=TITLE_MAX)
+        except TextRefused as exc:
+            raise Refused(str(exc), exc.code, **exc.params) from None
+        assert self.journal is not None
+        self.journal.rename(game_id, clean)
+        table.title = clean
+        self.hub.publish(table.topic, table.view("public"))
+        self.hub.publish("games", self.games())
+
+    def abandon(self, game_id: int) -> None:
+        """Mark a game abandoned: kept, ended, left out of the stats; it gives up the box.
+        Raises :class:`Refused` ``no-game`` or ``finished`` (a game that ended is kept
+        as it ended)."""
+        table = self.table(game_id)
+        if table.finished:
+            reason = "was abandoned" if table.abandoned else "is finished"
+            raise Refused("game {game_id} {reason}", "finished", game_id=game_id, reason=reason)
+        assert self.journal is not None
+        with table.lock:
+            self.journal.abandon(game_id)
+            table.abandoned = table.finished = True
+        self._closed(table)
+
+    def delete(self, game_id: int) -> None:
+        """Remove a game from the journal (a backup taken before still holds it); raises
+        :class:`Refused` ``no-game``."""
+        assert self.journal is not None
+        with self._lock:
+            try:
+                self.journal.delete_game(game_id)
+            except GameNotFound:
+                raise Refused("there is no game {game_id}", "no-game", game_id=game_id) from None
+            table = self.tables.pop(game_id, None)
+            self.damaged.pop(game_id, None)
+        if table is not None:
+            table.abandoned = table.finished = True  # a page still open can change nothing
+            self._closed(table)
+        else:
+            self.hub.publish("games", self.games())
+
+    def _closed(self, table: Table) -> None:
+        """A game left play (abandoned, deleted): its pages and the lists hear of it, and
+        the box passes to the next game."""
+        self.hub.publish(table.topic, table.view("public"))
+        if self.box_play is not None and table.rules.name == self.box_play.kind:
+            self.box_play.released(table)
+        self.hub.publish("games", self.games())
+
+    def put_on_box(self, game_id: int) -> None:
+        """The referee gives the box to this unfinished sauteur game; raises :class:`Refused`."""
+        table = self.table(game_id)
+        if self.box_play is None or table.rules.name != self.box_play.kind:
+            raise Refused("only a Diable sauteur game can be put on the box", "not-box-game")
+        if table.finished:
+            raise Refused("game {game_id} is over", "finished", game_id=game_id)
+        self.box_play.take_box(table)
+        self.hub.publish("games", self.games())
+
+    def _record(self, game_id: int) -> Any:
+        assert self.journal is not None
+        try:
+            return self.journal.game(game_id)
+        except GameNotFound:
+            raise Refused("there is no game {game_id}", "no-game", game_id=game_id) from None
+
+    # -- the roster ---------------------------------------------------------------
+    def players(self) -> list[dict[str, Any]]:
+        from .players import player_dict
+
+        assert self.journal is not None
+        return [player_dict(p) for p in self.journal.players()]
+
+    def save_player(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Add or change a roster player; raises :class:`Refused` (nothing changed)."""
+        from .players import player_dict, save_player
+
+        assert self.journal is not None
+        player = player_dict(save_player(self.journal, data))
+        self.hub.publish("players", self.players())
+        return player
 
     def _default_options(self, kind: str) -> dict[str, Any]:
         """``kind``'s setup options from its config section (``Config.<kind>``)."""
@@ -283,7 +408,10 @@ class Service:
             return self.tables[game_id]
 
     def games(self) -> list[dict[str, Any]]:
+        """Every game, oldest first: id, kind, title, created, finished, abandoned, seats,
+        and ``on_box`` for the one that holds the box; ``damaged`` with why."""
         assert self.journal is not None
+        holder = self.box_play.box_game() if self.box_play is not None else None
         out = []
         for record in self.journal.games():
             table = self.tables.get(record.id)
@@ -296,8 +424,11 @@ class Service:
                     "title": record.title,
                     "created": record.created,
                     "finished": record.finished is not None,
+                    "abandoned": record.abandoned is not None,
+                    "seats": record.seats or [],
                 }
             )
+            summary["on_box"] = holder is not None and holder.game_id == record.id
             if record.id in self.damaged:
                 summary["damaged"] = self.damaged[record.id]
             out.append(summary)
@@ -371,6 +502,17 @@ class Service:
         self._notices.append(entry)
         del self._notices[:-100]
         self.hub.publish("box", {"event": "Notice", **entry})
+
+
+def _seat_choice(seat: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A stored seat as :func:`controller.players.resolve_seats` takes it (a rematch)."""
+    if seat.get("player") is not None:
+        return {"player": seat["player"]}
+    if seat.get("computer"):
+        return {"computer": seat["computer"]}
+    if seat.get("name"):
+        return {"guest": seat["name"]}
+    return None
 
 
 def _event_dict(event: Any) -> dict[str, Any]:

@@ -40,26 +40,43 @@ def _rules(kind: str) -> Rules[Any]:
 
 
 def counted(records: Iterable[GameRecord]) -> list[GameRecord]:
-    """The games statistics count: finished ones. The one filter (abandoned and deleted
-    games will be left out here too)."""
-    return [record for record in records if record.finished is not None]
+    """The games statistics count: finished ones, not abandoned (deleted games are gone
+    from the journal). The one filter."""
+    return [r for r in records if r.finished is not None and r.abandoned is None]
 
 
 def seat_names(game: GameRecord) -> dict[str, str]:
     """Seat id → the name statistics use for it, in seat order.
 
-    Today a seat is its own name: ``p1``/``p2`` (sauteur), the colour (Teufel Teufel),
-    ``seat1``… (tail-tile game); the dashboard translates those. A player roster will
-    return people's names here. Raises ``Refused`` for options the game refuses.
+    The seat's person (:mod:`controller.players`): a roster player's or a guest's name,
+    or ``Computer (level)``. A seat nobody was named for is its own id: ``p1``/``p2``
+    (sauteur), the colour (Teufel Teufel), ``seat1``… (tail-tile game); the dashboard
+    translates those. Raises ``Refused`` for options the game refuses.
     """
+    ids = _seat_ids(game)
+    seats = game.seats or []
+    if len(seats) != len(ids):
+        return {seat: seat for seat in ids}
+    return {seat: _person(person) or seat for seat, person in zip(ids, seats, strict=True)}
+
+
+def _person(seat: dict[str, Any]) -> str | None:
+    if seat.get("name"):
+        return str(seat["name"])
+    if seat.get("computer"):
+        return f"Computer ({seat['computer']})"
+    return None
+
+
+def _seat_ids(game: GameRecord) -> list[str]:
     if game.kind == "sauteur":
-        return {"p1": "p1", "p2": "p2"}
+        return ["p1", "p2"]
     state = _rules(game.kind).setup(game.options)
     if game.kind == "teufel":
-        return {p.colour: p.colour for p in state.players}
+        return [p.colour for p in state.players]
     if game.kind == "tails":
-        return {f"seat{i + 1}": f"seat{i + 1}" for i in range(state.players)}
-    return {}
+        return [f"seat{i + 1}" for i in range(state.players)]
+    return []
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,17 @@ class Table:
         self.options: dict[str, Any] = record.options
         self.title = record.title
         self.created = record.created
+        self.seats: list[dict[str, Any]] = record.seats or []
+        """Who sits where (:mod:`controller.players`); empty: nobody was named."""
+        self.abandoned = record.abandoned is not None
+        """Abandoned by the referee: kept, out of play and out of the stats."""
         self.lock = threading.RLock()
         entries = journal.entries(game_id)
         self.version = len(entries)
         self.actions = effective_actions(entries)
         self.state = replay(rules, self.options, self.actions)
-        self.finished = rules.is_over(self.state)  # the replay decides, not the stored flag
+        # the replay decides, not the stored flag (an abandoned game stays ended)
+        self.finished = rules.is_over(self.state) or self.abandoned
         if self.finished != (record.finished is not None):
             journal.mark_finished(game_id, self.finished)  # killed between the two writes
         self.listeners: list[ChangeListener] = []
@@ -54,6 +59,8 @@ class Table:
         """The state ``action`` would lead to; raises :class:`Refused`. Changes nothing."""
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             raise Refused("an action is a JSON object with a 'type'", "bad-action")
+        if self.abandoned:
+            raise Refused("game {game_id} was abandoned", "abandoned", game_id=self.game_id)
         with self.lock:
             return self.rules.apply(self.state, action)
 
@@ -69,6 +76,8 @@ class Table:
     def undo(self) -> dict[str, Any]:
         """Take back the last action (recorded as an undo entry); raises :class:`Refused`."""
         with self.lock:
+            if self.abandoned:
+                raise Refused("game {game_id} was abandoned", "abandoned", game_id=self.game_id)
             if not self.actions:
                 raise Refused("there is nothing to undo", "nothing-to-undo")
             remaining = self.actions[:-1]
@@ -91,6 +100,8 @@ class Table:
                 "title": self.title,
                 "version": self.version,
                 "finished": self.finished,
+                "abandoned": self.abandoned,
+                "seats": self.seats,
                 "state": self.rules.view(self.state, viewer),
             }
 
@@ -103,6 +114,8 @@ class Table:
                 "created": self.created,
                 "version": self.version,
                 "finished": self.finished,
+                "abandoned": self.abandoned,
+                "seats": self.seats,
                 "actions": len(self.actions),
             }
 

@@ -40,6 +40,10 @@ def _no_options(section: Any) -> dict[str, Any]:
     return {}
 
 
+def _no_seats(options: Mapping[str, Any]) -> list[str]:
+    return []
+
+
 @dataclass(frozen=True)
 class GameKind:
     """One game kind, as the rest of the box sees it.
@@ -71,6 +75,10 @@ class GameKind:
     at_start: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     """What a new game adds to the config's options (e.g. Teufel's seated players), so
     that :meth:`check_options` can check the config's part alone."""
+    seat_keys: Callable[[Mapping[str, Any]], list[str]] = _no_seats
+    """The engine's names for a game's seats, in order, from its options (``p1``/``p2``,
+    Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
+    (:mod:`controller.players`) stands for."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``

@@ -52,8 +52,9 @@ def _gate() -> None:
 
 
 def refusal(exc: Refused) -> ApiError:
-    """Map a rules refusal to HTTP: unknown game 404, malformed 400, otherwise 409."""
-    status = 404 if exc.code == "no-game" else 400 if exc.code.startswith("bad-") else 409
+    """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise 409."""
+    malformed = exc.code.startswith(("bad-", "text-"))
+    status = 404 if exc.code == "no-game" else 400 if malformed else 409
     return ApiError(status, exc.code, refusal_text(exc, pick_language()), params=exc.params)
 
 
@@ -136,7 +137,8 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def new_game() -> tuple[Response, int]:
-    """Start a game: ``{"kind": "sauteur", "options": {...}, "title": "..."}``."""
+    """Start a game: ``{"kind": "sauteur", "options": {...}, "title": "...", "seats":
+    [{"player": 3}, {"guest": "Zoé"}]}`` (seats: :func:`controller.players.resolve_seats`)."""
     body = json_body()
     kind, options, title = body.get("kind"), body.get("options", {}), body.get("title", "")
     if kind not in available_kinds():
@@ -147,8 +149,103 @@ def new_game() -> tuple[Response, int]:
         title = clean_text(title, field="title", allow_empty=True)
     except TextRefused as exc:
         raise ApiError(400, exc.code, str(exc)) from None
-    game_id = guarded(lambda: service().new_game(kind, options, title))
+    seats = body.get("seats")
+    game_id = guarded(lambda: service().new_game(kind, options, title, seats))
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
+
+
+@bp.patch("/games/<int:game_id>")
+def rename_game(game_id: int) -> Response:
+    """Rename a game: ``{"title": "..."}``."""
+    body = json_body()
+    guarded(lambda: service().rename(game_id, body.get("title")))
+    return jsonify(game_payload(service(), table_for(game_id), True))
+
+
+@bp.post("/games/<int:game_id>/rematch")
+def rematch(game_id: int) -> tuple[Response, int]:
+    """A new game with the same kind, options and seats."""
+    new_id = guarded(lambda: service().rematch(game_id))
+    return jsonify(game_payload(service(), service().table(new_id), True)), 201
+
+
+@bp.post("/games/<int:game_id>/abandon")
+def abandon(game_id: int) -> Response:
+    """Abandon a game in play: kept, marked, out of the stats."""
+    guarded(lambda: service().abandon(game_id))
+    return jsonify(game_payload(service(), table_for(game_id), True))
+
+
+@bp.delete("/games/<int:game_id>")
+def delete_game(game_id: int) -> Response:
+    """Delete a game for good (an earlier backup still holds it)."""
+    guarded(lambda: service().delete(game_id))
+    return jsonify({"deleted": game_id})
+
+
+@bp.post("/games/<int:game_id>/box")
+def put_on_box(game_id: int) -> Response:
+    """Put this unfinished Diable sauteur game on the box."""
+    guarded(lambda: service().put_on_box(game_id))
+    return jsonify(game_payload(service(), table_for(game_id), True))
+
+
+# --- the roster ------------------------------------------------------------------------
+
+
+@bp.get("/players")
+def list_players() -> Response:
+    return jsonify({"players": service().players()})
+
+
+@bp.post("/players")
+def save_player() -> tuple[Response, int]:
+    """Add a roster player ``{"name", "mark"}``, or change one with its ``"id"``."""
+    body = json_body()
+    player = guarded(lambda: service().save_player(body))
+    return jsonify(player), 200 if "id" in body else 201
+
+
+# --- every game at once ----------------------------------------------------------------
+
+
+@bp.get("/export.zip")
+def export_all_zip() -> Response:
+    """Every game as ``diablotin-game/1`` files in one zip (the referee's download)."""
+    import tempfile
+    from pathlib import Path
+
+    from controller.exports import write_zip
+
+    if not referee():
+        raise ApiError(401, "pin-required", "only the referee may download every game")
+    journal = service().journal
+    assert journal is not None
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "games.zip"
+        write_zip(journal, target)
+        data = target.read_bytes()
+    resp = Response(data, mimetype="application/zip")
+    resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.zip"'
+    return resp
+
+
+@bp.get("/export.csv")
+def export_all_csv() -> Response:
+    """One row per game: id, kind, title, players, winner, started, finished, actions."""
+    import io
+
+    from controller.exports import write_csv
+
+    if not referee():
+        raise ApiError(401, "pin-required", "only the referee may download every game")
+    journal = service().journal
+    assert journal is not None
+    out = io.StringIO()
+    write_csv(journal, out)
+    resp = Response(out.getvalue(), mimetype="text/csv")
+    resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.csv"'
+    return resp
 
 
 @bp.get("/games/<int:game_id>")

@@ -87,7 +87,7 @@ def odds(state: SauteurState) -> dict[str, Any]:
     devil_face, number_shares = _face_shares(config.number_faces)
     shows_devil = slot + (1 - slot) * devil_face
     keys = _unpopped(state)
-    can_pop = state.phase == HIDING or (state.phase == POP and state.numbers < MAX_NUMBERS)
+    can_pop = state.phase == HIDING or (state.phase == POP and state.counted < MAX_NUMBERS)
     report: dict[str, Any] = {
         "rule": config.rule,
         "phase": state.phase,
@@ -169,40 +169,43 @@ def _mask(keys: tuple[int, ...]) -> int:
 
 def _pop_value(state: SauteurState, key: int, pot: int, left: int) -> Fraction:
     unpopped = _mask(_unpopped(state))
-    return _race_pop(unpopped, key, pot, left, state.config.number_faces)
+    return _race_pop(unpopped, key, pot, left, state.config.number_faces, state.carried)
 
 
 @lru_cache(maxsize=65536)
 def _race_pop(
-    unpopped: int, key: int, pot: int, left: int, faces: tuple[int | str, ...]
+    unpopped: int, key: int, pot: int, left: int, faces: tuple[int | str, ...], carried: int = 0
 ) -> Fraction:
     """Expected squares banked this turn if ``key`` is popped now and play goes on
-    by :func:`_race_value` (rule B). ``unpopped`` is a bit mask of keys (bit k = key k)."""
+    by :func:`_race_value` (rule B). ``unpopped`` is a bit mask of keys (bit k = key k);
+    ``carried``: numbers counted from earlier hidings of the turn (the box's new hiding)."""
     count = bin(unpopped).count("1")
     slot = Fraction(1, count)
     _, shares = _face_shares(faces)
     rest = unpopped & ~(1 << key)
-    numbers_after = len(KEYS) - count + 1
+    numbers_after = carried + len(KEYS) - count + 1
     total = Fraction(0)
     for value, share in shares.items():
         new_pot = min(pot + key * value, left)
         if numbers_after >= MAX_NUMBERS:
             worth = Fraction(new_pot)
         else:
-            worth = _race_value(rest, new_pot, left, faces)
+            worth = _race_value(rest, new_pot, left, faces, carried)
         total += (1 - slot) * share * worth
     return total
 
 
 @lru_cache(maxsize=65536)
-def _race_value(unpopped: int, pot: int, left: int, faces: tuple[int | str, ...]) -> Fraction:
+def _race_value(
+    unpopped: int, pot: int, left: int, faces: tuple[int | str, ...], carried: int = 0
+) -> Fraction:
     """Best expected squares banked this turn with ``pot`` > 0 in hand (rule B)."""
     if pot >= left:
         return Fraction(left)
     best = Fraction(pot)
     for key in KEYS:
         if unpopped >> key & 1:
-            best = max(best, _race_pop(unpopped, key, pot, left, faces))
+            best = max(best, _race_pop(unpopped, key, pot, left, faces, carried))
     return best
 
 
@@ -251,6 +254,6 @@ def _choose_race(state: SauteurState) -> dict[str, Any]:
     keys = _unpopped(state)
     values = {key: _pop_value(state, key, state.pot, left) for key in keys}
     best = max(keys, key=lambda k: (values[k], k))
-    if state.popped and values[best] <= min(state.pot, left):
+    if (state.popped or state.carried) and values[best] <= min(state.pot, left):
         return {"type": "stop", "by": popper}
     return {"type": "pop", "key": best, "by": popper}

@@ -124,6 +124,10 @@ def _effect(kind: str, detail: tuple[Any, ...]) -> str:
         return f"pot {detail[0]}"
     if kind == "lost":
         return f"pot of {detail[0]} lost" if detail[0] else "devil at once: no move"
+    if kind == "new-hiding":
+        return "the box's sensors saw other dice: a new hiding" + (
+            f", the pot of {detail[0]} kept" if detail[0] else ""
+        )
     why, player, pot, done = detail
     start = f"{player} stops" if why == "stop" else f"pot {pot}, third number"
     return f"{start}: {player} +{pot}" + (", lap complete" if done else "")
@@ -171,11 +175,20 @@ class SauteurState(NamedTuple):
     results: tuple[RoundResult, ...]
     winner: str | None
     """``"p1"``, ``"p2"``, ``"draw"``, or ``None`` while the match goes on."""
+    carried: int = 0
+    """Rule B: numbers that came out in earlier hidings of this turn. Only the box's new
+    hiding (``new-hiding``: the sensors disagreed with the game) keeps them; the turn
+    still ends at the third number."""
 
     @property
     def numbers(self) -> int:
         """Numbers that came out in this hiding (a die waiting for its face excluded)."""
         return len(self.popped) - 1 if self.phase == FACE else len(self.popped)
+
+    @property
+    def counted(self) -> int:
+        """Numbers toward the turn's three: this hiding's, and rule B's carried ones."""
+        return self.carried + self.numbers
 
 
 def other(player: str) -> str:
@@ -311,6 +324,7 @@ def _round_start(config: SauteurConfig, round_no: int, scores: tuple[int, int]) 
         "pot": 0,
         "scores": scores,
         "hidings": 0,
+        "carried": 0,
     }
 
 
@@ -378,8 +392,8 @@ _FIELD = {name: index for index, name in enumerate(SauteurState._fields)}
 _HIDER, _POPPER, _PHASE, _FIGURES, _STATUS, _DEVIL, _LAPS = (
     _FIELD[name] for name in ("hider", "popper", "phase", "figures", "status", "devil", "laps")
 )
-_POPPED, _PENDING, _POT, _HIDINGS, _HISTORY = (
-    _FIELD[name] for name in ("popped", "pending", "pot", "hidings", "history")
+_POPPED, _PENDING, _POT, _HIDINGS, _HISTORY, _CARRIED = (
+    _FIELD[name] for name in ("popped", "pending", "pot", "hidings", "history", "carried")
 )
 _freeze: Callable[[list[Any]], SauteurState] = partial(tuple.__new__, SauteurState)
 
@@ -400,7 +414,7 @@ def _pop(state: SauteurState, action: Action) -> SauteurState:
         raise Refused(
             "slot {key} is empty: its die already came out this hiding", "slot-empty", key=key
         )
-    if len(state.popped) >= MAX_NUMBERS:
+    if state.carried + len(state.popped) >= MAX_NUMBERS:
         raise Refused(
             "three numbers came out: only the devil die is left, ask for a new hiding",
             "three-numbers",
@@ -467,8 +481,25 @@ def _rehide(state: SauteurState, action: Action) -> SauteurState:
     return _freeze(values)
 
 
+def _new_hiding(state: SauteurState, action: Action) -> SauteurState:
+    """The box hides again because its sensors disagree with the game (a game that takes
+    the box, see ``controller/boxplay.py``). Rule A: as if the popper asked for it. Rule
+    B: the pot and the count of numbers are kept, and all four keys are offered again."""
+    values = list(state)
+    values[_PHASE] = HIDING
+    values[_POPPED] = ()
+    if state.config.rule == "B":
+        values[_CARRIED] = state.carried + len(state.popped)
+    detail = (state.pot if state.config.rule == "B" else 0,)
+    values[_HISTORY] = (
+        (state.round, state.hidings, None, None, "new-hiding", detail),
+        state.history,
+    )
+    return _freeze(values)
+
+
 def _stop(state: SauteurState, action: Action) -> SauteurState:
-    if not state.popped:
+    if not state.popped and not state.carried:
         raise Refused("pop at least one die before stopping: the pot is empty", "must-pop")
     return _bank(state, state.pot, None, None, "stop")
 
@@ -551,7 +582,7 @@ def _next_round(state: SauteurState, scores: tuple[int, int], result: RoundResul
 def _number_b(state: SauteurState, face: int, points: int) -> SauteurState:
     pot = state.pot + points
     key = state.popped[-1]
-    if len(state.popped) >= MAX_NUMBERS:
+    if state.carried + len(state.popped) >= MAX_NUMBERS:
         return _bank(state, pot, key, face, "third")
     values = list(state)
     values[_PHASE] = POP
@@ -567,6 +598,7 @@ def _devil_b(state: SauteurState) -> SauteurState:
     values[_POPPER] = state.hider
     values[_POPPED] = ()
     values[_POT] = 0
+    values[_CARRIED] = 0
     values[_HISTORY] = (
         (state.round, state.hidings, state.popped[-1], DEVIL, "lost", (state.pot,)),
         state.history,
@@ -590,6 +622,7 @@ def _bank(
     values[_LAPS] = (lap, state.laps[1]) if index == 0 else (state.laps[0], lap)
     values[_POPPED] = ()
     values[_POT] = 0
+    values[_CARRIED] = 0
     detail = (why, popper, pot, done)
     values[_HISTORY] = ((state.round, state.hidings, key, face, "bank", detail), state.history)
     banked = _freeze(values)
@@ -629,6 +662,7 @@ ACTIONS: dict[str, ActionRule] = {
     "advance": ActionRule("A", ADVANCE, "popper", _advance),
     "rehide": ActionRule("A", POP, "popper", _rehide),
     "stop": ActionRule("B", POP, "popper", _stop),
+    "new-hiding": ActionRule("AB", POP, "box", _new_hiding),
 }
 """Every action of the Diable sauteur: rule, phase, who may act, handler."""
 ACTION_TYPES = tuple(ACTIONS)
@@ -689,13 +723,13 @@ class SauteurRules:
         if phase == POP:
             popper = state.popper
             actions: list[dict[str, Any]] = []
-            if len(state.popped) < MAX_NUMBERS:
+            if state.carried + len(state.popped) < MAX_NUMBERS:
                 actions = [
                     {"type": "pop", "key": key, "by": popper}
                     for key in KEYS
                     if key not in state.popped
                 ]
-            if state.popped:
+            if state.popped or state.carried:
                 end = "rehide" if state.config.rule == "A" else "stop"
                 actions.append({"type": end, "by": popper})
             return actions
@@ -772,9 +806,9 @@ def _waiting_for(state: SauteurState) -> str:
     if state.phase == ADVANCE:
         return f"{popper} chooses a figure to move {state.pending} squares"
     if state.phase == POP:
-        if len(state.popped) >= MAX_NUMBERS:
+        if state.counted >= MAX_NUMBERS:
             return f"{popper} asks for a new hiding"
-        if not state.popped:
+        if not state.popped and not state.carried:
             return f"{popper} pops a key"
         end = "asks for a new hiding" if state.config.rule == "A" else f"stops with {state.pot}"
         return f"{popper} pops another key or {end}"
@@ -796,6 +830,7 @@ def view(state: SauteurState) -> dict[str, Any]:
         "popped": list(state.popped),
         "face_pending_key": state.popped[-1] if state.phase == FACE else None,
         "numbers_this_hiding": state.numbers,
+        "numbers_counted": state.counted,
         "scores": {"p1": state.scores[0], "p2": state.scores[1]},
         "results": [result._asdict() for result in state.results],
         "history": [record._asdict() for record in history(state)],

@@ -234,7 +234,7 @@ def option_values(table: RaceTable, state: SauteurState) -> dict[str, float]:
     """
     a, b = remaining(state)
     popped = state.popped if state.phase == POP else ()
-    pot = state.pot if state.phase == POP else 0
+    pot, carried = state.pot, state.carried  # 0 and 0 at a turn's start
     mask = 0
     for key in popped:
         mask |= 1 << (key - 1)
@@ -242,12 +242,14 @@ def option_values(table: RaceTable, state: SauteurState) -> dict[str, float]:
     devil = 1.0 - table.win(b, a)
     options: dict[str, float] = {}
     memo: dict[tuple[int, int], float] = {}
-    if popped:
+    if state.phase == POP and (popped or carried):
         options["stop"] = stops[min(pot, a)]
-    if len(popped) < MAX_NUMBERS:
+    if carried + len(popped) < MAX_NUMBERS:
         for key in KEYS:
             if not mask >> (key - 1) & 1:
-                options[f"pop {key}"] = _pop_value(table, a, stops, devil, mask, pot, key, memo)
+                options[f"pop {key}"] = _pop_value(
+                    table, a, stops, devil, mask, pot, key, memo, carried
+                )
     return options
 
 
@@ -260,15 +262,17 @@ def _pop_value(
     pot: int,
     key: int,
     memo: dict[tuple[int, int], float],
+    carried: int = 0,
 ) -> float:
-    """Chance to win if ``key`` is popped now and the rest of the turn is played best."""
+    """Chance to win if ``key`` is popped now and the rest of the turn is played best;
+    ``carried``: numbers counted from earlier hidings of this turn (the box's new hiding)."""
     numbers = _bits(mask)
     p = devil_chance(numbers, table.q)
     after = mask | 1 << (key - 1)
     total = 0.0
     for v, share in table.shares:
         new_pot = min(pot + key * v, a)
-        total += share * _best(table, a, stops, devil, after, new_pot, memo)
+        total += share * _best(table, a, stops, devil, after, new_pot, memo, carried)
     return p * devil + (1 - p) * total
 
 
@@ -280,15 +284,18 @@ def _best(
     mask: int,
     pot: int,
     memo: dict[tuple[int, int], float],
+    carried: int = 0,
 ) -> float:
-    if pot >= a or _bits(mask) >= MAX_NUMBERS:
+    if pot >= a or carried + _bits(mask) >= MAX_NUMBERS:
         return stops[min(pot, a)]
     found = memo.get((mask, pot))
     if found is None:
         found = stops[pot]
         for key in KEYS:
             if not mask >> (key - 1) & 1:
-                found = max(found, _pop_value(table, a, stops, devil, mask, pot, key, memo))
+                found = max(
+                    found, _pop_value(table, a, stops, devil, mask, pot, key, memo, carried)
+                )
         memo[(mask, pot)] = found
     return found
 

@@ -71,6 +71,7 @@ KIND = GameKind(
     rules=TeufelRules,
     options=_options,
     at_start=_seated,
+    seat_keys=lambda options: [str(colour) for colour in options.get("players", [])],
     web="controller.web.kinds.teufel",
     rules_page=True,
     page="teufel",
