@@ -60,7 +60,7 @@ def play_sauteur(
     *,
     computer: bool = False,
     level: str | None = None,
-    read: Callable[[str], str] = input,
+    read: Callable[[str], str] | None = None,
     out: TextIO | None = None,
     delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
     journal: Journal | None = None,
@@ -70,8 +70,10 @@ def play_sauteur(
     ``computer``: the computer pops for both players, at ``level`` (``random``,
     ``heuristic``, ``optimal``; default ``heuristic``). ``journal``: where the match is
     recorded (default: the data dir's). The data dir is locked either way. ``out``:
-    where the match is printed (default: ``sys.stdout`` at the time of the call)."""
+    where the match is printed and ``read`` what reads a line (default: ``sys.stdout`` and
+    ``input`` at the time of the call)."""
     out = sys.stdout if out is None else out
+    read = input if read is None else read
     config.box.backend = "simulated"
     think, face, hide = delays
     service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide, journal=journal)

@@ -16,6 +16,7 @@ from controller.service import JOURNAL_NAME, Service
 from tests.service.conftest import make_config
 
 V0 = Path(__file__).resolve().parents[1] / "data" / "journal-v0-3786bd4.sqlite3"
+V1 = Path(__file__).resolve().parents[1] / "data" / "journal-v1-afb35ad.sqlite3"
 
 
 def _journaling(journal: Journal, game_id: int, stop: threading.Event) -> threading.Thread:
@@ -124,22 +125,33 @@ def test_restore_refuses_what_is_not_a_good_journal_and_changes_nothing(tmp_path
     assert not (data_dir / f"{JOURNAL_NAME}.bak").exists()
 
 
-def test_an_older_journal_is_backed_up_then_migrated_in_place(tmp_path):
-    """The journal made by the code at commit 3786bd4 (schema 0, committed as test data)."""
+@pytest.mark.parametrize(("fixture", "version"), [(V0, 0), (V1, 1)])
+def test_an_older_journal_is_backed_up_then_migrated_in_place(tmp_path, fixture, version):
+    """Journals made by the code at commit 3786bd4 (schema 0) and afb35ad (schema 1),
+    committed as test data: backed up as they were, then migrated to the roster, the
+    abandoned mark and the box holder, every game still there and still playable."""
     path = tmp_path / JOURNAL_NAME
-    shutil.copy(V0, path)
+    shutil.copy(fixture, path)
     journal = Journal(path)
     try:
-        assert len(journal.games()) == 6
+        games = journal.games()
+        assert len(games) == 6
+        assert all(g.abandoned is None and g.seats is None for g in games)
+        assert journal.players() == [] and journal.box_game() is None
+        journal.abandon(games[2].id)  # the new column works
+        zoe = journal.save_player("Zoé", "🦊")
+        assert journal.player(zoe) is not None
+        assert journal.game(games[2].id).abandoned is not None
     finally:
         journal.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    (kept,) = tmp_path.glob(f"{JOURNAL_NAME}.schema0-*.bak")
-    assert backup.check(kept) == 0  # the old file, as it was, and still restorable
+    (kept,) = tmp_path.glob(f"{JOURNAL_NAME}.schema{version}-*.bak")
+    assert backup.check(kept) == version  # the old file, as it was, and still restorable
     with sqlite3.connect(kept) as db:
         assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 6
+        assert db.execute("PRAGMA user_version").fetchone()[0] == version
 
 
 def test_a_journal_from_a_newer_diablotin_is_refused(tmp_path):

@@ -1,5 +1,6 @@
-"""How ``journal-v0-3786bd4.sqlite3`` was made: run once, at commit 3786bd4 (the journal
-schema before schema versions), with that commit's code. Kept as the record of the fixture;
+"""How ``journal-v0-3786bd4.sqlite3`` and ``journal-v1-afb35ad.sqlite3`` were made: run once
+at commit 3786bd4 (schema 0, before schema versions) and once at afb35ad (schema 1), each
+time with that commit's code. Kept as the record of the fixtures;
 the tests read the committed file and never run this script (today's code writes newer
 journals).
 
