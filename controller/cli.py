@@ -130,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=None, help="the simulated toy's seed (default: random)"
     )
     p.add_argument(
+        "--names",
+        nargs=2,
+        metavar=("P1", "P2"),
+        default=None,
+        help="the two players' names (a roster player's name seats that player; "
+        "default: p1 and p2)",
+    )
+    p.add_argument(
         "--journal",
         type=Path,
         default=None,
@@ -396,7 +404,9 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
         except JournalError as exc:
             print(f"diablotin: {exc}", file=sys.stderr)
             return 1
-        return play_sauteur(config, computer=args.computer, level=args.level, journal=journal)
+        return play_sauteur(
+            config, computer=args.computer, level=args.level, journal=journal, names=args.names
+        )
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:

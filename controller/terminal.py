@@ -9,8 +9,9 @@ popper's decisions for both players, or ``--computer`` lets the computer pop.
 from __future__ import annotations
 
 import random
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from .box.base import BoxError
@@ -24,11 +25,18 @@ from .service import Service
 PROMPT_HELP = "keys 1-4 pop, r = new hiding (A) / s = stop (B), q = quit"
 
 
-def render(state: SauteurState, view: dict[str, Any]) -> str:
-    """A few lines of text: the track or circuit, roles, scores, what happens next."""
+def named(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with the seats ``p1``/``p2`` replaced by the players' names."""
+    return re.sub(r"\bp[12]\b", lambda m: names.get(m.group(0), m.group(0)), text)
+
+
+def render(state: SauteurState, view: dict[str, Any], names: Mapping[str, str] = {}) -> str:
+    """A few lines of text: the track or circuit, roles, scores, what happens next;
+    ``names``: each seat's name (``p1``/``p2`` where none)."""
+    scores = ", ".join(f"{names.get(p, p)} {n}" for p, n in view["scores"].items())
+    hider, popper = (names.get(view["roles"][r], view["roles"][r]) for r in ("hider", "popper"))
     lines = [
-        f"round {view['round']}/{view['rounds']}  hider {view['roles']['hider']}  "
-        f"popper {view['roles']['popper']}  scores {view['scores']}"
+        f"round {view['round']}/{view['rounds']}  hider {hider}  popper {popper}  scores {scores}"
     ]
     if view["rule"] == "A":
         length = view["track_length"]
@@ -45,12 +53,14 @@ def render(state: SauteurState, view: dict[str, Any]) -> str:
         for player in view["players"]:
             done = player["progress"] * 20 // view["circuit_length"]
             lines.append(
-                f"{player['player']} [{'#' * done}{'.' * (20 - done)}] "
+                f"{names.get(player['player'], player['player'])} "
+                f"[{'#' * done}{'.' * (20 - done)}] "
                 f"{player['progress']}/{view['circuit_length']}"
             )
         lines.append(f"pot {view['pot']}")
     lines.append(
-        f"popped this hiding: {view['popped'] or 'none'} — waiting for {view['waiting_for']}"
+        f"popped this hiding: {view['popped'] or 'none'} — "
+        f"waiting for {named(view['waiting_for'], names)}"
     )
     return "\n".join(lines)
 
@@ -64,12 +74,14 @@ def play_sauteur(
     out: TextIO | None = None,
     delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
     journal: Journal | None = None,
+    names: Sequence[str] | None = None,
 ) -> int:
     """Play one match on the simulated box; returns 0 when it ends, 1 if quit.
 
     ``computer``: the computer pops for both players, at ``level`` (``random``,
     ``heuristic``, ``optimal``; default ``heuristic``). ``journal``: where the match is
-    recorded (default: the data dir's). The data dir is locked either way. ``out``:
+    recorded (default: the data dir's). The data dir is locked either way. ``names``: the
+    two players' names (a roster player's seats that player, another a guest). ``out``:
     where the match is printed and ``read`` what reads a line (default: ``sys.stdout`` and
     ``input`` at the time of the call)."""
     out = sys.stdout if out is None else out
@@ -82,7 +94,9 @@ def play_sauteur(
         options: dict[str, Any] = {"rule": config.sauteur.rule}
         if config.sauteur.rule == "B":
             options["first_hider"] = random.choice(["p1", "p2"])
-        game_id = service.new_game("sauteur", options)
+        seats = None if names is None else [_seat(service, name) for name in names]
+        game_id = service.new_game("sauteur", options, seats=seats)
+        who = {s["key"]: s["name"] for s in service.table(game_id).seats if s["name"]}
         table = service.table(game_id)
         if computer:
             for player in ("p1", "p2"):
@@ -97,16 +111,18 @@ def play_sauteur(
             view = table.view("public")["state"]
             for line in view["history"][shown:]:
                 key = f"key {line['key']}: {line['face']}  " if line["key"] else ""
-                print(f"  r{line['round']} h{line['hiding']}  {key}{line['effect']}", file=out)
+                effect = named(line["effect"], who)
+                print(f"  r{line['round']} h{line['hiding']}  {key}{effect}", file=out)
             shown = len(view["history"])
             if state.phase == OVER:
-                print(render(state, view), file=out)
+                print(render(state, view, who), file=out)
                 winner = view["winner"]
-                print("It's a draw." if winner == "draw" else f"{winner} wins!", file=out)
+                won = "It's a draw." if winner == "draw" else f"{who.get(winner, winner)} wins!"
+                print(won, file=out)
                 return 0
             if not computer and state.phase in (POP, ADVANCE) and not _pressing(service):
-                print(render(state, view), file=out)
-                if not _human_turn(service, game_id, state, read, out):
+                print(render(state, view, who), file=out)
+                if not _human_turn(service, game_id, state, read, out, who):
                     return 1
                 continue
             subscription.get(0.5)
@@ -123,23 +139,29 @@ def _pressing(service: Service) -> bool:
 
 
 def _human_turn(
-    service: Service, game_id: int, state: SauteurState, read: Callable[[str], str], out: TextIO
+    service: Service,
+    game_id: int,
+    state: SauteurState,
+    read: Callable[[str], str],
+    out: TextIO,
+    who: Mapping[str, str],
 ) -> bool:
     """Ask for one decision and carry it out; False when the player quits."""
     popper = state.popper
+    name = who.get(popper, popper)
     if state.phase == ADVANCE:
         names = [
             n
             for n, s in zip(state.config.figure_names, state.status, strict=True)
             if s == "in-play"
         ]
-        answer = read(f"{popper}: move which figure {state.pending} squares? {names} > ").strip()
+        answer = read(f"{name}: move which figure {state.pending} squares? {names} > ").strip()
         if answer == "q":
             return False
         chosen = next((n for n in names if n.startswith(answer)), answer) if answer else ""
         action: dict[str, Any] = {"type": "advance", "figure": chosen, "by": popper}
     else:
-        answer = read(f"{popper} > ").strip().lower()
+        answer = read(f"{name} > ").strip().lower()
         if answer == "q":
             return False
         if answer in ("1", "2", "3", "4"):
@@ -176,3 +198,12 @@ def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> Non
             subscription.get(0.1)
     finally:
         subscription.close()
+
+
+def _seat(service: Service, name: str) -> dict[str, Any]:
+    """The seat for ``name``: the roster player of that name, else a guest."""
+    assert service.journal is not None
+    for player in service.journal.players():
+        if player.name.casefold() == name.strip().casefold():
+            return {"player": player.id}
+    return {"guest": name}
