@@ -128,8 +128,21 @@ def game(game_id: int) -> str:
     kind = table.rules.name
     page = registry.get(kind).page  # "generic" for a game without a page of its own
     return _render(
-        f"games/{page}.html", "game", f"games/{page}", game_id=game_id, kind=kind, title=table.title
+        f"games/{page}.html",
+        "game",
+        f"games/{page}",
+        game_id=game_id,
+        kind=kind,
+        title=table.title,
+        game_menu=_game_menu(table),
     )
+
+
+def _game_menu(table: Any) -> dict[str, bool]:
+    """What the referee's menu offers for this game: rename, rematch and delete always;
+    abandon while it is in play; "put on the box" for a sauteur game in play."""
+    in_play = not table.finished
+    return {"in_play": in_play, "box": in_play and table.rules.name == "sauteur"}
 
 
 @bp.get("/rules/<kind>")
@@ -170,6 +183,7 @@ def history_game(game_id: int) -> str:
         game_id=game_id,
         kind=table.rules.name,
         title=table.title,
+        game_menu=_game_menu(table),
     )
 
 

@@ -83,6 +83,7 @@ export async function api(method, path, body) {
     throw Object.assign(new Error(t("err.network")), { status: 0 });
   }
   const data = await resp.json().catch(() => ({}));
+  if (data && data.view && Array.isArray(data.view.seats)) setSeats(data.view.seats);
   if (!resp.ok) {
     const err = new Error(data.reason || resp.statusText);
     err.status = resp.status;
@@ -147,7 +148,9 @@ export function live(topics, handlers) {
       source.addEventListener(name, (event) => {
         delay = 0.5;
         showLive("on");
-        handler(JSON.parse(event.data));
+        const payload = JSON.parse(event.data);
+        if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) setSeats(payload.seats);
+        handler(payload);
       });
     }
     source.onerror = () => {
@@ -219,9 +222,85 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
   navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
 
-export function playerName(player) {
-  return t("player." + player);
+// --- who sits where: a game's seats (GET /api/games/<id>, its live view) -----------------
+
+let seatNames = {};
+
+/** Remember a game's seats (``view.seats``): names replace "Player 1" or a colour. */
+export function setSeats(seats) {
+  seatNames = {};
+  for (const seat of seats || []) {
+    const name = seat.name || (seat.computer ? t("seat.computer", { level: t("level." + seat.computer) }) : "");
+    if (name) seatNames[String(seat.key)] = name;
+  }
 }
+
+/** The name of the person in seat ``key`` ("" when nobody was named). */
+export function seatName(key) {
+  return seatNames[String(key)] || "";
+}
+
+/** "Zoé, Max": a game's named seats (a list's line), or "". */
+export function seatList(seats) {
+  return (seats || []).map((s) => s.name || (s.computer ? t("seat.computer", { level: t("level." + s.computer) }) : ""))
+    .filter(Boolean).join(", ");
+}
+
+export function playerName(player) {
+  return seatName(player) || t("player." + player);
+}
+
+// --- the referee's menu for this game: rename, rematch, put on the box, abandon, delete ------
+
+const GAME_DO = {
+  rename: { field: true, go: "gm.rename", call: (id, title) => api("PATCH", `/api/games/${id}`, { title }),
+    then: () => location.reload() },
+  rematch: { go: "gm.rematch", call: (id) => api("POST", `/api/games/${id}/rematch`),
+    then: (made) => { location.href = `/games/${made.view.id}`; } },
+  box: { go: "gm.box", call: (id) => api("POST", `/api/games/${id}/box`), then: () => location.reload() },
+  abandon: { go: "gm.abandon", call: (id) => api("POST", `/api/games/${id}/abandon`),
+    then: () => { location.href = `/history/${boot.game_id}`; } },
+  delete: { go: "gm.delete", call: (id) => api("DELETE", `/api/games/${id}`),
+    then: () => { location.href = "/history"; } },
+};
+
+function setupGameMenu() {
+  const dialog = document.getElementById("game-dialog");
+  if (!dialog) return;
+  const $ = (id) => document.getElementById(id);
+  let doing = null;
+  for (const item of document.querySelectorAll("[data-game-do]")) {
+    item.addEventListener("click", () => {
+      doing = item.dataset.gameDo;
+      const spec = GAME_DO[doing];
+      document.getElementById("menu").open = false;
+      $("game-dialog-title").textContent = t("gm." + doing);
+      $("game-dialog-text").textContent = t("gm." + doing + "_confirm", { title: boot.title || "", id: boot.game_id });
+      $("game-dialog-field").hidden = !spec.field;
+      $("game-dialog-input").value = boot.title || "";
+      $("game-dialog-go").textContent = t(spec.go);
+      $("game-dialog-go").classList.toggle("danger", doing === "delete" || doing === "abandon");
+      $("game-dialog-error").hidden = true;
+      dialog.showModal();
+      if (spec.field) $("game-dialog-input").focus();
+    });
+  }
+  $("game-dialog-cancel").addEventListener("click", () => dialog.close());
+  $("game-dialog-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const spec = GAME_DO[doing];
+    try {
+      const result = await spec.call(boot.game_id, $("game-dialog-input").value);
+      dialog.close();
+      spec.then(result);
+    } catch (err) {
+      $("game-dialog-error").textContent = err.message;
+      $("game-dialog-error").hidden = false;
+    }
+  });
+}
+
+setupGameMenu();
 
 // The referee's clock check, once per session (web/static/js/clock.js).
 if (referee) import("./clock.js").then((m) => m.checkClock()).catch(() => {});

@@ -206,11 +206,13 @@ const FR_EFFECTS = [
   [/(p[12]) stops/, (m, p) => `${playerName(p)} s’arrête`],
   [/: (p[12]) \+(\d+)/, (m, p, n) => ` : ${playerName(p)} +${n}`],
   [/, lap complete$/, ", tour bouclé"],
+  [/^the box's sensors saw other dice: a new hiding/, "les capteurs de la boîte voient d’autres dés : nouvelle cachette"],
+  [/, the pot of (\d+) kept$/, ", la cagnotte de $1 est gardée"],
 ];
 
 /** A history line's effect (the engine writes English) in the page's language. */
 export function effectText(effect, lang) {
-  if (lang !== "fr") return effect;
+  if (lang !== "fr") return effect.replace(/\bp[12]\b/g, (p) => playerName(p));
   return FR_EFFECTS.reduce((text, [pattern, by]) => text.replace(pattern, by), effect);
 }
 

@@ -102,8 +102,8 @@ function renderSlots(s) {
       type: "button",
       class: "pop big",
       "data-key": key,
-      disabled: !referee || !action || !extras.on_box,
-      title: action ? "" : refusedReason({ type: "pop", key }),
+      disabled: !referee || !action || !extras.on_box || present === false,
+      title: present === false && action ? t("slot.sensor_empty", { k: key }) : action ? "" : refusedReason({ type: "pop", key }),
       onclick: (e) => submit(e.currentTarget, { type: "pop", key, by: popper }),
     }, t("slot.pop", { k: key }));
     return el("div", { class: "slot" + (present ? " full" : " empty") + (popped ? " popped" : ""), "data-key": key },

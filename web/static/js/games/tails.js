@@ -2,7 +2,7 @@
 // scores live, whose turn and what the rules expect; the referee enters each placement
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
-import { api, boot, el, fill, live, referee, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, seatName, t, toast } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -25,6 +25,7 @@ const symmetric = (kind) => Boolean(kind && geo && geo.layout.kinds[kind].symmet
 const fresh = () => view && extras.version === view.version;
 
 function seatNames(seats) {
+  if (seats.every((s) => seatName(s))) return seats.map((s) => seatName(s)).join(" & ");
   return seats.length === 1
     ? t("tails.player", { n: seats[0] + 1 })
     : t("tails.players", { list: seats.map((s) => s + 1).join(" & ") });
@@ -201,7 +202,7 @@ function renderPrompt(s) {
   const p = s.pending;
   const prompt = $("prompt");
   if (!p) { prompt.textContent = t("tails.over"); prompt.dataset.mode = "over"; return; }
-  const who = `${t("tails.player", { n: p.seat + 1 })} (${s.sides[p.side].label})`; // the seat, not the team
+  const who = `${seatName(p.seat) || t("tails.player", { n: p.seat + 1 })} (${s.sides[p.side].label})`; // the seat, not the team
   const card = t("tails.card_of", { i: p.placement, n: p.of });
   let text;
   if (p.must_pass) text = t("tails.prompt_pass", { who });

@@ -4,7 +4,7 @@
 // be there, whom to take a devil from, letters to give up, the tower). Everything offered
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
-import { api, boot, el, fill, live, referee, svgEl, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -117,7 +117,9 @@ function choose(square, count, allowed, notAllowed) {
 // --- the picture --------------------------------------------------------------------------
 
 function who(colour) {
-  return colour ? colourName(colour) : "";
+  if (!colour) return "";
+  const name = seatName(colour);
+  return name ? `${name} (${colourName(colour)})` : colourName(colour);
 }
 
 function promptText(s) {
