@@ -451,18 +451,23 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
     try:
         rows: list[tuple[str, ...]] = []
         for game in journal.games():
-            state = "finished" if game.finished else "in progress"
+            state = (
+                "abandoned" if game.abandoned else "finished" if game.finished else "in progress"
+            )
             damage = ""
             try:
                 importing.replay_export(importing.check(journal.export(game.id)), config)
             except Refused as exc:
                 state, damage = "damaged", f"  (damaged: {_one_line(exc.reason, 120)})"
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.created))
-            rows.append((str(game.id), _kind_title(game.kind), state, started, game.title + damage))
+            named = [s["name"] or s["computer"] for s in game.seats or []]
+            players = ", ".join(n for n in named if n) or "-"
+            title = game.title + damage
+            rows.append((str(game.id), _kind_title(game.kind), state, started, players, title))
         if not rows:
             print("no games yet: start one on the dashboard (diablotin serve)")
         else:
-            _print_table(("id", "game", "state", "started", "title"), rows)
+            _print_table(("id", "game", "state", "started", "players", "title"), rows)
     finally:
         journal.close()
     return 0

@@ -451,6 +451,9 @@ ENGLISH: dict[str, str] = {
     "roster.add": "Add",
     "roster.none": "No players yet: add the family.",
     "roster.added": "{name} joins the players.",
+    "roster.saved": "{name}: saved.",
+    "roster.save": "Save",
+    "roster.edit": "Change {name}",
     "slot.sensor_empty": "Slot {k} reads empty on the box's sensors",
     "gm.head": "This game",
     "gm.rename": "Rename",
@@ -461,9 +464,18 @@ ENGLISH: dict[str, str] = {
     "gm.newtitle": "New name",
     "gm.rename_confirm": "Give game #{id} a new name.",
     "gm.rematch_confirm": "Start a new game with the same players and options?",
-    "gm.box_confirm": "Play game #{id} on the box now? If its dice are not where it left them, the box hides them again.",
-    "gm.abandon_confirm": "Abandon “{title}”? It stays in the History, marked abandoned, and is left out of the stats.",
-    "gm.delete_confirm": "Delete “{title}” for good? It disappears from every list and from the stats; only a backup taken before brings it back.",
+    "gm.box_confirm": (
+        "Play game #{id} on the box now? If its dice are not where it left them, "
+        "the box hides them again."
+    ),
+    "gm.abandon_confirm": (
+        "Abandon “{title}”? It stays in the History, marked abandoned, "
+        "and is left out of the stats."
+    ),
+    "gm.delete_confirm": (
+        "Delete “{title}” for good? It disappears from every list and from the stats; "
+        "only a backup taken before brings it back."
+    ),
     "hist.abandoned": "abandoned",
     "hist.download": "Download every game",
     "hist.download_zip": "All games (zip)",

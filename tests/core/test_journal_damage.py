@@ -247,7 +247,7 @@ def test_games_lists_a_damaged_game(tmp_path: Path, capsys: pytest.CaptureFixtur
     journal.close()
     assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
     header, line = capsys.readouterr().out.rstrip("\n").splitlines()
-    assert header.split() == ["id", "game", "state", "started", "title"]
+    assert header.split() == ["id", "game", "state", "started", "players", "title"]
     assert [cell.strip() for cell in line.split("  ")[:3]] == [
         str(gid),
         "Devil by the Tail",
@@ -266,12 +266,19 @@ def test_games_prints_a_readable_table_or_says_there_are_none(
     assert capsys.readouterr().out == "no games yet: start one on the dashboard (diablotin serve)\n"
     journal = Journal(tmp_path / "diablotin.sqlite3")
     journal.create_game("sauteur", {"rule": "B"}, "Friday's race")
-    journal.create_game("teufel", {"players": ["blue", "green"]}, "Devils, Devils")
+    seats = [
+        {"key": k, "name": n, "mark": None, "player": None, "computer": None}
+        for k, n in (("blue", "Zoé"), ("green", "Max"))
+    ]
+    journal.create_game(
+        "teufel", {"players": ["blue", "green"]}, "Devils, Devils", {"seats": seats}
+    )
+    journal.abandon(journal.create_game("tails", {"players": 2}, "Left"))
     journal.close()
     assert cli.main(["--data-dir", str(tmp_path), "games"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3
-    columns = [lines[0].index(name) for name in ("game", "state", "started", "title")]
+    assert len(lines) == 4
+    columns = [lines[0].index(name) for name in ("game", "state", "started", "players", "title")]
     for line in lines[1:]:  # every column starts where its header does
         assert all(line[c - 2 : c] == "  " and line[c] != " " for c in columns)
     assert [cell.strip() for cell in lines[1].split("  ")[:3]] == [
@@ -280,6 +287,12 @@ def test_games_prints_a_readable_table_or_says_there_are_none(
         "in progress",
     ]
     assert lines[1].endswith("Friday's race") and lines[2].endswith("Devils, Devils")
+    assert "Zoé, Max" in lines[2]  # the people, not the colours
+    assert [cell.strip() for cell in lines[3].split("  ")[:3]] == [
+        "3",
+        "Devil by the Tail",
+        "abandoned",
+    ]
 
 
 def test_play_keeps_its_match_out_of_the_data_dir_unless_told(

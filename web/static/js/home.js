@@ -33,7 +33,9 @@ function renderRoster() {
   const box = document.getElementById("roster");
   if (!box) return;
   fill(box, roster.length
-    ? roster.map((p) => el("li", { "data-player": p.id }, markOf(p), el("span", {}, p.name)))
+    ? roster.map((p) => el("li", { "data-player": p.id },
+      el("button", { type: "button", class: "roster-edit", "aria-label": t("roster.edit", { name: p.name }),
+        onclick: () => editPlayer(p) }, markOf(p), el("span", {}, p.name))))
     : el("li", { class: "muted" }, t("roster.none")));
   syncSeats();
 }
@@ -44,16 +46,31 @@ async function loadRoster() {
 }
 
 const playerForm = document.getElementById("new-player");
+
+/** Tap a roster player: the form changes that player (name, colour or emoji). */
+function editPlayer(player) {
+  playerForm.dataset.id = player.id;
+  document.getElementById("player-name").value = player.name;
+  const emoji = !player.mark.startsWith("#");
+  document.getElementById("player-emoji").value = emoji ? player.mark : "";
+  if (!emoji) document.getElementById("player-mark").value = player.mark;
+  document.getElementById("add-player").textContent = t("roster.save");
+  document.getElementById("player-name").focus();
+}
+
 if (playerForm) {
   playerForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     const emoji = document.getElementById("player-emoji").value.trim();
     const body = { name: document.getElementById("player-name").value, mark: emoji || document.getElementById("player-mark").value };
+    if (playerForm.dataset.id) body.id = Number(playerForm.dataset.id);
     const made = await act(document.getElementById("add-player"), () => api("POST", "/api/players", body));
     if (made) {
       playerForm.reset();
+      delete playerForm.dataset.id;
+      document.getElementById("add-player").textContent = t("roster.add");
       await loadRoster();
-      toast(t("roster.added", { name: made.name }));
+      toast(t(body.id ? "roster.saved" : "roster.added", { name: made.name }));
     }
   });
 }
