@@ -154,12 +154,19 @@ def new_game() -> tuple[Response, int]:
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
 
 
-@bp.patch("/games/<int:game_id>")
-def rename_game(game_id: int) -> Response:
-    """Rename a game: ``{"title": "..."}``."""
-    body = json_body()
-    guarded(lambda: service().rename(game_id, body.get("title")))
-    return jsonify(game_payload(service(), table_for(game_id), True))
+@bp.route("/games/<int:game_id>", methods=["GET", "PATCH", "DELETE"])
+def game(game_id: int) -> Response:
+    """GET: the game's view. PATCH ``{"title": "..."}``: rename it. DELETE: delete it for
+    good (an earlier backup still holds it). One rule for the three methods, so an id out
+    of range is 404 whatever the method (not 405)."""
+    if request.method == "PATCH":
+        body = json_body()
+        guarded(lambda: service().rename(game_id, body.get("title")))
+        return jsonify(game_payload(service(), table_for(game_id), True))
+    if request.method == "DELETE":
+        guarded(lambda: service().delete(game_id))
+        return jsonify({"deleted": game_id})
+    return jsonify(game_payload(service(), table_for(game_id), referee()))
 
 
 @bp.post("/games/<int:game_id>/rematch")
@@ -174,13 +181,6 @@ def abandon(game_id: int) -> Response:
     """Abandon a game in play: kept, marked, out of the stats."""
     guarded(lambda: service().abandon(game_id))
     return jsonify(game_payload(service(), table_for(game_id), True))
-
-
-@bp.delete("/games/<int:game_id>")
-def delete_game(game_id: int) -> Response:
-    """Delete a game for good (an earlier backup still holds it)."""
-    guarded(lambda: service().delete(game_id))
-    return jsonify({"deleted": game_id})
 
 
 @bp.post("/games/<int:game_id>/box")
@@ -246,11 +246,6 @@ def export_all_csv() -> Response:
     resp = Response(out.getvalue(), mimetype="text/csv")
     resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.csv"'
     return resp
-
-
-@bp.get("/games/<int:game_id>")
-def get_game(game_id: int) -> Response:
-    return jsonify(game_payload(service(), table_for(game_id), referee()))
 
 
 @bp.post("/games/<int:game_id>/actions")
