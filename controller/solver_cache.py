@@ -7,9 +7,15 @@ SHA-256 of the options the table depends on (:func:`cache_key`). Format
 IEEE-754 doubles, little-endian: ``W[a][b]`` at ``a * (circuit + 1) + b``
 (:class:`controller.games.sauteur.solve_b.RaceTable`).
 
+Rule A's tables (:mod:`controller.games.sauteur.chase_table`), one file per utility:
+``<data dir>/solver/chase-<key>.bin``, ``<key>`` from the format, the options the table
+depends on and the utility. Format ``diablotin-chase-table/1``: a JSON line (``format``,
+``options``, ``goal``, ``masks``, ``count`` per table, ``sha256``), a newline, then the
+tables in the order of ``masks``, float32 little-endian.
+
 A missing file is solved and written (atomically: a temp file, then a rename). A
-file that does not check out (wrong format, options, size or checksum) is ignored
-with a warning in the log and rebuilt.
+file that does not check out (wrong format, options, size or checksum, a value outside
+its utility's range) is ignored with a warning in the log and rebuilt.
 """
 
 from __future__ import annotations
@@ -24,12 +30,16 @@ from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from controller.games.sauteur.rules import SauteurState
+import numpy as np
+
+from controller.games.sauteur.chase_table import ChaseTables
+from controller.games.sauteur.rules import SauteurConfig, SauteurState
 from controller.games.sauteur.solve_b import TOLERANCE, RaceTable
 
 log = logging.getLogger(__name__)
 
 FORMAT = "diablotin-race-table/1"
+CHASE_FORMAT = "diablotin-chase-table/1"
 
 
 def cache_key(circuit: int, faces: Sequence[int | str]) -> str:
@@ -118,6 +128,87 @@ def load_race_table(
     return table
 
 
+def _chase_header(config: SauteurConfig, goal: Sequence[float]) -> dict[str, object]:
+    return {
+        "format": CHASE_FORMAT,
+        "options": {
+            "track_length": config.track_length,
+            "devil_multiplier": config.devil_multiplier,
+            "number_faces": list(config.number_faces),
+        },
+        "goal": [float(value) for value in goal],
+    }
+
+
+def chase_path(data_dir: Path, config: SauteurConfig, goal: Sequence[float]) -> Path:
+    text = json.dumps(_chase_header(config, goal), sort_keys=True)
+    return data_dir / "solver" / f"chase-{hashlib.sha256(text.encode()).hexdigest()[:16]}.bin"
+
+
+def write_chase(
+    path: Path, config: SauteurConfig, goal: Sequence[float], tables: ChaseTables
+) -> None:
+    """Write one utility's rule-A tables to ``path`` atomically (raises ``OSError``)."""
+    masks = sorted(tables)
+    payload = b"".join(tables[mask].astype("<f4").tobytes() for mask in masks)
+    header = _chase_header(config, goal) | {
+        "masks": masks,
+        "count": len(tables[masks[0]]),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    with open(temp, "wb") as out:
+        out.write(json.dumps(header).encode() + b"\n" + payload)
+    os.replace(temp, path)
+
+
+def read_chase(path: Path, config: SauteurConfig, goal: Sequence[float]) -> ChaseTables:
+    """One utility's tables from ``path``; raises ``ValueError`` (or ``OSError``) if the file
+    does not check out."""
+    line, _, payload = path.read_bytes().partition(b"\n")
+    try:
+        header = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"unreadable header: {exc}") from None
+    if not isinstance(header, dict) or header.get("format") != CHASE_FORMAT:
+        raise ValueError(f"not a {CHASE_FORMAT} file")
+    expected = _chase_header(config, goal)
+    if header.get("options") != expected["options"] or header.get("goal") != expected["goal"]:
+        raise ValueError("made for other options")
+    masks, count = header.get("masks"), header.get("count")
+    if not isinstance(masks, list) or not isinstance(count, int) or count <= 0:
+        raise ValueError("no table layout in the header")
+    if len(payload) != 4 * count * len(masks):
+        raise ValueError(f"holds {len(payload)} bytes, expected {4 * count * len(masks)}")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise ValueError("checksum does not match")
+    values = np.frombuffer(payload, dtype="<f4").astype(np.float32).reshape(len(masks), count)
+    low, high = min(goal) - 1e-5, max(goal) + 1e-5
+    if not ((values >= low) & (values <= high)).all():
+        raise ValueError("a value outside the utility's range")
+    return {int(mask): values[i] for i, mask in enumerate(masks)}
+
+
+def load_chase_table(
+    data_dir: Path, config: SauteurConfig, goal: Sequence[float], solve: Callable[[], ChaseTables]
+) -> ChaseTables:
+    """The cached rule-A tables for ``goal``, or a fresh solve written to the cache (a bad file
+    is logged and replaced; a cache that cannot be written is logged)."""
+    path = chase_path(data_dir, config, goal)
+    if path.exists():
+        try:
+            return read_chase(path, config, goal)
+        except (OSError, ValueError) as exc:
+            log.warning("solver cache %s ignored (%s): solving again", path, exc)
+    tables = solve()
+    try:
+        write_chase(path, config, goal, tables)
+    except OSError as exc:
+        log.warning("solver cache %s not written: %s", path, exc)
+    return tables
+
+
 class Solvers:
     """The service's solved tables: rule B cached in ``data_dir``; anything slow is
     solved on a background thread (:meth:`when_ready`), never on a request or the
@@ -128,7 +219,10 @@ class Solvers:
 
         from controller.games.sauteur.levels import Tables
 
-        self.tables = Tables(load_race=partial(load_race_table, data_dir))
+        self.tables = Tables(
+            load_race=partial(load_race_table, data_dir),
+            load_chase=partial(load_chase_table, data_dir),
+        )
         self._ready: set[tuple[object, ...]] = set()
         self._warming: set[tuple[object, ...]] = set()
         self._lock = threading.Lock()
@@ -146,13 +240,7 @@ class Solvers:
         if config.rule == "B":
             self.tables.race(config)
         else:
-            from controller.games.sauteur.rules import SauteurRules
-            from controller.games.sauteur.solve_a import POINTS_UTILITY
-
-            first = SauteurRules().setup(config.options())
-            solver = self.tables.chase(config)
-            solver.option_values(first)
-            solver.option_values(first, POINTS_UTILITY)
+            self.tables.chase(config).prepare()
         with self._lock:
             self._ready.add(self._key(state))
 

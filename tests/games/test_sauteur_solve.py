@@ -6,12 +6,15 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations
 
+import numpy as np
 import pytest
 
 from controller.games.sauteur import SauteurRules
+from controller.games.sauteur.chase_table import MASKS, ChaseIndex, ChaseMoves, ChaseTable
+from controller.games.sauteur.chase_table import solve as solve_chase
 from controller.games.sauteur.hider import UNIFORM, best_reply, equilibrium, minimax_hider
 from controller.games.sauteur.levels import Tables, coach_popper
-from controller.games.sauteur.solve_a import ChaseValues, utility
+from controller.games.sauteur.solve_a import utility
 from controller.games.sauteur.solve_b import TOLERANCE, RaceHiding, solve
 
 RULES = SauteurRules()
@@ -139,60 +142,47 @@ def _exact_chase(d: int, figs: tuple[int, ...], arrived: int, popped: int, cfg: 
     return max(options)
 
 
-def _policy_value(
-    values: ChaseValues, d: int, figs: tuple[int, ...], arrived: int, mask: int
-) -> float:
-    """The true value of the solver's policy (decisions from ``values``), played out."""
-    memo = _POLICY.setdefault(id(values), {})
-    key = (d, figs, arrived, mask)
-    if key not in memo:
-        memo[key] = _policy_step(values, d, figs, arrived, mask)
-    return memo[key]
-
-
-_POLICY: dict[int, dict[tuple[int, tuple[int, ...], int, int], float]] = {}
-
-
-def _policy_step(
-    values: ChaseValues, d: int, figs: tuple[int, ...], arrived: int, mask: int
-) -> float:
-    if not figs:
-        return values.goal[arrived]
-    options: dict[str, float] = {}
-    if mask:
-        options["rehide"] = values.hiding(d, figs, arrived)
-    if bin(mask).count("1") < 3:
-        for key in (1, 2, 3, 4):
-            if not mask >> (key - 1) & 1:
-                options[str(key)] = values.pop(d, figs, arrived, mask, key)
-    choice = max(options, key=lambda name: options[name])
-    if choice == "rehide":
-        return _policy_value(values, d, figs, arrived, 0)
-    key = int(choice)
-    p = 1 / (4 - bin(mask).count("1"))
-    reach, left = values.devil_move(d, figs, key)
-    total = p * _policy_value(values, reach, left, arrived, 0)
-    for v, share in values.shares:
-        moves = values.number_moves(figs, key * v)
-        after = mask | 1 << (key - 1)
-        best = max(moves, key=lambda m: values.inner(d, m[0], arrived + m[1], after))
-        total += (1 - p) * share * _policy_value(values, d, best[0], arrived + best[1], after)
-    return total
-
-
 @pytest.mark.parametrize("target", [2, 5])
-def test_rule_a_policy_equals_the_exact_expectimax_on_a_reduced_track(target: int) -> None:
+def test_rule_a_tables_equal_the_exact_expectimax_on_a_reduced_track(target: int) -> None:
     options = {"rule": "A", "track_length": 16, "figures": {"a": 2, "b": 4, "c": 6}}
     config = RULES.setup(options).config
     goal = utility(target)
-    values = ChaseValues(config, goal)
-    exact = _exact_chase(0, (2, 4, 6), 0, 0, (16, 3, (1, 2, 3, 4, 5, 6), goal))
-    policy = _policy_value(values, 0, (2, 4, 6), 0, 0)
-    estimate = values.start(0, (2, 4, 6), 0)
-    assert policy <= exact + 1e-12  # nothing beats the exact optimum
-    # Exact within a hiding over the one-pop values loses nothing here (docs/strategy.md).
-    assert exact - policy < 1e-9, (exact, policy)
-    assert estimate == pytest.approx(policy, abs=1e-9)
+    table = ChaseTable(config, goal, solve_chase(ChaseMoves(config), goal))
+    cfg = (16, 3, (1, 2, 3, 4, 5, 6), goal)
+    index = ChaseIndex(16)
+    ds, figures, arrivals = index.positions()
+    checked = 0
+    for d, row, arrived in zip(ds.tolist(), figures.tolist(), arrivals.tolist(), strict=True):
+        figs = tuple(x for x in row if x < 16)
+        if not figs:
+            continue
+        assert table.hiding(d, figs, arrived) == pytest.approx(
+            _exact_chase(d, figs, arrived, 0, cfg), abs=1e-6
+        )
+        for mask in MASKS:  # the expectimax numbers keys from bit 1
+            assert table.inner(d, figs, arrived, mask) == pytest.approx(
+                _exact_chase(d, figs, arrived, mask << 1, cfg), abs=1e-6
+            )
+        checked += 1
+    assert checked > 4000
+
+
+def test_rule_a_positions_are_numbered_one_to_one() -> None:
+    index = ChaseIndex(50)
+    ds, figures, arrivals = index.positions()
+    numbers = index.indices(ds, figures, arrivals)
+    assert (numbers == np.arange(index.size)).all()
+    assert index.size == 316_254
+    assert (
+        index.index(0, (5, 10, 15), 0)
+        == numbers[
+            (ds == 0)
+            & (figures[:, 0] == 5)
+            & (figures[:, 1] == 10)
+            & (figures[:, 2] == 15)
+            & (arrivals == 0)
+        ][0]
+    )
 
 
 def test_minimax_hider_solves_a_known_game() -> None:

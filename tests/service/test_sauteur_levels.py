@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+from functools import partial
 
+import numpy as np
 import pytest
 
 from controller.games.base import Refused
+from controller.games.sauteur import SauteurRules
+from controller.games.sauteur.chase_table import ChaseMoves, ChaseTables
+from controller.games.sauteur.chase_table import solve as solve_chase
+from controller.games.sauteur.rules import SauteurConfig
+from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseSolver, Utility, utility
 from controller.games.sauteur.solve_b import solve
-from controller.solver_cache import cache_path, load_race_table, read
+from controller.solver_cache import (
+    cache_path,
+    chase_path,
+    load_chase_table,
+    load_race_table,
+    read,
+)
 
 from .conftest import wait_for
 
@@ -71,3 +86,64 @@ def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
     assert code == 0
     assert "wins!" in out.getvalue()
     assert cache_path(tmp_path, 40, [1, 2, 3, 4, 5, 6]).exists()
+
+
+def _chase_config(track: int = 20) -> SauteurConfig:
+    return SauteurRules().setup({"rule": "A", "track_length": track}).config
+
+
+def test_rule_a_tables_are_cached_per_utility_and_read_back(tmp_path):
+    config = _chase_config()
+    solves: list[Utility] = []
+
+    def make(goal: Utility) -> ChaseTables:
+        solves.append(goal)
+        return solve_chase(ChaseMoves(config), goal)
+
+    first = ChaseSolver(config, partial(load_chase_table, tmp_path))
+    first.prepare()
+    written = sorted((tmp_path / "solver").glob("chase-*.bin"))
+    assert len(written) == 6  # round 1, the four targets of round 2, and the points
+    for goal in (utility(0), utility(5), POINTS_UTILITY):
+        assert chase_path(tmp_path, config, goal) in written
+    # A second solver (a restart) reads them all instead of solving.
+    again = ChaseSolver(
+        config, lambda c, g, solve: load_chase_table(tmp_path, c, g, lambda: make(g))
+    )
+    again.prepare()
+    assert solves == []
+    start = tuple(sorted(config.figure_starts))
+    for goal in (utility(5), POINTS_UTILITY):
+        assert again.values(goal).start(0, start, 0) == first.values(goal).start(0, start, 0)
+
+
+def test_a_damaged_rule_a_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog):
+    config, goal = _chase_config(), utility(2)
+    solved = load_chase_table(tmp_path, config, goal, lambda: solve_chase(ChaseMoves(config), goal))
+    path = chase_path(tmp_path, config, goal)
+    good = path.read_bytes()
+    assert good.startswith(b'{"format": "diablotin-chase-table/1"')
+    header, _, payload = good.partition(b"\n")
+    out_of_range = np.frombuffer(payload, dtype="<f4").copy()
+    out_of_range[7] = 3.0  # a chance above 1, with a checksum that matches it
+    forged = json.loads(header) | {"sha256": hashlib.sha256(out_of_range.tobytes()).hexdigest()}
+    damages = (
+        good[:-8],
+        good[:-8] + b"\0" * 8,
+        json.dumps(forged).encode() + b"\n" + out_of_range.tobytes(),
+        b"garbage",
+        b"",
+    )
+    for damage in damages:
+        path.write_bytes(damage)
+        with caplog.at_level(logging.WARNING, logger="controller.solver_cache"):
+            caplog.clear()
+            tables = load_chase_table(
+                tmp_path, config, goal, lambda: solve_chase(ChaseMoves(config), goal)
+            )
+        assert "ignored" in caplog.text
+        assert all((tables[mask] == solved[mask]).all() for mask in solved)
+        assert path.read_bytes() == good  # rebuilt
+    # Another utility or track is another file.
+    assert chase_path(tmp_path, config, utility(5)) != path
+    assert chase_path(tmp_path, _chase_config(21), goal) != path

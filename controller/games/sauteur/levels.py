@@ -29,7 +29,7 @@ from controller.games.sauteur.rules import (
     SauteurRules,
     SauteurState,
 )
-from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseSolver
+from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseSolver, Load
 from controller.games.sauteur.solve_b import (
     RaceHiding,
     RaceTable,
@@ -77,12 +77,18 @@ def chase_key(config: SauteurConfig) -> tuple[Any, ...]:
 class Tables:
     """Solved tables, made on first use and kept.
 
-    ``load_race(circuit, faces, solve)`` may provide rule-B tables (the service's
-    data-dir cache); by default they are solved in memory.
+    ``load_race(circuit, faces, solve)`` and ``load_chase(config, goal, solve)`` may
+    provide rule-B and rule-A tables (the service's data-dir cache); by default they are
+    solved in memory.
     """
 
-    def __init__(self, load_race: Callable[..., RaceTable] | None = None) -> None:
+    def __init__(
+        self,
+        load_race: Callable[..., RaceTable] | None = None,
+        load_chase: Load | None = None,
+    ) -> None:
         self._load_race = load_race
+        self._load_chase = load_chase
         self._race: dict[RaceKey, RaceTable] = {}
         self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
         self._placements: dict[tuple[Any, ...], tuple[hider.Vector, float]] = {}
@@ -100,7 +106,7 @@ class Tables:
         key = chase_key(config)
         solver = self._chase.get(key)
         if solver is None:
-            solver = self._chase[key] = ChaseSolver(config)
+            solver = self._chase[key] = ChaseSolver(config, self._load_chase)
         return solver
 
     # -- the hider's equilibrium --------------------------------------------------

@@ -1,31 +1,25 @@
-"""Rule A (the chase), solved as far as a Raspberry Pi allows.
+"""Rule A (the chase), solved exactly (the hider uniform).
 
-A round is a one-player game of chance against the devil: every pop moves the
-devil or one of the popper's figures forward, so the round has no cycles and
-backward induction (memoised expectimax) solves it. The popper's objective is a
-*utility* of the number of figures arrived at the round's end (:func:`utility`):
-the match's win chance, a draw counting ½. In the last round the popper plays to
-beat the known target; in an earlier round a round score of ``s`` is worth the
-chance to win the match after it, the next popper replying best
-(:meth:`ChaseSolver.value_after_round`).
+A round is a one-player game of chance against the devil: every pop moves the devil or one
+of the popper's figures forward, so the round has no cycles and backward induction solves
+it, every position at once (:mod:`.chase_table`, with numpy). The popper's objective is a
+*utility* of the number of figures arrived at the round's end (:func:`utility`): the match's
+win chance, a draw counting ½. In the last round the popper plays to beat the known target;
+in an earlier round a round score of ``s`` is worth the chance to win the match after it,
+the next popper replying best (:meth:`ChaseSolver.value_after_round`).
 
-The exact solve runs through every hiding's inner tree (up to three pops, each
-with a figure to choose) for every position: millions of states, minutes in pure
-Python. So the solver is exact *within the hiding being played* and values a new
-hiding with :meth:`ChaseValues.hiding`, the exact value of the round when every
-later hiding pops one die only (the best key and figure for that one pop). The
-gap to the exact solve, measured on reduced tracks (16 and 24 squares) against an
-independent expectimax, is zero there (``tests/games/test_sauteur_solve.py``,
-``docs/strategy.md``).
-
-The hider is uniform (each slot equally likely to hold the devil die) unless a
-hiding distribution is given (see :mod:`.hider`). Pure: no I/O.
+The tables equal an independent expectimax at every position of a reduced track
+(``tests/games/test_sauteur_solve.py``). The hider is uniform (each slot equally likely to
+hold the devil die) unless a hiding distribution is given (see :mod:`.hider`). Pure: the
+data-dir cache is passed in as ``load`` (:mod:`controller.solver_cache`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from controller.games.sauteur.chase_table import ChaseMoves, ChaseTable, ChaseTables, solve
 from controller.games.sauteur.rules import (
     ADVANCE,
     HIDING,
@@ -38,7 +32,6 @@ from controller.games.sauteur.rules import (
     SauteurConfig,
     SauteurState,
 )
-from controller.games.sauteur.solve_b import devil_chance, face_model
 
 Figures = tuple[int, ...]
 """Squares of the figures still in play, sorted (figures are alike but for their names)."""
@@ -47,148 +40,6 @@ Utility = tuple[float, float, float, float]
 """What the round is worth to the popper for 0, 1, 2, 3 figures arrived."""
 
 POINTS_UTILITY: Utility = tuple(float(ROUND_POINTS[n]) for n in range(4))  # type: ignore[assignment]
-
-
-INNER_LIMIT = 400_000
-"""Mid-hiding values kept before the memo is emptied (about 60 MB of positions)."""
-
-
-class ChaseValues:
-    """Values of rule-A positions for one :data:`Utility` (memoised as they are asked).
-
-    ``hiding(d, figs, arrived)``: the value at a hiding's start, later hidings
-    popping one die each. ``inner(d, figs, arrived, mask)``: the value in the middle
-    of a hiding (``mask``: keys popped, all numbers), exact within this hiding.
-    """
-
-    def __init__(self, config: SauteurConfig, goal: Utility) -> None:
-        self.track = config.track_length
-        self.multiplier = config.devil_multiplier
-        self.q, self.shares = face_model(config.number_faces)
-        self.goal = goal
-        self._hiding: dict[tuple[int, Figures, int], float] = {}
-        self._inner: dict[tuple[int, Figures, int, int], float] = {}
-
-    # -- moves ----------------------------------------------------------------------
-    def devil_move(self, d: int, figs: Figures, key: int) -> tuple[int, Figures]:
-        """(devil's new square, figures still in play) after a devil from ``key``."""
-        reach = min(d + self.multiplier * key, self.track)
-        return reach, tuple(x for x in figs if x > reach)
-
-    def number_moves(self, figs: Figures, squares: int) -> list[tuple[Figures, int]]:
-        """Each distinct choice of figure to move ``squares``: (figures after, arrivals).
-
-        Written out per number of figures (this is the solver's innermost step)."""
-        track = self.track
-        if len(figs) == 3:
-            a, b, c = figs
-            out: list[tuple[Figures, int]] = []
-            t = a + squares
-            if t >= track:
-                out.append(((b, c), 1))
-            else:
-                out.append(((t, b, c) if t <= b else (b, t, c) if t <= c else (b, c, t), 0))
-            if b != a:
-                t = b + squares
-                out.append(((a, c), 1) if t >= track else ((a, t, c) if t <= c else (a, c, t), 0))
-            if c != b:
-                t = c + squares
-                out.append(((a, b), 1) if t >= track else ((a, b, t), 0))
-            return out
-        if len(figs) == 2:
-            a, b = figs
-            t = a + squares
-            pair: list[tuple[Figures, int]] = [
-                ((b,), 1) if t >= track else ((t, b) if t <= b else (b, t), 0)
-            ]
-            if b != a:
-                t = b + squares
-                pair.append(((a,), 1) if t >= track else ((a, t), 0))
-            return pair
-        t = figs[0] + squares
-        return [((), 1) if t >= track else ((t,), 0)]
-
-    # -- values ---------------------------------------------------------------------
-    def hiding(self, d: int, figs: Figures, arrived: int) -> float:
-        """Value at a hiding's start when this and every later hiding pop one die."""
-        if not figs:
-            return self.goal[arrived]
-        key_ = (d, figs, arrived)
-        found = self._hiding.get(key_)
-        if found is not None:
-            return found
-        p = devil_chance(0, self.q)
-        best = -1.0
-        for key in KEYS:
-            reach, left = self.devil_move(d, figs, key)
-            value = 0.0
-            for v, share in self.shares:
-                best_move = -1.0
-                for after, gone in self.number_moves(figs, key * v):
-                    worth = self.hiding(d, after, arrived + gone)
-                    if worth > best_move:
-                        best_move = worth
-                value += share * best_move
-            value = p * self.hiding(reach, left, arrived) + (1 - p) * value
-            best = max(best, value)
-        self._hiding[key_] = best
-        return best
-
-    def start(self, d: int, figs: Figures, arrived: int) -> float:
-        """Value at a hiding's start, this hiding played exactly."""
-        if not figs:
-            return self.goal[arrived]
-        return max(self.pop(d, figs, arrived, 0, key) for key in KEYS)
-
-    def inner(self, d: int, figs: Figures, arrived: int, mask: int) -> float:
-        """Best value after numbers from the keys in ``mask`` (bit k-1 = key k): ask for
-        a new hiding, or pop on (exact within this hiding)."""
-        if not figs:
-            return self.goal[arrived]
-        key_ = (d, figs, arrived, mask)
-        found = self._inner.get(key_)
-        if found is not None:
-            return found
-        best = self.hiding(d, figs, arrived)
-        if bin(mask).count("1") < MAX_NUMBERS:
-            for key in KEYS:
-                if not mask >> (key - 1) & 1:
-                    best = max(best, self.pop(d, figs, arrived, mask, key))
-        if len(self._inner) >= INNER_LIMIT:
-            self._inner.clear()
-        self._inner[key_] = best
-        return best
-
-    def pop(self, d: int, figs: Figures, arrived: int, mask: int, key: int) -> float:
-        """Value of popping ``key`` now (keys in ``mask`` gave numbers this hiding)."""
-        p = devil_chance(bin(mask).count("1"), self.q)
-        reach, left = self.devil_move(d, figs, key)
-        after = mask | 1 << (key - 1)
-        value = 0.0
-        for v, share in self.shares:
-            best_move = -1.0
-            for moved, gone in self.number_moves(figs, key * v):
-                worth = self.inner(d, moved, arrived + gone, after)
-                if worth > best_move:
-                    best_move = worth
-            value += share * best_move
-        return p * self.hiding(reach, left, arrived) + (1 - p) * value
-
-    def advance(self, d: int, figs: Figures, arrived: int, mask: int, squares: int) -> list[float]:
-        """Value of moving each figure of ``figs`` (by index) ``squares`` squares."""
-        values = []
-        for index, x in enumerate(figs):
-            rest = figs[:index] + figs[index + 1 :]
-            target = x + squares
-            if target >= self.track:
-                values.append(self.inner(d, rest, arrived + 1, mask))
-            else:
-                values.append(self.inner(d, tuple(sorted((*rest, target))), arrived, mask))
-        return values
-
-    def size(self) -> int:
-        """Positions memoised so far."""
-        return len(self._hiding) + len(self._inner)
 
 
 def utility(target: int) -> Utility:
@@ -213,22 +64,43 @@ def _position(state: SauteurState) -> tuple[int, Figures, int, int]:
     return state.devil, figs, arrived, mask
 
 
+Load = Callable[[SauteurConfig, Utility, Callable[[], ChaseTables]], ChaseTables]
+"""``load(config, goal, solve)``: a cached table for ``goal``, else ``solve()`` and keep it."""
+
+
 class ChaseSolver:
     """Rule-A decisions and coach values for one configuration (uniform hider).
 
-    Value tables are made per utility on first use and kept (see :meth:`values`).
+    A table is made per utility on first use (about 1 s) and kept, 13.9 MB each on the
+    default track (:meth:`values`); ``load`` may read and write them in a cache.
     """
 
-    def __init__(self, config: SauteurConfig) -> None:
+    def __init__(self, config: SauteurConfig, load: Load | None = None) -> None:
         self.config = config
-        self._values: dict[Utility, ChaseValues] = {}
+        self._load = load
+        self._values: dict[Utility, ChaseTable] = {}
         self._after: dict[tuple[int, int], float] = {}
+        self._moves: ChaseMoves | None = None
 
-    def values(self, goal: Utility) -> ChaseValues:
+    def values(self, goal: Utility) -> ChaseTable:
         table = self._values.get(goal)
         if table is None:
-            table = self._values[goal] = ChaseValues(self.config, goal)
+
+            def make() -> ChaseTables:
+                if self._moves is None:
+                    self._moves = ChaseMoves(self.config)
+                return solve(self._moves, goal)
+
+            tables = self._load(self.config, goal, make) if self._load else make()
+            table = self._values[goal] = ChaseTable(self.config, goal, tables)
         return table
+
+    def prepare(self) -> None:
+        """Make every table a match needs (the coach's points included), then let go of
+        the moves that made them (about 75 MB on the default track)."""
+        self.round_start_value(self.goal_for(1, 0))
+        self.values(POINTS_UTILITY)
+        self._moves = None
 
     def round_start_value(self, goal: Utility) -> float:
         config = self.config
@@ -311,9 +183,9 @@ class ChaseSolver:
 
 class ChaseHiding:
     """One rule-A hiding as a :class:`~.hider.HidingGame` (inner position: (figures in
-    play, arrived)); later hidings valued by ``values.hiding``."""
+    play, arrived)); later hidings valued by ``values.hiding`` (a uniform hider)."""
 
-    def __init__(self, values: ChaseValues, devil: int) -> None:
+    def __init__(self, values: ChaseTable, devil: int) -> None:
         self.values = values
         self.d = devil
         self.q = values.q
