@@ -112,7 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("coils-off", help="force every coil off (systemd runs it after the service)")
 
     p = sub.add_parser("play", help="play a game in the terminal")
-    p.add_argument("game", choices=["sauteur"], help="the game (sauteur: the Diable sauteur)")
+    p.add_argument(
+        "game",
+        choices=["sauteur", "tails"],
+        help="sauteur: the Diable sauteur; tails: the tail-tile game (2 players)",
+    )
     p.add_argument(
         "--rule",
         choices=["A", "B"],
@@ -146,13 +150,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("sim", help="computer games through the rules engine")
-    p.add_argument("game", choices=["sauteur"], help="the game (sauteur: the Diable sauteur)")
+    p.add_argument(
+        "game",
+        choices=["sauteur", "tails"],
+        help="sauteur: the Diable sauteur; tails: the tail-tile game (2 players)",
+    )
     p.add_argument("--rule", choices=["A", "B"], default="A", help="A: the chase, B: the race")
     p.add_argument("--games", type=int, default=1000, help="how many games (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="random seed of the first game (default 1)")
-    levels = ["random", "heuristic", "computer", "optimal", "counter"]  # = sim.STRATEGIES
-    p.add_argument("--p1", choices=levels, default="heuristic", help="level of seat p1")
-    p.add_argument("--p2", choices=levels, default="random", help="level of seat p2")
+    p.add_argument(
+        "--p1",
+        default=None,
+        help="seat p1: random|heuristic|optimal|counter (sauteur, default heuristic); "
+        "greedy|lookahead|rollouts (tails, default rollouts)",
+    )
+    p.add_argument("--p2", default=None, help="seat p2 (sauteur default random, tails lookahead)")
+    p.add_argument(
+        "--rollouts", type=int, default=None, help="tails: rollout rounds a move (reproducible)"
+    )
+    p.add_argument(
+        "--budget", type=float, default=0.2, help="tails: seconds a move without --rollouts"
+    )
     hiders = ["uniform", "random", "equilibrium"] + [f"devil-on-{k}" for k in range(1, 5)]
     p.add_argument(
         "--hider", choices=hiders, default="uniform", help="how the devil is hidden (rule A)"
@@ -410,12 +428,41 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:
-    from .sim import format_report, report_json, simulate_parallel
+    from .sim import STRATEGIES, format_report, report_json, simulate_parallel
+    from .sim_tails import ADVISORS, duel
 
     if args.games < 1:
         print("diablotin: --games must be at least 1", file=sys.stderr)
         return 2
-    poppers = {"p1": args.p1, "p2": args.p2}
+    if args.game == "tails":
+        p1, p2 = args.p1 or "rollouts", args.p2 or "lookahead"
+        if args.rollouts is not None and args.rollouts < 1:
+            print("diablotin: --rollouts must be at least 1", file=sys.stderr)
+            return 2
+        for name in (p1, p2):
+            if name not in ADVISORS:
+                print(
+                    f"diablotin: unknown advisor {name!r}: {', '.join(ADVISORS)}", file=sys.stderr
+                )
+                return 2
+        result = duel(args.games, args.seed, p1, p2, args.rollouts, args.budget).as_json()
+        if args.json:
+            print(json.dumps(result))
+        else:
+            for seat, name in (("p1", p1), ("p2", p2)):
+                wins, margin = result["wins"][seat], result["mean_scores"][seat]
+                per_move = result["seconds_per_move"][seat]
+                print(
+                    f"{seat} {name:10} wins {wins:6}  margin {margin:+.2f}  {per_move:.4f} s a move"
+                )
+            print(f"draws {result['draws']} of {result['games']} games (p1 moves first)")
+        return 0
+    poppers = {"p1": args.p1 or "heuristic", "p2": args.p2 or "random"}
+    for name in poppers.values():
+        if name not in STRATEGIES:
+            known = ", ".join(STRATEGIES)
+            print(f"diablotin: unknown level {name!r} for the sauteur: {known}", file=sys.stderr)
+            return 2
     report = simulate_parallel(
         args.rule, args.games, args.seed, poppers, args.hider, workers=args.workers
     )

@@ -31,15 +31,32 @@ def test_cli_prints_the_json_contract(capsys: pytest.CaptureFixture[str]) -> Non
     assert set(out["mean_scores"]) == {"p1", "p2"}
 
 
-def test_cli_choices_are_the_simulators() -> None:
+def test_cli_choices_are_the_simulators(capsys: pytest.CaptureFixture[str]) -> None:
     from controller.cli import build_parser
+    from controller.sim_tails import ADVISORS
 
     sim = build_parser()._subparsers._group_actions[0].choices["sim"]  # type: ignore[union-attr]
     options = {action.dest: action for action in sim._actions}
-    assert set(options["p1"].choices) == set(STRATEGIES)
     assert set(options["hider"].choices) == set(HIDERS)
     assert {"uniform", "equilibrium", "devil-on-1", "devil-on-4"} <= set(HIDERS)
     assert set(LEVELS) | {"computer"} <= set(STRATEGIES)
+    # The seats' levels depend on the game: each game refuses the other's names.
+    assert cli_main(["sim", "sauteur", "--games", "1", "--p1", "greedy"]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in STRATEGIES), err
+    assert cli_main(["sim", "tails", "--games", "1", "--p2", "optimal"]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in ADVISORS), err
+
+
+def test_cli_sim_tails_prints_the_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["sim", "tails", "--games", "3", "--seed", "4", "--rollouts", "1", "--json"]
+    assert cli_main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"games", "wins", "draws", "mean_scores", "seconds_per_move"}
+    assert out["wins"]["p1"] + out["wins"]["p2"] + out["draws"] == 3
+    assert out["mean_scores"]["p1"] == -out["mean_scores"]["p2"]  # one side's margin
+    assert cli_main([*argv[:-1], "--rollouts", "0"]) == 2
 
 
 def test_levels_and_the_alias() -> None:

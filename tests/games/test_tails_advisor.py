@@ -17,6 +17,7 @@ from controller.games.tails import (
     pending,
     score,
 )
+from controller.games.tails.advisor import advise_rollouts, playout
 from controller.games.tails.cards import rotations
 
 from .test_tails_support import RULES, fill_except, random_game
@@ -160,3 +161,52 @@ def test_advice_when_there_is_nothing_to_advise() -> None:
     assert legal_cells(blocked) == [] and advise(blocked, "A") == []
     suggestion = advise(state, "C")[0]
     assert suggestion.as_dict()["kind"] == "C" and suggestion.action()["type"] == "place"
+
+
+def test_a_playout_ends_the_game_and_returns_its_final_measure() -> None:
+    state = random_game(random.Random(21), 2, placements=30)
+    draws = [k for k, count in enumerate(state.stock) for _ in range(count)]
+    random.Random(22).shuffle(draws)
+    final, turned = state, iter(draws)
+    while (due := pending(final)) is not None:  # the same playout, by hand
+        if not due.legal:
+            final = RULES.apply(final, {"type": "pass"})
+            continue
+        kind = KINDS[next(turned)]
+        options = brute_force(final, kind)
+        cell, rotation = max(options, key=lambda option: options[option])
+        final = RULES.apply(final, place(cell, kind, rotation))
+    assert final.finished
+    assert playout(state, draws, 1) == value(final, 1)
+    assert playout(state, draws, 0) == value(final, 0) == -value(final, 1)
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33])
+def test_rollout_values_are_exact_when_no_card_is_left_to_chance(seed: int) -> None:
+    # With one cell left no card is turned after this one: every playout is the same, so
+    # the Monte Carlo value of each candidate is its exact final measure.
+    rng = random.Random(seed)
+    state = random_game(rng, 2, placements=0)
+    while state.cards.count(-1) > 1:
+        state = random_game(rng, 2, placements=state.board.cell_count - 1)
+    if not legal_cells(state):
+        pytest.skip("the last cell is not this player's to fill")
+    kind = next(k for i, k in enumerate(KINDS) if state.stock[i] > 0)
+    ranked = advise_rollouts(state, kind, random.Random(1), rollouts=3, top=None)
+    exact = brute_force(state, kind)
+    assert ranked and all(s.value == exact[(s.cell, s.rotation)] for s in ranked)
+    assert [s.value for s in ranked] == sorted((s.value for s in ranked), reverse=True)
+
+
+def test_rollout_advice_is_reproducible_legal_and_refuses_like_the_greedy() -> None:
+    state = random_game(random.Random(41), 2, placements=20)
+    kind = next(k for i, k in enumerate(KINDS) if state.stock[i] > 0)
+    first = advise_rollouts(state, kind, random.Random(5), rollouts=4)
+    again = advise_rollouts(state, kind, random.Random(5), rollouts=4)
+    assert first == again and 1 <= len(first) <= 3
+    for suggestion in first:
+        RULES.apply(state, suggestion.action())  # legal: raises Refused otherwise
+    greedy_cells = {(s.cell, s.rotation) for s in advise(state, kind, top=6)}
+    assert {(s.cell, s.rotation) for s in first} <= greedy_cells
+    with pytest.raises(Refused):
+        advise_rollouts(state, "Z", random.Random(5), rollouts=1)

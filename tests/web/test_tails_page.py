@@ -116,10 +116,17 @@ def test_odds_is_the_advisor(client: FlaskClient, service: Service) -> None:
     assert ahead["lookahead"] is True
     assert ahead["suggestions"] == [s.as_dict() for s in advise(state, "F", lookahead=True)]
     assert ahead["version"] == service.table(game_id).version
+    to_end = client.get(url, query_string={"kind": "F", "lookahead": "end"}).get_json()
+    assert to_end["lookahead"] is True and to_end["to_end"] is True
+    assert 1 <= len(to_end["suggestions"]) <= 3
+    greedy_best = {(s.cell, s.rotation) for s in advise(state, "F", top=6)}
+    for suggestion in to_end["suggestions"]:  # Monte Carlo ranks the greedy's best six
+        assert (suggestion["cell"], suggestion["rotation"]) in greedy_best
 
     for query, code in (
         ({"kind": "J"}, "bad-kind"),
         ({"kind": "E", "lookahead": "yes"}, "bad-query"),
+        ({"lookahead": "end"}, "bad-query"),
         ({"lookahead": "1"}, "bad-query"),
         ({"kind": "E", "top": "9"}, "bad-query"),
     ):
@@ -322,6 +329,14 @@ def check_advice_and_take_midgame_shots(
     shot(ref, "tails-referee-midgame", at="board")
     shot(ref, "tails-referee-advice", at="advice-toggle")
     shot(spec, "tails-spectator-midgame")
+    # Playing to the end: the Monte Carlo advisor's best, among the greedy's best six.
+    with ref.expect_response(lambda r: "lookahead=end" in r.url) as answer:
+        ref.select_option("#lookahead", "end")
+    ranked = answer.value.json()["suggestions"]
+    assert answer.value.json()["to_end"] is True
+    ref.wait_for_selector(f"#advice li.rank0[data-cell='{ranked[0]['cell']}']")
+    assert ranked[0]["cell"] in {s.cell for s in advise(state, action["kind"], top=6)}
+    ref.select_option("#lookahead", "0")
     ref.tap("#advice-toggle")
     ref.wait_for_selector("#advice", state="hidden")
 

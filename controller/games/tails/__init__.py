@@ -9,7 +9,7 @@ from typing import Any
 
 from controller.games.registry import GameKind, Message
 
-from .advisor import Suggestion, advise, advise_cell
+from .advisor import Suggestion, advise, advise_cell, advise_rollouts, playout
 from .board import Board, BoardError, layout, load_board
 from .cards import KINDS, PAIRS, SYMMETRIC
 from .notation import NotationError, format_move, parse_move
@@ -60,6 +60,7 @@ __all__ = [
     "TailsState",
     "advise",
     "advise_cell",
+    "advise_rollouts",
     "cell_refusals",
     "format_move",
     "game_view",
@@ -68,6 +69,7 @@ __all__ = [
     "load_board",
     "parse_move",
     "pending",
+    "playout",
     "score",
     "score_record",
     "trace",

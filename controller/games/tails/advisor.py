@@ -8,6 +8,8 @@ placement: its card is unknown (each kind weighted by the cards still in
 stock), and its player picks the cell, then the rotation, best for their own
 side. :func:`advise_cell` ranks cells before the draw (the rule sheet has the
 cell named before the card is turned), by the expected best value over kinds.
+:func:`advise_rollouts` looks to the end of the game: Monte Carlo playouts of the best
+greedy candidates within a time budget (docs/strategy.md has it measured).
 
 Speed: placing a card only changes tails whose open end is in that cell, so a
 candidate costs a few table lookups (see ``_Position.totals_after``).
@@ -15,6 +17,8 @@ candidate costs a few table lookups (see ``_Position.totals_after``).
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -218,4 +222,70 @@ def advise_cell(state: TailsState, *, top: int | None = 3) -> list[Suggestion]:
     return [
         Suggestion(board.cell_ids[cell], None, None, value, value - now)
         for value, cell in ranked[:top]
+    ]
+
+
+def _final_value(state: TailsState, side: int) -> int:
+    return _value(_Position(state.board, state.cards, state.players).totals, side)
+
+
+def playout(state: TailsState, draws: Sequence[int], side: int) -> int:
+    """Play the game out, every player greedy (:func:`advise`, best first), the cards turned
+    in the order of ``draws`` (kind indices; a kind out of stock is skipped). Returns
+    ``side``'s final measure (own total minus the others')."""
+    position = 0
+    while True:
+        due = pending(state)
+        if due is None:
+            return _final_value(state, side)
+        if not due.legal:
+            state = _RULES.apply(state, {"type": "pass"})
+            continue
+        while state.stock[draws[position]] == 0:
+            position += 1
+        kind = KINDS[draws[position]]
+        position += 1
+        state = _RULES.apply(state, advise(state, kind, top=1)[0].action())
+
+
+def advise_rollouts(
+    state: TailsState,
+    kind: str,
+    rng: random.Random,
+    *,
+    budget_s: float = 0.2,
+    rollouts: int | None = None,
+    candidates: int = 6,
+    top: int | None = 3,
+) -> list[Suggestion]:
+    """The best placements of a drawn ``kind``, by Monte Carlo: the ``candidates`` best
+    greedy placements are each played out to the end (:func:`playout`) on the same
+    shuffled card orders (common random numbers), round after round until ``budget_s``
+    seconds have passed (at least one round) or, when given, ``rollouts`` rounds.
+
+    ``value`` is the mean final measure (own total minus the others'); ``gain`` against
+    now. Refuses an unknown kind or one out of stock like :func:`advise`.
+    """
+    greedy = advise(state, kind, top=None)
+    if len(greedy) <= 1 or state.finished:
+        return greedy[:top]
+    shortlist = greedy[:candidates]
+    afters = [_RULES.apply(state, option.action()) for option in shortlist]
+    side = pending(state).side  # type: ignore[union-attr]  # not over: greedy is not empty
+    now = greedy[0].value - greedy[0].gain
+    totals = [0.0] * len(shortlist)
+    cards = [k for k, count in enumerate(afters[0].stock) for _ in range(count)]
+    deadline = time.perf_counter() + budget_s
+    done = 0
+    while done < (rollouts or 1) or (rollouts is None and time.perf_counter() < deadline):
+        rng.shuffle(cards)
+        for i, after in enumerate(afters):
+            totals[i] += playout(after, cards, side)
+        done += 1
+    ranked = sorted(range(len(shortlist)), key=lambda i: (-totals[i], greedy.index(shortlist[i])))
+    return [
+        Suggestion(
+            shortlist[i].cell, kind, shortlist[i].rotation, totals[i] / done, totals[i] / done - now
+        )
+        for i in ranked[:top]
     ]

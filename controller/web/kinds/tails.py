@@ -1,7 +1,8 @@
 """Dashboard helpers for the tail-tile game: the advisor, the board's geometry, refusals.
 
 - ``odds(state, args)`` answers ``GET /api/games/<id>/odds``: with ``kind=E`` the best
-  placements of the card just drawn (``lookahead=1`` also plays the next placement),
+  placements of the card just drawn (``lookahead=1`` also plays the next placement,
+  ``lookahead=end`` plays the game out, Monte Carlo),
   without a kind the best cells to name before the draw;
 - ``layout(state)`` answers ``GET /api/games/<id>/layout``: the board's static geometry,
   fetched once by the page (it is not part of the view);
@@ -11,6 +12,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +21,7 @@ from controller.games.tails import (
     TailsState,
     advise,
     advise_cell,
+    advise_rollouts,
     cell_refusals,
     pending,
 )
@@ -36,13 +39,17 @@ LAYOUT_DIGITS = 4
 ADVICE_COUNT = 3
 """Suggestions returned, best first."""
 
+END_BUDGET_S = 0.5
+"""Seconds the Monte Carlo advisor (``lookahead=end``) thinks on a request."""
+
 
 def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
     """The advisor for the player to move.
 
     ``args``: ``kind`` (A–G, the card just drawn; absent: rank cells before the draw) and
-    ``lookahead`` (``0``/``1``, only with a kind). Returns ``mode`` (``"placement"`` or
-    ``"cell"``), ``kind``, ``lookahead``, ``to_move`` (``{seat, side}`` or null),
+    ``lookahead`` (only with a kind: ``0``, ``1`` the next placement too, ``end`` Monte
+    Carlo playouts to the end for :data:`END_BUDGET_S`). Returns ``mode`` (``"placement"``
+    or ``"cell"``), ``kind``, ``lookahead``, ``to_end``, ``to_move`` (``{seat, side}`` or null),
     ``must_pass``, ``finished`` and ``suggestions`` (``cell, kind, rotation, value, gain``,
     best first; empty when the player must pass or the game is over). Raises
     :class:`Refused` (code ``bad-query``, ``bad-kind`` or ``no-stock``) for bad parameters.
@@ -56,25 +63,28 @@ def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
         )
     kind = args.get("kind")
     lookahead_arg = args.get("lookahead", "0")
-    if lookahead_arg not in ("0", "1"):
+    if lookahead_arg not in ("0", "1", "end"):
         raise Refused(
-            "lookahead must be 0 or 1, not {lookahead_arg!r}",
+            "lookahead must be 0, 1 or end, not {lookahead_arg!r}",
             "bad-query",
             lookahead_arg=lookahead_arg,
         )
-    lookahead = lookahead_arg == "1"
-    if kind is None and lookahead:
+    if kind is None and lookahead_arg != "0":
         raise Refused("lookahead needs the kind of the card drawn", "bad-query")
     if kind is None:
         suggestions = advise_cell(state, top=ADVICE_COUNT)
+    elif lookahead_arg == "end":
+        rng = random.Random("|".join(state.moves))  # the same answer for the same position
+        suggestions = advise_rollouts(state, kind, rng, budget_s=END_BUDGET_S, top=ADVICE_COUNT)
     else:
-        suggestions = advise(state, kind, lookahead=lookahead, top=ADVICE_COUNT)
+        suggestions = advise(state, kind, lookahead=lookahead_arg == "1", top=ADVICE_COUNT)
     due = pending(state)
     return {
         "game": "tails",
         "mode": "cell" if kind is None else "placement",
         "kind": kind,
-        "lookahead": lookahead,
+        "lookahead": lookahead_arg != "0",
+        "to_end": lookahead_arg == "end",
         "to_move": None if due is None else {"seat": due.seat, "side": due.side},
         "must_pass": due is not None and not due.legal,
         "finished": due is None,

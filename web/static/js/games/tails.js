@@ -17,7 +17,7 @@ let extras = {}; // referee: `refusals` (cell -> the engine's reason), for extra
 let pick = { moves: -1, cell: null, kind: null, rotation: 0 };
 let dropped = null; // a picked cell that someone else's move made illegal: say why
 let note = null; // {text, error}: the last refusal or explanation, until the next tap
-const advice = { open: false, lookahead: false, key: null, data: null };
+const advice = { open: false, lookahead: "0", key: null, data: null }; // lookahead: 0, 1 or end
 
 const stateNow = () => (view ? view.state : null);
 const due = () => (view ? view.state.pending : null);
@@ -291,7 +291,7 @@ function renderMoves(s) {
 
 function adviceKey() {
   const kind = referee && pick.kind ? pick.kind : "";
-  return `${view ? view.version : -1}|${kind}|${kind && advice.lookahead ? 1 : 0}`;
+  return `${view ? view.version : -1}|${kind}|${kind ? advice.lookahead : "0"}`;
 }
 
 async function loadAdvice() {
@@ -300,7 +300,7 @@ async function loadAdvice() {
   advice.data = null;
   renderAdvice();
   const [, kind, look] = key.split("|");
-  const query = kind ? `?kind=${kind}${look === "1" ? "&lookahead=1" : ""}` : "";
+  const query = kind ? `?kind=${kind}${look !== "0" ? `&lookahead=${look}` : ""}` : "";
   try {
     const data = await api("GET", `/api/games/${gameId}/odds${query}`);
     if (advice.key !== key) return; // asked again meanwhile
@@ -363,7 +363,7 @@ $("advice-toggle").addEventListener("click", () => {
   $("advice-toggle").textContent = advice.open ? t("tails.advice_hide") : t("tails.advice_show");
   render();
 });
-$("lookahead").addEventListener("change", (e) => { advice.lookahead = e.target.checked; render(); });
+$("lookahead").addEventListener("change", (e) => { advice.lookahead = e.target.value; render(); });
 if (referee) {
   $("rotate").addEventListener("click", rotate);
   $("cancel").addEventListener("click", cancel);
