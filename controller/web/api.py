@@ -25,7 +25,7 @@ from controller.games.base import Refused, Viewer
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
-from .i18n import pick_language, refusal_text
+from .i18n import refusal_text, request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
 from .security import ApiError
@@ -55,7 +55,7 @@ def refusal(exc: Refused) -> ApiError:
     """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise 409."""
     malformed = exc.code.startswith(("bad-", "text-"))
     status = 404 if exc.code == "no-game" else 400 if malformed else 409
-    return ApiError(status, exc.code, refusal_text(exc, pick_language()), params=exc.params)
+    return ApiError(status, exc.code, refusal_text(exc, request_language()), params=exc.params)
 
 
 def guarded(fn: Callable[[], Any]) -> Any:

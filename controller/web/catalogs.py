@@ -1,6 +1,8 @@
 """The gettext catalogs' upkeep: ``python -m controller.web.catalogs`` rebuilds
-``controller/locales/messages.pot`` from :data:`controller.web.i18n.ENGLISH` and the game
-registry's titles, merges it into each ``<lang>/LC_MESSAGES/messages.po`` (new messages come in
+``controller/locales/messages.pot`` from :data:`controller.web.i18n.ENGLISH`, the game
+registry's titles and every rules refusal's template (``Refused("...")`` in ``controller/``,
+found by Babel's extractor; no context, as :func:`controller.web.i18n.refusal_text` looks them
+up), merges it into each ``<lang>/LC_MESSAGES/messages.po`` (new messages come in
 untranslated, changed ones fuzzy) and compiles every ``.po`` to the ``.mo`` the box reads.
 Babel (a dev dependency) does the work; the running box only reads the ``.mo`` files.
 """
@@ -11,13 +13,15 @@ import io
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from controller.games import registry
-from controller.web.i18n import DOMAIN, ENGLISH
+from controller.web.i18n import DOMAIN, ENGLISH, PLURALS
 
-LOCALES = Path(__file__).resolve().parent.parent / "locales"
+PACKAGE = Path(__file__).resolve().parent.parent
+LOCALES = PACKAGE / "locales"
 WIDTH = 100
 
 
@@ -26,10 +30,24 @@ def template() -> Catalog:
     game title, whose key is its English)."""
     pot = Catalog(project="Diablotin", domain=DOMAIN, fuzzy=False)
     for key, english in ENGLISH.items():
-        pot.add(english, context=None if key == english else key)
+        msgid = (english, PLURALS[key]) if key in PLURALS else english
+        pot.add(msgid, context=None if key == english else key)
     for kind in registry.kinds():
         pot.add(kind.title.msgid)
+    for template_ in refusal_templates():
+        pot.add(template_, flags=("python-brace-format",))
     return pot
+
+
+def refusal_templates() -> list[str]:
+    """Every literal template of a ``Refused(...)`` in the package, sorted."""
+    found = extract_from_dir(
+        str(PACKAGE),
+        method_map=[("**.py", "python")],
+        keywords={"Refused": (1,)},
+        comment_tags=(),
+    )
+    return sorted({message for _, _, message, _, _ in found if isinstance(message, str)})
 
 
 def po_path(lang: str) -> Path:

@@ -12,19 +12,21 @@ Templates use ``t(key)``; the JavaScript gets the chosen language's table as JSO
 
 from __future__ import annotations
 
-import gettext
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import flask_babel
+from babel import Locale, support
+from babel.numbers import format_decimal
 from flask import request
 
 from controller.games import registry
 from controller.games.base import Refused
 from controller.games.registry import Message
 
-LANGS = ("en", "fr")
+LANGS = ("en", "fr", "de")
 COOKIE = "lang"
 DOMAIN = "messages"
 
@@ -65,7 +67,7 @@ ENGLISH: dict[str, str] = {
     "clock.s": "{s} s",
     "nav.stats": "Stats",
     "stats.title": "Statistics",
-    "stats.count": "{n} finished games counted.",
+    "stats.count": "{n} finished game counted.",
     "stats.none": "No finished game yet.",
     "stats.players": "Players",
     "stats.kinds": "Games",
@@ -92,7 +94,7 @@ ENGLISH: dict[str, str] = {
     "stats.letters": "Letters held as the game went",
     "stats.x_pop": "pops",
     "stats.x_action": "moves",
-    "stats.players_n": "{n} players",
+    "stats.players_n": "{n} player",
     "stats.pick_none": "No game to show.",
     "player.seat1": "Seat 1",
     "player.seat2": "Seat 2",
@@ -107,7 +109,6 @@ ENGLISH: dict[str, str] = {
     "login.logout": "Log out",
     "login.wrong": "That is not the PIN.",
     "theme.switch": "Light / dark",
-    "lang.switch": "Français",
     "live.on": "Live",
     "live.connecting": "Connecting…",
     "live.reconnecting": "Reconnecting in {s} s…",
@@ -128,7 +129,7 @@ ENGLISH: dict[str, str] = {
     "home.join_hint": "Scan to open this dashboard (same Wi-Fi).",
     "home.finished": "Finished games are in the History.",
     "home.onbox": "on the box",
-    "home.actions": "{n} moves",
+    "home.actions": "{n} move",
     "game.round": "Round {r} of {n}",
     "game.rule": "Rule {rule}",
     "game.hider": "hides",
@@ -146,7 +147,7 @@ ENGLISH: dict[str, str] = {
     "phase.pop_more": "{popper} pops another key or {end}",
     "phase.pop_three": "{popper} asks for a new hiding",
     "phase.face": "What does the die from key {key} show?",
-    "phase.advance": "{popper}: which figure moves {n} squares?",
+    "phase.advance": "{popper}: which figure moves {n} square?",
     "phase.over": "Match over",
     "end.A": "asks for a new hiding",
     "end.B": "stops with {pot}",
@@ -281,7 +282,7 @@ ENGLISH: dict[str, str] = {
     # --- tail-tile game page (web/templates/games/tails.html) ---
     "tails.player": "Player {n}",
     "tails.players": "Players {list}",
-    "tails.players_count": "{n} players",
+    "tails.players_count": "{n} player",
     "tails.players_field": "Players",
     "tails.turn": "turn {n}",
     "tails.filled": "{n}/{of} cells",
@@ -322,9 +323,9 @@ ENGLISH: dict[str, str] = {
     "tails.tails_legend": (
         "Points per devil. 5… open tail (provisional); 0 a tail that ends at a body."
     ),
-    "tails.end_tail": "ends at a tail end: {n} points",
-    "tails.end_body": "runs {n} cards into devil {d}’s body: 0 points",
-    "tails.end_open": "open after {n} cards: provisional",
+    "tails.end_tail": "ends at a tail end: {n} point",
+    "tails.end_body": "runs {n} card into devil {d}’s body: 0 points",
+    "tails.end_open": "open after {n} card: provisional",
     "tails.end_none": "no card yet",
     "tails.moves": "Moves",
     "tails.no_moves": "No card placed yet.",
@@ -350,7 +351,7 @@ ENGLISH: dict[str, str] = {
     ),
     "teufel.first": "Who places first and starts",
     "teufel.need_players": "Choose {min} to {max} colours.",
-    "teufel.seat_count": "{n} players, clockwise: {list}",
+    "teufel.seat_count": "{n} player, clockwise: {list}",
     "teufel.colour.yellow": "yellow",
     "teufel.colour.green": "green",
     "teufel.colour.blue": "blue",
@@ -362,23 +363,23 @@ ENGLISH: dict[str, str] = {
     "teufel.card.letter": "{colour} {letter}",
     "teufel.card.devil_short": "Devil",
     "teufel.card.tower_short": "Tower",
-    "teufel.face_title": "the devil face, {n} pegs on it",
+    "teufel.face_title": "the devil face, {n} peg on it",
     "teufel.vine": "vine, no card",
     "teufel.no_card": "no card",
     "teufel.face_down": "a face-down card",
     "teufel.sleds_on": "sled: {who}",
-    "teufel.meta_players": "{n} players",
-    "teufel.meta_down": "{n} cards face down",
-    "teufel.meta_pegs": "{n} devils on the face",
+    "teufel.meta_players": "{n} player",
+    "teufel.meta_down": "{n} card face down",
+    "teufel.meta_pegs": "{n} devil on the face",
     "teufel.p.place": "{p} places their sled",
     "teufel.p.turn": "{p}'s turn",
     "teufel.p.move": "{p} is moving",
     "teufel.p.pass_or_flip": "{p} is on the face-down card on {sq}: pass over it or flip it?",
     "teufel.p.reveal": "{p} flips the card on {sq}: what is it?",
     "teufel.p.take_devil": "{p} takes a devil from another player",
-    "teufel.p.give_up": "Devil, devil! {p} gives up {n} letters",
+    "teufel.p.give_up": "Devil, devil! {p} gives up {n} letter",
     "teufel.p.tower": "{p} is on a tower",
-    "teufel.p.shuffle": "{p} is shuffling ({n} cards in hand)",
+    "teufel.p.shuffle": "{p} is shuffling ({n} card in hand)",
     "teufel.p.flip_two": "{p} has left the board and flips a card ({n} to go)",
     "teufel.p.over": "The game is over",
     "teufel.legend": "Outlined: where {p} can still go —",
@@ -395,7 +396,7 @@ ENGLISH: dict[str, str] = {
     "teufel.h.step_on": "Tap the next square for {p}, or end the move here.",
     "teufel.h.reveal": "The card on {sq} is…",
     "teufel.h.take_devil": "No devil is left on the face: whose devil does {p} take?",
-    "teufel.h.give_up": "Which {n} letters does {p} give up?",
+    "teufel.h.give_up": "Which {n} letter does {p} give up?",
     "teufel.h.tower": "{p} may peek at a face-down card and put their devil back.",
     "teufel.h.peek": "Tap the face-down card {p} looks at (nobody records what it is).",
     "teufel.h.exchange": (
@@ -487,19 +488,52 @@ ENGLISH: dict[str, str] = {
 }
 
 
+PLURALS: dict[str, str] = {
+    # key -> the English plural; ENGLISH[key] is the singular, and ``n`` picks the form
+    "stats.count": "{n} finished games counted.",
+    "stats.streak_win": "{n} won in a row",
+    "stats.streak_loss": "{n} not won in a row",
+    "stats.players_n": "{n} players",
+    "home.actions": "{n} moves",
+    "phase.advance": "{popper}: which figure moves {n} squares?",
+    "tails.players_count": "{n} players",
+    "tails.open_points": "{n} open",
+    "tails.kind_left": "Card {k}: {n} left",
+    "tails.end_tail": "ends at a tail end: {n} points",
+    "tails.end_body": "runs {n} cards into devil {d}’s body: 0 points",
+    "tails.end_open": "open after {n} cards: provisional",
+    "teufel.seat_count": "{n} players, clockwise: {list}",
+    "teufel.face_title": "the devil face, {n} pegs on it",
+    "teufel.meta_players": "{n} players",
+    "teufel.meta_down": "{n} cards face down",
+    "teufel.meta_pegs": "{n} devils on the face",
+    "teufel.p.give_up": "Devil, devil! {p} gives up {n} letters",
+    "teufel.p.shuffle": "{p} is shuffling ({n} cards in hand)",
+    "teufel.h.give_up": "Which {n} letters does {p} give up?",
+}
+"""Messages whose words follow a count ``n``: gettext plural entries (msgid_plural), one
+form per CLDR plural category of the language (``npgettext``; the scripts pick the form
+with ``Intl.PluralRules``)."""
+
+
 @cache
-def catalog(lang: str) -> gettext.NullTranslations:
+def catalog(lang: str) -> support.Translations | support.NullTranslations:
     """The compiled catalog of ``lang`` (English, i.e. the msgids themselves, when there is
-    none). Read once from the package data."""
-    mo = resources.files("controller") / "locales" / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
-    if lang == "en" or not mo.is_file():
-        return gettext.NullTranslations()
-    with mo.open("rb") as fp:
-        return gettext.GNUTranslations(fp)
+    none), read once from the package data with Babel (Flask-Babel reads the same files)."""
+    if lang == "en":
+        return support.NullTranslations()
+    with resources.as_file(resources.files("controller") / "locales") as folder:
+        return support.Translations.load(str(folder), [lang], DOMAIN)
+
+
+def request_language() -> str:
+    """This request's language, as Flask-Babel selected it (:func:`pick_language`)."""
+    return str(flask_babel.get_locale() or "en")
 
 
 def pick_language() -> str:
-    """The page language: the ``lang`` cookie, else ``Accept-Language``, else English."""
+    """Flask-Babel's locale selector: the ``lang`` cookie, else ``Accept-Language``, else
+    English."""
     chosen = request.cookies.get(COOKIE)
     if chosen in LANGS:
         return chosen
@@ -513,21 +547,42 @@ def _lookup(lang: str, key: str) -> str | None:
     return _gettext(lang, key, english)
 
 
-def _gettext(lang: str, key: str, english: str) -> str:
-    """``english`` translated; a key that is its own English (a game title) has no context."""
+def _gettext(lang: str, key: str, english: str, n: int = 1) -> str:
+    """``english`` translated; a key that is its own English (a game title) has no context;
+    a plural key (:data:`PLURALS`) takes the form for ``n``."""
     if key == english:
-        return catalog(lang).gettext(english)
-    return catalog(lang).pgettext(key, english)
+        return str(catalog(lang).gettext(english))
+    if key in PLURALS:
+        return str(catalog(lang).npgettext(key, english, PLURALS[key], n))
+    return str(catalog(lang).pgettext(key, english))
+
+
+def plural_forms(lang: str, key: str) -> list[str]:
+    """Every form of plural ``key`` in ``lang``, in the catalog's order (the language's CLDR
+    plural categories in the order zero, one, two, few, many, other, as Babel writes them)."""
+    forms: dict[tuple[str, int], str] = getattr(catalog(lang), "_catalog", {})
+    msgid = f"{key}\x04{ENGLISH[key]}"
+    found = [forms[(msgid, i)] for i in range(6) if (msgid, i) in forms]
+    return found or [ENGLISH[key], PLURALS[key]]
 
 
 def translate(lang: str, key: str, **values: Any) -> str:
-    """The message ``key`` in ``lang`` (English, then the key itself, if missing).
-    ``kind.<name>`` is a game's title (:func:`kind_title`)."""
-    text = _lookup(lang, key)
+    """The message ``key`` in ``lang`` (English, then the key itself, if missing), its
+    plural form chosen by ``n`` when it has one. ``kind.<name>`` is a game's title
+    (:func:`kind_title`). Numbers are written the language's way (CLDR, via Babel)."""
+    english = ENGLISH.get(key)
+    n = values.get("n", 1)
+    text = None if english is None else _gettext(lang, key, english, n if isinstance(n, int) else 1)
     if text is None and key.startswith("kind."):
         text = kind_title(lang, key.removeprefix("kind."))
     text = text or key
-    return text.format(**values) if values else text
+    if not values:
+        return text
+    shown = {  # a fraction the language's way (0,5 in French); whole numbers as they are
+        name: format_decimal(value, locale=lang) if isinstance(value, float) else value
+        for name, value in values.items()
+    }
+    return text.format(**shown)
 
 
 def translator(lang: str) -> Callable[..., str]:
@@ -538,7 +593,7 @@ def translator(lang: str) -> Callable[..., str]:
     def _(msgid: str = "", *, key: str | None = None, **params: Any) -> str:
         if key is not None:
             return translate(lang, key, **params)
-        text = catalog(lang).gettext(msgid)
+        text = str(catalog(lang).gettext(msgid))
         return text.format(**params) if params else text
 
     return _
@@ -547,7 +602,7 @@ def translator(lang: str) -> Callable[..., str]:
 def message(lang: str, msg: Message, **params: Any) -> str:
     """A declared message (e.g. a game's title) in ``lang``, found by its English msgid;
     the English itself when there is no translation."""
-    text = catalog(lang).gettext(msg.msgid)
+    text = str(catalog(lang).gettext(msg.msgid))
     return text.format(**params) if params else text
 
 
@@ -555,13 +610,19 @@ def refusal_text(refused: Refused, lang: str) -> str:
     """A rules refusal as a sentence in ``lang``: its English ``template`` looked up in the
     catalog (the msgid) and filled from its ``params``; the English ``reason`` when the
     catalog has no translation or the translation does not fit the parameters."""
-    text = catalog(lang).gettext(refused.template)
+    text = str(catalog(lang).gettext(refused.template))
     if text == refused.template:
         return refused.reason
     try:
         return text.format(**refused.params)
     except (KeyError, IndexError, ValueError):
         return refused.reason
+
+
+def language_name(lang: str) -> str:
+    """A language's name in itself (CLDR, via Babel): ``Deutsch``, ``Français``."""
+    name: str = Locale.parse(lang).get_display_name(lang) or lang
+    return name[:1].upper() + name[1:]
 
 
 def kind_title(lang: str, name: str) -> str:
@@ -572,9 +633,14 @@ def kind_title(lang: str, name: str) -> str:
         return name
 
 
-def page_messages(lang: str) -> dict[str, str]:
-    """Everything a page's scripts translate with: the messages of ``lang`` and every
-    registered game's title as ``kind.<name>``."""
-    table = {key: _gettext(lang, key, text) for key, text in ENGLISH.items()}
+def page_messages(lang: str) -> dict[str, str | list[str]]:
+    """Everything a page's scripts translate with: the messages of ``lang`` (a plural key:
+    its forms, see :func:`plural_forms`) and every registered game's title as
+    ``kind.<name>``."""
+    table: dict[str, str | list[str]] = {
+        key: _gettext(lang, key, text) for key, text in ENGLISH.items()
+    }
+    for key in PLURALS:
+        table[key] = plural_forms(lang, key)
     titles = {f"kind.{kind.name}": message(lang, kind.title) for kind in registry.kinds()}
     return table | titles

@@ -31,7 +31,7 @@ from controller.games.base import Refused
 
 from . import security
 from .assets import digest, shell, static_url
-from .i18n import COOKIE, LANGS, page_messages, pick_language, translate
+from .i18n import COOKIE, LANGS, language_name, page_messages, request_language, translate
 from .payloads import available_kinds
 
 bp = Blueprint("pages", __name__)
@@ -54,7 +54,7 @@ def embed_json(data: Any) -> Markup:
 
 
 def _render(template: str, page: str, module: str | None = None, **data: Any) -> str:
-    lang = pick_language()
+    lang = request_language()
     theme = request.cookies.get("theme", "auto")
     referee = security.is_referee()
     boot = {
@@ -74,7 +74,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         module=module or page,
         boot=embed_json(boot),
         t=lambda key, **values: translate(lang, key, **values),
-        other_lang="fr" if lang == "en" else "en",
+        other_langs=[(code, language_name(code)) for code in LANGS if code != lang],
         here=request.full_path.rstrip("?"),
         static_url=static_url,
         rules_kinds=[k.name for k in registry.kinds() if k.rules_page],
@@ -233,7 +233,7 @@ def set_theme(mode: str) -> Response:
 
 @bp.get("/manifest.webmanifest")
 def manifest() -> Response:
-    lang = pick_language()
+    lang = request_language()
     data = {
         "name": "Diablotin",
         "short_name": "Diablotin",

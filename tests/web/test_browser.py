@@ -232,7 +232,9 @@ def test_a_cross_site_form_post_from_another_site_changes_nothing(browser: Any, 
     ctx, page, _ = phone(browser, base)
     page.goto(base + "/")
     log_in(page)
-    before = service.table(game_id).version
+    table = service.table(game_id)
+    wait_for(lambda: table.state.phase == "pop", what="the toy's hiding")  # no change after
+    before = table.version
     evil = (
         f'<form id="f" method="post" action="{base}/api/games/{game_id}/undo" '
         'enctype="text/plain"><input name=\'{"type":"hidden","x":"\' value=\'"}\'></form>'

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import re
+import string
 
 import pytest
 from babel.messages.pofile import read_po
 
 from controller.web import catalogs, i18n
 
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+def fields(text: str) -> list[tuple[str, str, str]]:
+    """The ``str.format`` fields of ``text``: (name, conversion, spec), sorted."""
+    return sorted(
+        (name, conversion or "", spec or "")
+        for _, name, spec, conversion in string.Formatter().parse(text)
+        if name is not None
+    )
 
 
 def test_there_is_a_catalog_for_every_language_but_english() -> None:
@@ -24,12 +31,12 @@ def test_the_catalog_translates_every_message_with_the_same_placeholders(lang: s
     have = {(m.context, m.id): m for m in cat if m.id}
     assert sorted(wanted - set(have), key=str) == [], f"{lang}: messages missing"
     for ident, msg in have.items():
-        assert msg.string and msg.string.strip(), (lang, ident, "empty")
+        english = [msg.id] if isinstance(msg.id, str) else list(msg.id)
+        strings = [msg.string] if isinstance(msg.string, str) else list(msg.string)
+        assert all(text and text.strip() for text in strings), (lang, ident, "empty")
         assert not msg.fuzzy, (lang, ident, "fuzzy")
-        assert sorted(PLACEHOLDER.findall(msg.string)) == sorted(PLACEHOLDER.findall(msg.id)), (
-            lang,
-            ident,
-        )
+        for text in strings:  # every form keeps the English fields (a plural: the plural's)
+            assert fields(text) == fields(english[-1]), (lang, ident, text)
 
 
 @pytest.mark.parametrize("lang", sorted(set(i18n.LANGS) - {"en"}))
@@ -65,9 +72,54 @@ def test_the_translator_works_outside_a_request() -> None:
 def test_a_refusal_is_made_from_its_template_in_the_viewers_language() -> None:
     from controller.games.base import Refused
 
-    # a template the catalog translates (a game title stands in until the engines'
-    # refusal templates are in the catalogs)
-    assert i18n.refusal_text(Refused("Devils, Devils", "x"), "fr") == "Diable, diable"
-    untranslated = Refused("slot {key} is empty", "slot-empty", key=4)
-    assert i18n.refusal_text(untranslated, "fr") == "slot 4 is empty"
-    assert i18n.refusal_text(untranslated, "en") == "slot 4 is empty"
+    refused = Refused("slot {key} is empty: nothing to press out", "slot-empty", key=4)
+    assert i18n.refusal_text(refused, "en") == "slot 4 is empty: nothing to press out"
+    assert i18n.refusal_text(refused, "fr") == "la case 4 est vide : rien à faire sauter"
+    assert i18n.refusal_text(refused, "de") == "Fach 4 ist leer: nichts herauszudrücken"
+    # !r conversions stay the engine's (quotes around the value, whatever the language)
+    bad_key = Refused("key must be 1 to 4, got {key!r}", "bad-key", key="x")
+    assert i18n.refusal_text(bad_key, "de") == "die Taste muss 1 bis 4 sein, nicht 'x'"
+    untranslated = Refused("a sentence no catalog has: {n}", "x", n=1)
+    assert i18n.refusal_text(untranslated, "de") == "a sentence no catalog has: 1"
+
+
+def test_every_rules_refusal_template_is_in_the_template() -> None:
+    templates = catalogs.refusal_templates()
+    assert len(templates) > 100
+    assert "slot {key} is empty: nothing to press out" in templates
+    assert {m.id for m in catalogs.template() if m.context is None} >= set(templates)
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "many"),
+    [("en", "1 move", "2 moves"), ("fr", "1 coup", "2 coups"), ("de", "1 Zug", "2 Züge")],
+)
+def test_plurals_follow_the_languages_rules(lang: str, one: str, many: str) -> None:
+    assert i18n.translate(lang, "home.actions", n=1) == one
+    assert i18n.translate(lang, "home.actions", n=2) == many
+    # French counts 0 as singular (CLDR "one"), English and German plural
+    zero = i18n.translate(lang, "home.actions", n=0)
+    assert zero == ("0 coup" if lang == "fr" else many.replace("2", "0"))
+    forms = i18n.page_messages(lang)["home.actions"]
+    assert forms == [one.replace("1", "{n}"), many.replace("2", "{n}")]
+
+
+def test_fractions_are_written_the_languages_way() -> None:
+    assert i18n.translate("en", "clock.s", s=0.5) == "0.5 s"
+    assert i18n.translate("fr", "clock.s", s=0.5) == "0,5 s"
+    assert i18n.translate("de", "clock.s", s=0.5) == "0,5 s"
+
+
+def test_the_game_names_follow_the_boxes() -> None:
+    names = {lang: i18n.translator(lang) for lang in ("en", "fr", "de")}
+    assert [names[lang]("Devils, Devils") for lang in names] == [
+        "Devils, Devils",
+        "Diable, diable",
+        "Teufel, Teufel",
+    ]
+    assert [names[lang]("Devil by the Tail") for lang in names] == [
+        "Devil by the Tail",
+        "Le Diable par la queue",
+        "Auf Teufel komm raus!",
+    ]
+    assert {names[lang]("Le Diable sauteur") for lang in names} == {"Le Diable sauteur"}

@@ -8,9 +8,10 @@ import re
 from flask.testing import FlaskClient
 
 from controller.service import Service
+from controller.web import i18n
 from controller.web.assets import digest, static_url
 
-from .conftest import login
+from .conftest import REFEREE, login
 
 ABSOLUTE = re.compile(r'(?:src|href|action)="(?:https?:)?//([^/"]+)', re.I)
 
@@ -55,13 +56,39 @@ def test_language_from_accept_language_then_the_switch(client: FlaskClient) -> N
         as_text=True
     )
     assert '<html lang="fr"' in html and "Parties en cours" in html
-    html = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    html = client.get("/", headers={"Accept-Language": "de-AT,de;q=0.9"}).get_data(as_text=True)
+    assert '<html lang="de"' in html and "Laufende Spiele" in html
+    html = client.get("/", headers={"Accept-Language": "es"}).get_data(as_text=True)
     assert '<html lang="en"' in html and "Games in progress" in html
     resp = client.get("/lang/fr?next=/box")
     assert resp.status_code == 302 and resp.headers["Location"] == "/box"
     html = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert '<html lang="fr"' in html  # remembered over the browser's wish
-    assert client.get("/lang/de").status_code == 404
+    # the menu offers the two other languages, each in its own words
+    assert 'hreflang="en" lang="en">English</a>' in html
+    assert 'hreflang="de" lang="de">Deutsch</a>' in html
+    assert client.get("/lang/es").status_code == 404
+
+
+def test_a_refusal_over_the_api_comes_in_the_callers_language(
+    client: FlaskClient, service: Service
+) -> None:
+    game_id = service.new_game("sauteur", {"rule": "B"})
+    refused = {}
+    for lang in ("de", "fr", "en"):
+        resp = client.post(
+            f"/api/games/{game_id}/actions",
+            json={"type": "stop", "by": "p1"},
+            headers={**REFEREE, "Accept-Language": lang},
+        )
+        assert resp.status_code in (400, 409), resp.get_json()
+        refused[lang] = resp.get_json()
+    assert refused["de"]["error"] == refused["en"]["error"]  # the code is the language's neither
+    assert refused["de"]["params"] == refused["en"]["params"]
+    assert refused["de"]["reason"] != refused["en"]["reason"]
+    assert refused["fr"]["reason"] != refused["en"]["reason"]
+    english = i18n.ENGLISH  # the German is the catalog's sentence, not an English one
+    assert refused["de"]["reason"] not in english.values()
 
 
 def test_switch_redirects_stay_on_this_site(client: FlaskClient) -> None:

@@ -7,8 +7,24 @@ export const referee = Boolean(boot.referee);
 
 /** Translate `key`, filling `{name}` placeholders from `values`. */
 export function t(key, values = {}) {
-  const text = (boot.messages && boot.messages[key]) || key;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
+  let text = (boot.messages && boot.messages[key]) || key;
+  if (Array.isArray(text)) text = text[pluralIndex(Number(values.n ?? 1))] ?? text[text.length - 1];
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? shown(values[name]) : m));
+}
+
+const CLDR_ORDER = ["zero", "one", "two", "few", "many", "other"];
+const pluralRules = new Intl.PluralRules(boot.lang || "en");
+const pluralOrder = CLDR_ORDER.filter((c) => pluralRules.resolvedOptions().pluralCategories.includes(c));
+const numberFormat = new Intl.NumberFormat(boot.lang || "en");
+
+/** The catalog's form for count n: its CLDR category, in CLDR order (as Babel writes them). */
+function pluralIndex(n) {
+  return Math.max(0, pluralOrder.indexOf(pluralRules.select(n)));
+}
+
+/** A value as the page's language writes it: fractions with its decimal sign (0,5). */
+function shown(value) {
+  return typeof value === "number" && !Number.isInteger(value) ? numberFormat.format(value) : String(value);
 }
 
 /** Create an element: el("button", {class: "x", onclick: f}, "text", child, ...). */
