@@ -97,20 +97,32 @@ def test_a_holder_whose_dice_agree_with_the_sensors_carries_on(svc):
     assert game.actions == before  # no new hiding: the sensors agree
 
 
-def test_pop_keys_follow_the_sensors(svc):
+def test_pop_keys_follow_the_sensors(svc, monkeypatch):
     one = svc.new_game("sauteur", {"rule": "A"})
     popping(svc, one)
     table = svc.table(one)
     extras = svc.box_play.extras(table)
     assert extras["on_box"] and extras["slots"] == {"1": True, "2": True, "3": True, "4": True}
-    svc.toy.move_die(2, False)  # a die taken out by hand
-    wait_for(lambda: svc.box.slots()[2] is False, what="slot 2 reads empty")
+    # Slot 2 reads empty while the game still counts its die in (a sensor the watch has not
+    # heard from yet): the key is disabled and a press is refused before any coil fires.
+    reading = {**svc.box.slots(), 2: False}
+    monkeypatch.setattr(svc.box, "slots", lambda: dict(reading))
     assert svc.box_play.extras(table)["slots"]["2"] is False
-    before = list(table.actions)
+    before, fired = list(table.actions), svc.box.cooldown_s(2)
     with pytest.raises(Refused) as info:
         svc.box_play.press(one, 2)
     assert info.value.code == "slot-empty" and "sensors" in info.value.reason
-    assert table.actions == before
+    assert table.actions == before and svc.box.cooldown_s(2) == fired == 0
+
+
+def test_a_die_taken_out_by_hand_while_hidden_is_a_pop_by_hand(svc):
+    one = svc.new_game("sauteur", {"rule": "A"})
+    popping(svc, one)
+    table = svc.table(one)
+    svc.toy.move_die(2, False)
+    wait_for(lambda: table.state.phase == "face", what="the pop by hand journaled")
+    assert table.actions[-1]["type"] == "pop" and table.actions[-1]["key"] == 2
+    assert svc.box_play.extras(table)["slots"]["2"] is False
 
 
 def test_the_holder_survives_a_restart(tmp_path):
