@@ -102,6 +102,15 @@ class CameraConfig:
 
 
 @dataclass
+class SoundConfig:
+    """``[sound]``: ``speak`` what happens aloud with espeak-ng (off by default; it turns
+    itself off when espeak-ng or an audio output is missing), in ``language`` (en, fr, de)."""
+
+    speak: bool = False
+    language: str = "en"
+
+
+@dataclass
 class Config:
     """Everything the service reads at start. ``source`` is the file it came from, if any."""
 
@@ -112,6 +121,7 @@ class Config:
     teufel: TeufelConfig = field(default_factory=TeufelConfig)
     tails: TailsConfig = field(default_factory=TailsConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
+    sound: SoundConfig = field(default_factory=SoundConfig)
     daily_backups: int = 7
     """``[data] backups``: daily copies of the journal kept in ``<data dir>/backups/``
     (0: none taken)."""
@@ -145,6 +155,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
     "teufel": {"colours": list, "vines": list},
     "tails": {"board": str},
     "camera": {"kind": str, "profile": str, "style": str, "read_s": (int, float)},
+    "sound": {"speak": bool, "language": str},
 }
 
 
@@ -196,7 +207,9 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
             if key not in known:
                 raise bad(f"{section}.{key}", f"unknown key (known: {', '.join(known)})")
             expected = known[key]
-            if isinstance(value, bool) or not isinstance(value, expected):
+            if (isinstance(value, bool) and expected is not bool) or not isinstance(
+                value, expected
+            ):
                 names = (
                     " or ".join(t.__name__ for t in expected)
                     if isinstance(expected, tuple)
@@ -315,6 +328,11 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     cfg.camera.read_s = float(camera.get("read_s", cfg.camera.read_s))
     if not 0.2 <= cfg.camera.read_s <= 30:
         raise bad("camera.read_s", "must be between 0.2 and 30 seconds")
+    sound = raw.get("sound", {})
+    cfg.sound.speak = sound.get("speak", cfg.sound.speak)
+    cfg.sound.language = sound.get("language", cfg.sound.language)
+    if cfg.sound.language not in ("en", "fr", "de"):
+        raise bad("sound.language", "must be en, fr or de")
     return cfg
 
 

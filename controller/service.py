@@ -21,6 +21,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from .announce import Announcer, Speaker
 from .box.base import Box, BoxEvent
 from .clock import Clock, RealClock
 from .config import Config
@@ -137,6 +138,9 @@ class Service:
         self._lock = threading.RLock()
         self._notices: list[dict[str, Any]] = []
         self.camera: Any = camera  # a controller.camera.play.CameraWatch, or None
+        self.announcer: Announcer | None = None
+        if config.sound.speak:  # the box says what happens ([sound]; off without a speaker)
+            self.announcer = Announcer(Speaker(config.sound.language), config.sound.language)
         self.started = False
 
     @property
@@ -191,6 +195,8 @@ class Service:
                 log.exception("closing the box")
         if self.camera is not None:
             self.camera.close()
+        if self.announcer is not None:
+            self.announcer.speaker.close()
         if self._worker is not None:
             self._inbox.put(None)
             self._worker.join(timeout=2)
@@ -391,6 +397,8 @@ class Service:
         self.tables[game_id] = table
         if self.box_play is not None and record.kind == self.box_play.kind:
             self.box_play.attach(table)
+        if self.announcer is not None:
+            self.announcer.attach(table)
         return table
 
     def table(self, game_id: int) -> Table:

@@ -262,3 +262,24 @@ def test_the_shell_examples_and_setup_scripts_pass_shellcheck() -> None:
         ["shellcheck", *map(str, scripts)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout
+
+
+def test_the_sound_section_loads_and_the_table_is_what_the_box_says(tmp_path: Path) -> None:
+    from controller.announce import sentence
+
+    text = (REPO / "docs" / "sound.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert block is not None
+    copy = tmp_path / "diablotin.toml"
+    copy.write_text(block.group(1), encoding="utf-8")
+    config = load_config(copy)
+    assert config.sound.speak is True and config.sound.language == "de"
+    rows = {
+        "the devil moves": ("say.devil", {"n": 12}),
+        "a figure caught": ("say.capture", {"figure": ("figure", "green")}),
+        "a player possessed": ("say.possessed", {"colour": ("colour", "blue")}),
+    }
+    for event, announcement in rows.items():
+        line = next(line for line in text.splitlines() if line.startswith(f"| {event} |"))
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[1:] == [sentence(lang, announcement) for lang in ("en", "fr", "de")]

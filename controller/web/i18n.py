@@ -485,6 +485,16 @@ ENGLISH: dict[str, str] = {
     "hist.download_zip": "All games (zip)",
     "hist.download_csv": "Table (CSV)",
     "hist.download_hint": "The same files as `diablotin export --all`.",
+    # what the box says aloud (controller/announce.py)
+    "say.devil": "the devil moves {n} square",
+    "say.capture": "{figure} is caught",
+    "say.arrived": "{figure} is home",
+    "say.possessed": "{colour} is possessed",
+    "say.wins": "{p} wins",
+    "say.over": "the game is over",
+    # the phone's sounds (web/static/js/sound.js)
+    "sound.on": "Sound on",
+    "sound.off": "Sound off",
 }
 
 
@@ -510,6 +520,7 @@ PLURALS: dict[str, str] = {
     "teufel.p.give_up": "Devil, devil! {p} gives up {n} letters",
     "teufel.p.shuffle": "{p} is shuffling ({n} cards in hand)",
     "teufel.h.give_up": "Which {n} letters does {p} give up?",
+    "say.devil": "the devil moves {n} squares",
 }
 """Messages whose words follow a count ``n``: gettext plural entries (msgid_plural), one
 form per CLDR plural category of the language (``npgettext``; the scripts pick the form

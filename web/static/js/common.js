@@ -66,6 +66,7 @@ let toastTimer = null;
 /** A short message at the bottom of the screen. */
 export function toast(text, kind = "error") {
   const box = document.getElementById("toast");
+  if (kind === "error" && boot.referee && navigator.vibrate) navigator.vibrate(120); // a refusal
   if (!box) return;
   box.textContent = text;
   box.dataset.kind = kind;
@@ -358,4 +359,29 @@ if (document.querySelector('[data-role="board"]') && "ResizeObserver" in window)
   window.addEventListener("resize", fitBoard);
   SIDE_BY_SIDE.addEventListener("change", fitBoard);
   fitBoard();
+}
+
+// --- sound: the menu's switch (sound.js plays) -----------------------------------------
+
+const SOUND_KEY = "diablotin.sound";
+
+/** Is this phone's sound on? Off by default for spectators, on for the referee. */
+export function soundOn() {
+  const saved = localStorage.getItem(SOUND_KEY);
+  return saved === null ? Boolean(boot.referee) : saved === "1";
+}
+
+function showSoundSwitch(button) {
+  const on = soundOn();
+  button.setAttribute("aria-pressed", String(on));
+  button.textContent = `♪ ${t(on ? "sound.on" : "sound.off")}`;
+}
+
+const soundSwitch = document.getElementById("sound-switch");
+if (soundSwitch) {
+  showSoundSwitch(soundSwitch);
+  soundSwitch.addEventListener("click", () => {
+    localStorage.setItem(SOUND_KEY, soundOn() ? "0" : "1");
+    showSoundSwitch(soundSwitch);
+  });
 }

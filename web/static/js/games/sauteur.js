@@ -1,5 +1,6 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
+import { play } from "../sound.js";
 import { act, api, boot, el, fill, live, referee, t, toast, playerName } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
@@ -37,6 +38,7 @@ let facesSeen = -1; // spectators: new faces on a camera game fetch the snapshot
 
 function onGame(envelope) {
   if (view && envelope.version < view.version) return; // an older frame
+  if (view && envelope.version > view.version) soundFor(view.state, envelope.state);
   view = envelope;
   const faces = envelope.state.history.filter((h) => h.face !== null).length;
   if (!referee && faces > facesSeen && facesSeen >= 0 && (extras.snapshots || []).length) {
@@ -45,6 +47,15 @@ function onGame(envelope) {
   facesSeen = faces;
   if (Array.isArray(envelope.computer)) extras = { ...extras, computer: envelope.computer };
   render();
+}
+
+/** The sound of what changed: a finish, a capture, the devil, or a pop. */
+function soundFor(before, after) {
+  const fresh = after.history.slice(before.history.length);
+  if (after.over && !before.over) play("finish");
+  else if (fresh.some((h) => /captured/.test(h.effect))) play("capture");
+  else if (fresh.some((h) => h.face === "devil")) play("devil");
+  else if (fresh.length) play("pop");
 }
 
 function onExtras(data) {

@@ -2,6 +2,7 @@
 // scores live, whose turn and what the rules expect; the referee enters each placement
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
+import { play } from "../sound.js";
 import { api, boot, el, fill, live, referee, seatName, t, toast } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
@@ -127,6 +128,11 @@ function place(e) {
 
 function onGame(envelope) {
   if (view && envelope.version < view.version) return; // an older frame
+  if (view && envelope.version > view.version) {
+    const [before, after] = [view.state, envelope.state];
+    if (after.finished && !before.finished) play("finish");
+    else if (after.moves.length > before.moves.length) play("pop");
+  }
   view = envelope;
   render();
 }

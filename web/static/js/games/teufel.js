@@ -4,6 +4,7 @@
 // be there, whom to take a devil from, letters to give up, the tower). Everything offered
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
+import { play } from "../sound.js";
 import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
@@ -453,6 +454,13 @@ $("odds-toggle").addEventListener("click", () => {
 
 function onGame(envelope) {
   if (view && envelope.version < view.version) return; // an older frame
+  if (view && envelope.version > view.version) {
+    const [before, after] = [view.state, envelope.state];
+    const possessed = after.players.some((p, i) => p.devil && !before.players[i].devil);
+    if (after.phase === "over" && before.phase !== "over") play("finish");
+    else if (possessed) play("devil");
+    else play("pop");
+  }
   const changed = !view || envelope.version !== view.version;
   view = envelope;
   if (changed) {
