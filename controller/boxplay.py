@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .box.base import KEYS, BoxError, BoxFault, LimitRefused
 from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
-from .games.base import Action, Refused
+from .games.base import Action, Refused, words
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
 from .journal import DiskFull
 from .solver_cache import Solvers
@@ -142,7 +142,7 @@ class BoxPlay:
         self._hold(table)
         if table.state.phase in (POP, FACE, ADVANCE) and self.watch is not None:
             self.watch.resume_hidden(table.state.popped)  # the sensors decide at "pop"
-        self.service.notice(f"game {table.game_id} is on the box now")
+        self.service.notice(words("game {game_id} is on the box now"), game_id=table.game_id)
         self.service.post(self._after_change)
 
     def released(self, table: Table) -> None:
@@ -152,7 +152,9 @@ class BoxPlay:
         following = self._next_holder(leaving=table)
         self._hold(following)
         if following is not None:
-            self.service.notice(f"game {following.game_id} is on the box now")
+            self.service.notice(
+                words("game {game_id} is on the box now"), game_id=following.game_id
+            )
         self.service.post(self._after_change)
 
     def _sensors_disagree(self, state: SauteurState) -> list[int]:
@@ -306,7 +308,8 @@ class BoxPlay:
                 self._pop(table, key)
             case Jammed(key=key):
                 self.service.notice(
-                    f"key {key} jammed: retry, or tell the box it was popped by hand"
+                    words("key {key} jammed: retry, or tell the box it was popped by hand"),
+                    key=key,
                 )
             case HidingDone() | HidingStarted():
                 pass
@@ -352,11 +355,17 @@ class BoxPlay:
             "confidence": round(read.confidence, 3),
         }
         if read.face is None:
-            svc.notice(f"the camera could not read the die from key {read.key}: tap its face")
+            svc.notice(
+                words("the camera could not read the die from key {key}: tap its face"),
+                key=read.key,
+            )
         else:
             svc.notice(
-                f"the camera reads {read.face} from key {read.key} but is unsure: "
-                "confirm or tap the face"
+                words(
+                    "the camera reads {face} from key {key} but is unsure: confirm or tap the face"
+                ),
+                face=read.face,
+                key=read.key,
             )
 
     def _resume_toy(self, table: Table) -> None:
@@ -369,7 +378,7 @@ class BoxPlay:
         deadline = svc.clock.now() + 1.0
         while svc.box is not None and svc.box.slots() != expected:
             if svc.clock.now() > deadline:
-                svc.notice("the simulated toy did not settle after the restart")
+                svc.notice(words("the simulated toy did not settle after the restart"))
                 break
             time.sleep(0.005)
 
@@ -378,7 +387,9 @@ class BoxPlay:
         try:
             face = svc.toy.face(key)
         except ValueError as exc:  # the toy's die never left: the referee says
-            svc.notice(f"the simulated toy cannot show this face ({exc}): tap it")
+            svc.notice(
+                words("the simulated toy cannot show this face ({why}): tap it"), why=str(exc)
+            )
             return
         svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
 
@@ -391,10 +402,16 @@ class BoxPlay:
             table.submit(action)
             return True
         except Refused as refusal:
-            self.service.notice(f"{action['type']} not accepted: {refusal.reason}")
+            self.service.notice(
+                words("{action} not accepted: {reason}"),
+                action=action["type"],
+                reason=refusal.reason,
+            )
             return False
         except DiskFull:
-            self.service.notice(f"the box's disk is full: {action['type']} was not recorded")
+            self.service.notice(
+                words("the box's disk is full: {action} was not recorded"), action=action["type"]
+            )
             return False
 
     def _after_change(self) -> None:
@@ -414,8 +431,12 @@ class BoxPlay:
             if wrong:
                 keys = ", ".join(map(str, wrong))
                 svc.notice(
-                    f"game {table.game_id} took the box, but the sensors of key(s) {keys} "
-                    "disagree with it: a new hiding"
+                    words(
+                        "game {game_id} took the box, but the sensors of key(s) {keys} "
+                        "disagree with it: a new hiding"
+                    ),
+                    game_id=table.game_id,
+                    keys=keys,
                 )
                 self._submit_quietly(table, {"type": "new-hiding"})
                 return
@@ -428,7 +449,9 @@ class BoxPlay:
             return
         if self._queued_pops and state.phase in (HIDING, OVER):
             keys = ", ".join(map(str, self._queued_pops))
-            svc.notice(f"key(s) {keys} came out after this hiding ended: not counted")
+            svc.notice(
+                words("key(s) {keys} came out after this hiding ended: not counted"), keys=keys
+            )
             self._queued_pops.clear()
         if state.phase == HIDING:
             token = (table.game_id, state.round, state.hidings)
@@ -474,7 +497,7 @@ class BoxPlay:
         except LimitRefused:  # the coil's minimum gap: press once it has passed
             svc.clock.call_later(0.3, lambda: svc.post(self._computer_move))
         except (Refused, BoxError) as exc:
-            svc.notice(f"computer move refused: {exc}")
+            svc.notice(words("computer move refused: {reason}"), reason=str(exc))
 
 
 def box_play(service: Service) -> BoxPlay:

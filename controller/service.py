@@ -26,7 +26,7 @@ from .box.base import Box, BoxEvent
 from .clock import Clock, RealClock
 from .config import Config
 from .games import registry
-from .games.base import Action, Refused, Rules
+from .games.base import Action, Refused, Rules, words
 from .hub import Hub
 from .journal import GameNotFound, Journal, JournalError
 from .system import PinFile
@@ -437,6 +437,7 @@ class Service:
                 }
             )
             summary["on_box"] = holder is not None and holder.game_id == record.id
+            summary["default_title"] = _default_title(record)
             if record.id in self.damaged:
                 summary["damaged"] = self.damaged[record.id]
             out.append(summary)
@@ -475,7 +476,7 @@ class Service:
         try:
             backup.daily(Path(journal.path), self.config.data_dir, self.config.daily_backups)
         except backup.BackupError as exc:
-            self.notice(f"the daily backup failed: {exc}")
+            self.notice(words("the daily backup failed: {reason}"), reason=str(exc))
         self.clock.call_later(3600, lambda: self.post(self._daily_backup))
 
     # -- the box ------------------------------------------------------------------
@@ -504,12 +505,25 @@ class Service:
             status["toy"] = self.toy.status()
         return status
 
-    def notice(self, text: str) -> None:
+    def notice(self, template: str, **params: Any) -> None:
+        """Tell the Box page (and the log) something the referee should know: ``template``
+        (marked with ``words``, English) and its ``params``; each page makes the words in
+        its own language (``text`` is the English)."""
+        text = template.format(**params) if params else template
         log.warning(text)
-        entry = {"at": self.clock.now(), "text": text}
+        entry = {"at": self.clock.now(), "text": text, "template": template, "params": params}
         self._notices.append(entry)
         del self._notices[:-100]
         self.hub.publish("box", {"event": "Notice", **entry})
+
+
+def _default_title(record: Any) -> bool:
+    """Was the game's title made by the box (its kind's English name) rather than typed?
+    Pages then show the kind's name in their own language."""
+    try:
+        return bool(record.title == registry.get(record.kind).new_title(record.options))
+    except Refused:
+        return False
 
 
 def _seat_choice(seat: Mapping[str, Any]) -> dict[str, Any] | None:

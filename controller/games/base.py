@@ -22,6 +22,14 @@ Viewer = Literal["public", "referee"]
 S = TypeVar("S")
 
 
+def words(template: str) -> str:
+    """Mark ``template`` as a sentence people read (a history line, an explanation): the
+    English ``str.format`` template, found by the catalogs' extractor like a refusal's
+    (:mod:`controller.web.catalogs`) and made in the reader's language at the edge from its
+    parameters. Returns ``template`` unchanged."""
+    return template
+
+
 class Refused(ValueError):
     """An action the rules do not allow; nothing was changed.
 
@@ -41,7 +49,13 @@ class Refused(ValueError):
         self.params = {name: _plain(value) for name, value in params.items()}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"error": self.code, "code": self.code, "params": self.params, "reason": self.reason}
+        return {
+            "error": self.code,
+            "code": self.code,
+            "params": self.params,
+            "reason": self.reason,
+            "template": self.template,
+        }
 
 
 def _plain(value: Any) -> Any:

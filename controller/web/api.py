@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
-from controller.games.base import Refused, Viewer
+from controller.games.base import Refused, Viewer, words
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
@@ -520,7 +520,9 @@ def set_box_clock() -> Response:
     except SystemRefused as exc:
         raise ApiError(409, "not-permitted", str(exc)) from None
     service().notice(
-        f"clock set from the referee's phone: {when - before:+.0f} s ({' '.join(command)})"
+        words("clock set from the referee's phone: {offset} s ({command})"),
+        offset=f"{when - before:+.0f}",
+        command=" ".join(command),
     )
     return jsonify({"set": True, "command": command, "offset_s": round(when - before, 1)})
 
@@ -538,7 +540,14 @@ def _power(do: str) -> Response:
         command = _system().restart() if do == "restart" else _system().poweroff()
     except SystemRefused as exc:
         raise ApiError(409, "not-permitted", str(exc)) from None
-    service().notice(f"{do} asked by the referee ({' '.join(command)})")
+    if do == "restart":
+        service().notice(
+            words("restart asked by the referee ({command})"), command=" ".join(command)
+        )
+    else:
+        service().notice(
+            words("shutdown asked by the referee ({command})"), command=" ".join(command)
+        )
     return jsonify({"done": do, "command": command})
 
 

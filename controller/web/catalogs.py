@@ -34,20 +34,29 @@ def template() -> Catalog:
         pot.add(msgid, context=None if key == english else key)
     for kind in registry.kinds():
         pot.add(kind.title.msgid)
-    for template_ in refusal_templates():
+    for template_ in refusal_templates() + engine_words():
         pot.add(template_, flags=("python-brace-format",))
     return pot
 
 
-def refusal_templates() -> list[str]:
-    """Every literal template of a ``Refused(...)`` in the package, sorted."""
+def _extract(keyword: str) -> list[str]:
     found = extract_from_dir(
         str(PACKAGE),
         method_map=[("**.py", "python")],
-        keywords={"Refused": (1,)},
+        keywords={keyword: (1,)},
         comment_tags=(),
     )
     return sorted({message for _, _, message, _, _ in found if isinstance(message, str)})
+
+
+def refusal_templates() -> list[str]:
+    """Every literal template of a ``Refused(...)`` in the package, sorted."""
+    return _extract("Refused")
+
+
+def engine_words() -> list[str]:
+    """Every template the engines mark with ``words(...)`` (history lines), sorted."""
+    return [template for template in _extract("words") if template not in refusal_templates()]
 
 
 def po_path(lang: str) -> Path:

@@ -212,6 +212,7 @@ ENGLISH: dict[str, str] = {
     "box.backend": "Backend",
     "box.up": "up",
     "box.down": "down",
+    "box.local": "direct (no co-processor)",
     "box.faults": "Faults",
     "box.nofault": "No fault.",
     "box.slots": "Sensors",
@@ -654,4 +655,18 @@ def page_messages(lang: str) -> dict[str, str | list[str]]:
     for key in PLURALS:
         table[key] = plural_forms(lang, key)
     titles = {f"kind.{kind.name}": message(lang, kind.title) for kind in registry.kinds()}
-    return table | titles
+    return engine_sentences(lang) | table | titles
+
+
+@cache
+def engine_sentences(lang: str) -> dict[str, str]:
+    """The engines' sentences (refusal templates, history lines: the catalog's messages
+    without a context) in ``lang``, keyed by their English template, for the scripts to
+    make an engine's ``{"template", "params"}`` in the page's language. Empty for English
+    (the template is the text)."""
+    forms: dict[Any, str] = getattr(catalog(lang), "_catalog", {})
+    return {
+        msgid: text
+        for msgid, text in forms.items()
+        if isinstance(msgid, str) and msgid and "\x04" not in msgid
+    }

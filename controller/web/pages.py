@@ -31,7 +31,15 @@ from controller.games.base import Refused
 
 from . import security
 from .assets import digest, shell, static_url
-from .i18n import COOKIE, LANGS, language_name, page_messages, request_language, translate
+from .i18n import (
+    COOKIE,
+    LANGS,
+    kind_title,
+    language_name,
+    page_messages,
+    request_language,
+    translate,
+)
 from .payloads import available_kinds
 
 bp = Blueprint("pages", __name__)
@@ -133,7 +141,7 @@ def game(game_id: int) -> str:
         f"games/{page}",
         game_id=game_id,
         kind=kind,
-        title=table.title,
+        title=_title(table.game_id),
         game_menu=_game_menu(table),
     )
 
@@ -182,9 +190,20 @@ def history_game(game_id: int) -> str:
         "history_game",
         game_id=game_id,
         kind=table.rules.name,
-        title=table.title,
+        title=_title(table.game_id),
         game_menu=_game_menu(table),
     )
+
+
+def _title(game_id: int) -> str:
+    """The game's title as typed, or its kind's name in the page's language when the box
+    made the title (:func:`controller.service._default_title`)."""
+    from controller.service import _default_title
+
+    record = current_app.extensions["diablotin"].journal.game(game_id)
+    if _default_title(record):
+        return kind_title(request_language(), record.kind)
+    return str(record.title)
 
 
 def _damaged_or_404(exc: Refused, game_id: int) -> str:
@@ -192,12 +211,11 @@ def _damaged_or_404(exc: Refused, game_id: int) -> str:
     if exc.code != "damaged":
         abort(404)
     service = current_app.extensions["diablotin"]
-    record = service.journal.game(game_id)
     return _render(
         "history_damaged.html",
         "history_damaged",
         game_id=game_id,
-        title=record.title,
+        title=_title(game_id),
         reason=service.damaged[game_id],
     )
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple, TypeAlias
 
-from controller.games.base import Action, Refused, Viewer
+from controller.games.base import Action, Refused, Viewer, words
 
 PLAYERS = ("p1", "p2")
 KEYS = (1, 2, 3, 4)
@@ -85,13 +85,18 @@ class SauteurConfig:
 
 
 class Pop(NamedTuple):
-    """One line of history: a pop (``key``/``face``) or a stop (both ``None``)."""
+    """One line of history: a pop (``key``/``face``) or a stop (both ``None``).
+
+    ``effect`` is the line's words in English; ``said`` the same as ``{"template",
+    "params"}`` for a page to make them in its own language (the template is the gettext
+    msgid; ``figure``/``figures`` and ``player`` parameters are names to translate)."""
 
     round: int
     hiding: int
     key: int | None
     face: Face | None
     effect: str
+    said: dict[str, Any]
 
 
 Entry: TypeAlias = tuple[int, int, int | None, Face | None, str, tuple[Any, ...]]
@@ -107,30 +112,57 @@ def history(state: SauteurState) -> list[Pop]:
         entries.append(link[0])
         link = link[1]
     entries.reverse()
-    return [Pop(*entry[:4], _effect(entry[4], entry[5])) for entry in entries]
+    lines = []
+    for entry in entries:
+        template, params = _effect(entry[4], entry[5])
+        english = template.format(**{k: _english(v) for k, v in params.items()})
+        lines.append(Pop(*entry[:4], english, {"template": template, "params": params}))
+    return lines
 
 
-def _effect(kind: str, detail: tuple[Any, ...]) -> str:
-    """The words for a stored history line (formatted only when a view asks)."""
+def _english(value: Any) -> Any:
+    return ", ".join(value) if isinstance(value, list) else value
+
+
+def _effect(kind: str, detail: tuple[Any, ...]) -> tuple[str, dict[str, Any]]:
+    """The words for a stored history line: (template, parameters), formatted only when a
+    view asks. Each template is marked with :func:`words` for the catalogs."""
     if kind == "move":
         name, squares, position, arrived = detail
-        return f"{name} +{squares} to {position}" + (", arrived" if arrived else "")
+        params = {"figure": name, "n": squares, "square": position}
+        if arrived:
+            return words("{figure} +{n} to {square}, arrived"), params
+        return words("{figure} +{n} to {square}"), params
     if kind == "devil":
         squares, position, caught = detail
-        return f"devil +{squares} to {position}" + (
-            f", captured {', '.join(caught)}" if caught else ""
-        )
+        if caught:
+            return words("devil +{n} to {square}, captured {figures}"), {
+                "n": squares,
+                "square": position,
+                "figures": list(caught),
+            }
+        return words("devil +{n} to {square}"), {"n": squares, "square": position}
     if kind == "pot":
-        return f"pot {detail[0]}"
+        return words("pot {pot}"), {"pot": detail[0]}
     if kind == "lost":
-        return f"pot of {detail[0]} lost" if detail[0] else "devil at once: no move"
+        if detail[0]:
+            return words("pot of {pot} lost"), {"pot": detail[0]}
+        return words("devil at once: no move"), {}
     if kind == "new-hiding":
-        return "the box's sensors saw other dice: a new hiding" + (
-            f", the pot of {detail[0]} kept" if detail[0] else ""
-        )
+        if detail[0]:
+            return words("the box's sensors saw other dice: a new hiding, the pot of {pot} kept"), {
+                "pot": detail[0]
+            }
+        return words("the box's sensors saw other dice: a new hiding"), {}
     why, player, pot, done = detail
-    start = f"{player} stops" if why == "stop" else f"pot {pot}, third number"
-    return f"{start}: {player} +{pot}" + (", lap complete" if done else "")
+    params = {"player": player, "pot": pot}
+    if why == "stop":
+        if done:
+            return words("{player} stops: {player} +{pot}, lap complete"), params
+        return words("{player} stops: {player} +{pot}"), params
+    if done:
+        return words("pot {pot}, third number: {player} +{pot}, lap complete"), params
+    return words("pot {pot}, third number: {player} +{pot}"), params
 
 
 class RoundResult(NamedTuple):

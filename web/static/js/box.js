@@ -1,5 +1,5 @@
 // The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
-import { act, api, el, fill, live, referee, t, toast } from "./common.js";
+import { act, api, el, fill, live, referee, said, t, toast } from "./common.js";
 import "./box-system.js";
 
 const $ = (id) => document.getElementById(id);
@@ -15,8 +15,9 @@ function render() {
   if (!status) return;
   $("backend").textContent = [status.backend, status.factory, status.simulated ? "(sim)" : ""].filter(Boolean).join(" ");
   const up = status.link === undefined || status.link === "local" || status.link === true || status.link === "up";
-  $("link").textContent = typeof status.link === "string" && status.link !== "up" && status.link !== "down"
-    ? status.link : up ? t("box.up") : t("box.down");
+  $("link").textContent = status.link === "local" ? t("box.local")
+    : typeof status.link === "string" && status.link !== "up" && status.link !== "down"
+      ? status.link : up ? t("box.up") : t("box.down");
   $("link").dataset.ok = up ? "yes" : "no";
   $("lid").textContent = status.lid === null || status.lid === undefined ? t("box.lid_none")
     : status.lid ? t("box.lid_closed") : t("box.lid_open");
@@ -41,7 +42,7 @@ function render() {
     $("limits").textContent = t("box.limits", { max: 100, gap: lim.min_gap_ms, duty: Math.round(lim.max_duty * 100), win: lim.duty_window_s });
     if (!$("pulse").value) $("pulse").value = lim.pulse_ms;
   }
-  fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, n.text)));
+  fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, said(n))));
   renderToy();
   renderCamera();
 }

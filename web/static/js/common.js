@@ -9,7 +9,20 @@ export const referee = Boolean(boot.referee);
 export function t(key, values = {}) {
   let text = (boot.messages && boot.messages[key]) || key;
   if (Array.isArray(text)) text = text[pluralIndex(Number(values.n ?? 1))] ?? text[text.length - 1];
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in values ? shown(values[name]) : m));
+  // Python's str.format, as far as the catalogs use it: {name}, {name!r}, {{ and }}
+  return text.replace(/\{\{|\}\}|\{(\w+)(!r)?\}/g, (m, name, repr) => {
+    if (m === "{{") return "{";
+    if (m === "}}") return "}";
+    if (!(name in values)) return m;
+    return repr && typeof values[name] === "string" ? `'${values[name]}'` : shown(values[name]);
+  });
+}
+
+/** An engine's sentence ({template, params}, e.g. a refusal or a notice) in the page's
+ * language; its English `reason`/`text` when it has no template. */
+export function said(x) {
+  if (!x) return "";
+  return x.template ? t(x.template, x.params || {}) : (x.reason || x.text || "");
 }
 
 const CLDR_ORDER = ["zero", "one", "two", "few", "many", "other"];

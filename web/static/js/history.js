@@ -4,7 +4,7 @@ import { api, el, fill, live, seatList, t } from "./common.js";
 function row(g) {
   return el("li", {},
     el("a", { href: g.finished ? `/history/${g.id}` : `/games/${g.id}`, class: "game-link", "data-game": g.id },
-      el("strong", {}, g.title || t("kind." + g.kind)),
+      el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
       el("span", { class: "muted" }, ` #${g.id} · ${g.abandoned ? t("hist.abandoned") : g.finished ? t("hist.done") : t("hist.inprogress")}`),
       seatList(g.seats) ? el("span", { class: "muted small seats-line" }, seatList(g.seats)) : null,
       g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: g.damaged })}`) : null),

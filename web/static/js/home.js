@@ -10,7 +10,7 @@ function render(games) {
   if (!open.length) { fill(list, el("li", { class: "muted" }, t("home.none"))); return; }
   fill(list, open.map((g) => el("li", {},
     el("a", { href: `/games/${g.id}`, class: "game-link", "data-game": g.id },
-      el("strong", {}, g.title || t("kind." + g.kind)),
+      el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
       g.on_box ? el("span", { class: "badge on-box", "data-on-box": "true" }, t("home.onbox")) : null,
       el("span", { class: g.damaged ? "error damaged" : "muted" },
         ` #${g.id} · ${g.damaged ? t("hist.damaged", { reason: g.damaged }) : t("home.actions", { n: g.actions ?? 0 })}`),

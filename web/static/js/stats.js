@@ -223,7 +223,7 @@ function renderPicker(games) {
   const shown = games.filter((g) => g.finished || referee).reverse();
   const wanted = new URLSearchParams(location.search).get("game");
   const current = pick.value || wanted;
-  fill(pick, shown.map((g) => el("option", { value: g.id }, `#${g.id} ${g.title || t("kind." + g.kind)}`)));
+  fill(pick, shown.map((g) => el("option", { value: g.id }, `#${g.id} ${g.default_title || !g.title ? t("kind." + g.kind) : g.title}`)));
   if (!shown.length) {
     fill(document.getElementById("game-charts"), el("p", { class: "muted" }, t("stats.pick_none")));
     return;

@@ -194,26 +194,13 @@ function drawCircuit(svg, state) {
   fill(svg, parts);
 }
 
-const FR_EFFECTS = [
-  [/^devil \+(\d+) to (\d+)/, "diable +$1 jusqu’à $2"],
-  [/, captured (.+)$/, (m, names) => ", capture : " + names.split(", ").map(figureLabel).join(", ")],
-  [/^(\w+) \+(\d+) to (\d+)/, (m, name, n, to) => `${figureLabel(name)} +${n} jusqu’à ${to}`],
-  [/, arrived$/, ", arrivé"],
-  [/^pot of (\d+) lost/, "cagnotte de $1 perdue"],
-  [/^no move/, "pas de déplacement"],
-  [/^pot (\d+)/, "cagnotte $1"],
-  [/, third number/, ", troisième chiffre"],
-  [/(p[12]) stops/, (m, p) => `${playerName(p)} s’arrête`],
-  [/: (p[12]) \+(\d+)/, (m, p, n) => ` : ${playerName(p)} +${n}`],
-  [/, lap complete$/, ", tour bouclé"],
-  [/^the box's sensors saw other dice: a new hiding/, "les capteurs de la boîte voient d’autres dés : nouvelle cachette"],
-  [/, the pot of (\d+) kept$/, ", la cagnotte de $1 est gardée"],
-];
-
-/** A history line's effect (the engine writes English) in the page's language. */
-export function effectText(effect, lang) {
-  if (lang !== "fr") return effect.replace(/\bp[12]\b/g, (p) => playerName(p));
-  return FR_EFFECTS.reduce((text, [pattern, by]) => text.replace(pattern, by), effect);
+/** A history line in the page's language: the engine's template from the catalogs, its
+ * figures and players named as the page names them. */
+export function effectText(line) {
+  const names = { figure: figureLabel, figures: (list) => list.map(figureLabel).join(", "), player: playerName };
+  const params = Object.fromEntries(Object.entries(line.said.params)
+    .map(([name, value]) => [name, names[name] ? names[name](value) : value]));
+  return t(line.said.template, params);
 }
 
 /** The scores row: one card per player with role and points. */

@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, referee, t, toast, playerName } from "../common.js";
+import { act, api, boot, el, fill, live, referee, said, t, toast, playerName } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -21,7 +21,7 @@ const legalNow = () => (view && extras.version === view.version ? extras.legal |
 const legal = (match) => legalNow().find((a) => Object.entries(match).every(([k, v]) => a[k] === v));
 const refusedReason = (match) => {
   const r = (extras.refused || []).find((x) => Object.entries(match).every(([k, v]) => x.action[k] === v));
-  return r ? r.reason : "";
+  return r ? said(r) : "";
 };
 
 async function submit(button, action) {
@@ -206,7 +206,7 @@ function renderHistory(s) {
     el("span", { class: "h-where" }, `${h.round}.${h.hiding}`),
     h.key ? el("span", { class: "h-key" }, `${t("odds.key")} ${h.key}`) : null,
     h.face !== null ? el("span", { class: "h-face" + (h.face === "devil" ? " devil" : "") }, h.face === "devil" ? t("face.devil") : h.face) : null,
-    el("span", { class: "h-effect" }, effectText(h.effect, boot.lang)),
+    el("span", { class: "h-effect" }, effectText(h)),
     snapshot(h)));
   if (!rows.length) rows.push(el("li", { class: "muted" }, t("history.none")));
   fill($("history"), rows);
@@ -287,7 +287,7 @@ live([topic, "box"], {
   box: (data) => {
     if (data.event === "Status") slots = { ...data.status.slots };
     else if (data.event === "SlotChanged") slots = { ...slots, [data.key]: data.present };
-    else if (data.event === "Notice") toast(data.text, "notice");
+    else if (data.event === "Notice") toast(said(data), "notice");
     else return;
     if (view) { renderSlots(view.state); renderChoices(view.state); }
   },
