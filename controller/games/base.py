@@ -30,6 +30,26 @@ def words(template: str) -> str:
     return template
 
 
+class Said(str):
+    """An English sentence that keeps its template and parameters, so a page can make it in
+    its own language (a Teufel Teufel event). It is the English text itself for everything
+    else (logs, exports, comparisons). ``english`` overrides the English when it words a
+    parameter differently (a card's name, an ordinal); the template is found by the
+    catalogs' extractor (keyword ``Said``)."""
+
+    template: str
+    params: dict[str, Any]
+
+    def __new__(cls, template: str, english: str | None = None, **params: Any) -> Said:
+        said = super().__new__(cls, english if english is not None else template.format(**params))
+        said.template = template
+        said.params = {name: _plain(value) for name, value in params.items()}
+        return said
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"template": self.template, "params": self.params}
+
+
 class Refused(ValueError):
     """An action the rules do not allow; nothing was changed.
 
@@ -41,6 +61,10 @@ class Refused(ValueError):
     """
 
     def __init__(self, template: str, code: str = "illegal", **params: Any) -> None:
+        if isinstance(template, Said):  # a sentence made earlier: its template and params
+            said = template
+            params = said.params | params
+            template = said.template
         reason = template.format(**params) if params else template
         super().__init__(reason)
         self.template = template

@@ -39,11 +39,11 @@ def template() -> Catalog:
     return pot
 
 
-def _extract(keyword: str) -> list[str]:
+def _extract(*keywords: str) -> list[str]:
     found = extract_from_dir(
         str(PACKAGE),
         method_map=[("**.py", "python")],
-        keywords={keyword: (1,)},
+        keywords={keyword: (1,) for keyword in keywords},
         comment_tags=(),
     )
     return sorted({message for _, _, message, _, _ in found if isinstance(message, str)})
@@ -55,8 +55,10 @@ def refusal_templates() -> list[str]:
 
 
 def engine_words() -> list[str]:
-    """Every template the engines mark with ``words(...)`` (history lines), sorted."""
-    return [template for template in _extract("words") if template not in refusal_templates()]
+    """Every template the engines mark with ``words(...)`` or make a ``Said`` of (history
+    lines, notices, events), sorted."""
+    refusals = set(refusal_templates())
+    return [template for template in _extract("words", "Said") if template not in refusals]
 
 
 def po_path(lang: str) -> Path:

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..base import Refused
+from ..base import Refused, Said
 from . import flow
 from . import knowledge as kn
 from .board import DEVIL_FACE, NEIGHBOURS, name, names, parse
@@ -70,24 +70,25 @@ TOWER_WORDS = {
 
 MAX_PICK = 4
 MIN_PICK = 2
-PEEK_USED = "the tower allows one peek, and it was used"
-HAND_FULL = f"a shuffle takes at most {MAX_PICK} cards: lay them down"
-TOO_FEW_PICKED = f"a shuffle takes at least {MIN_PICK} cards: pick up another"
-TOO_FEW_FREE = "fewer than two cards are free of sleds: no shuffle"
+PEEK_USED = Said("the tower allows one peek, and it was used")
+HAND_FULL = Said("a shuffle takes at most {n} cards: lay them down", n=MAX_PICK)
+TOO_FEW_PICKED = Said("a shuffle takes at least {n} cards: pick up another", n=MIN_PICK)
+TOO_FEW_FREE = Said("fewer than two cards are free of sleds: no shuffle")
 
 
-def _no_devil(who: str) -> str:
-    return f"{who} holds no devil"
+def _no_devil(who: str) -> Said:
+    return Said("{who} holds no devil", who=who)
 
 
-def _no_devil_to_shuffle(who: str) -> str:
-    return f"only a player holding a devil may shuffle; {who} holds none"
+def _no_devil_to_shuffle(who: str) -> Said:
+    return Said("only a player holding a devil may shuffle; {who} holds none", who=who)
 
 
-def _cannot_pass(who: str) -> str:
-    return (
-        f"{who} can still move, exchange or shuffle: passing is only for a player "
-        "who can do none of these"
+def _cannot_pass(who: str) -> Said:
+    return Said(
+        "{who} can still move, exchange or shuffle: passing is only for a player "
+        "who can do none of these",
+        who=who,
     )
 
 
@@ -224,7 +225,7 @@ def _pass_over(state: State, action: Mapping[str, Any], log: list[str]) -> State
 
 
 def _flip(state: State, action: Mapping[str, Any], log: list[str]) -> State:
-    log.append(f"{state.players[_mover(state)].colour} flips the card")
+    log.append(Said("{who} flips the card", who=state.players[_mover(state)].colour))
     return flow.wait(state, Decision("reveal", None, square=state.pending.square))
 
 
@@ -317,7 +318,13 @@ def _peek(state: State, action: Mapping[str, Any], log: list[str]) -> State:
             "not-face-down",
             square=name(square),
         )
-    log.append(f"{state.players[mover].colour} peeks at the card on {name(square)}")
+    log.append(
+        Said(
+            "{who} peeks at the card on {square}",
+            who=state.players[mover].colour,
+            square=name(square),
+        )
+    )
     state = state._replace(
         peeks=(*state.peeks, (mover, square)),
         pending=state.pending._replace(peeked=True),
@@ -329,7 +336,7 @@ def _return_devil(state: State, action: Mapping[str, Any], log: list[str]) -> St
     mover = _mover(state)
     if not state.players[mover].devil:
         raise Refused(_no_devil(state.players[mover].colour), "no-devil")
-    log.append(f"{state.players[mover].colour} puts their devil back on the face")
+    log.append(Said("{who} puts their devil back on the face", who=state.players[mover].colour))
     return flow.tower_or_finish(flow.set_player(state, mover, devil=False), log)
 
 
@@ -348,7 +355,14 @@ def _exchange(state: State, action: Mapping[str, Any], log: list[str]) -> State:
             raise Refused(_why_not_exchangeable(state, mover, square), "bad-exchange")
     cards = list(state.cards)
     cards[a], cards[b] = cards[b], cards[a]
-    log.append(f"{state.players[mover].colour} exchanges the cards on {name(a)} and {name(b)}")
+    log.append(
+        Said(
+            "{who} exchanges the cards on {a} and {b}",
+            who=state.players[mover].colour,
+            a=name(a),
+            b=name(b),
+        )
+    )
     state = state._replace(cards=tuple(cards), knowledge=kn.swap(state.knowledge, a, b))
     return flow.end_turn(state, log)
 
@@ -394,7 +408,15 @@ def _pick_up(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     cards = list(state.cards)
     cards[square] = None
     shown = "a face-down card" if card == FACE_DOWN else describe(card)
-    log.append(f"{who} picks up {shown} from {name(square)}")
+    log.append(
+        Said(
+            "{who} picks up {card} from {square}",
+            f"{who} picks up {shown} from {name(square)}",
+            who=who,
+            card=card,
+            square=name(square),
+        )
+    )
     return state._replace(
         cards=tuple(cards),
         pending=decision._replace(hand=(*decision.hand, (square, card))),
@@ -427,8 +449,12 @@ def _lay_down(state: State, action: Mapping[str, Any], log: list[str]) -> State:
         squares,
     )
     log.append(
-        f"{state.players[_mover(state)].colour} shuffles {len(hand)} cards and lays them "
-        f"face down on {', '.join(names(squares))}"
+        Said(
+            "{who} shuffles {n} cards and lays them face down on {squares}",
+            who=state.players[_mover(state)].colour,
+            n=len(hand),
+            squares=", ".join(names(squares)),
+        )
     )
     return flow.end_turn(state._replace(cards=tuple(cards), knowledge=knowledge), log)
 
@@ -446,7 +472,11 @@ def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State
             "there is no face-down card on {square}", "not-face-down", square=name(square)
         )
     mover = _mover(state)
-    log.append(f"{state.players[mover].colour} flips the card on {name(square)}")
+    log.append(
+        Said(
+            "{who} flips the card on {square}", who=state.players[mover].colour, square=name(square)
+        )
+    )
     return flow.wait(
         state, Decision("reveal", None, square=square, number=state.pending.number - 1)
     )
@@ -456,7 +486,7 @@ def _pass(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     who = state.players[_mover(state)].colour
     if not flow.must_pass(state):
         raise Refused(_cannot_pass(who), "can-act")
-    log.append(f"{who} can do nothing and passes")
+    log.append(Said("{who} can do nothing and passes", who=who))
     return flow.end_turn(state, log)
 
 
@@ -580,7 +610,7 @@ def legal_actions(state: State, only: Collection[str] | None = None) -> list[dic
     return result
 
 
-def unavailable(state: State) -> dict[str, str]:
+def unavailable(state: State) -> dict[str, Said]:
     """Action types that would answer the pending decision but are not legal now,
     each with the reason (for greyed-out buttons)."""
     d = state.pending
@@ -588,16 +618,17 @@ def unavailable(state: State) -> dict[str, str]:
         return {}
     who = state.players[d.player].colour
     legal = set(legal_types(state))
-    reasons = {}
+    reasons: dict[str, Said] = {}
     for kind in ALLOWED[d.kind]:
         if kind in legal:
             continue
         if kind == "step":
-            reason = f"{who} cannot step onto any neighbouring square (see blocked)"
+            reason = Said("{who} cannot step onto any neighbouring square (see blocked)", who=who)
         elif kind == "exchange":
-            reason = (
+            reason = Said(
                 "fewer than two cards may be exchanged (face-down cards and "
-                f"{who}'s own face-up letters, with no sled on them)"
+                "{who}'s own face-up letters, with no sled on them)",
+                who=who,
             )
         elif kind == "pick_up" and d.kind == "turn":
             devil = state.players[d.player].devil
@@ -609,7 +640,7 @@ def unavailable(state: State) -> dict[str, str]:
         elif kind == "pass":
             reason = _cannot_pass(who)
         elif kind == "peek":
-            reason = PEEK_USED if d.peeked else "no face-down card is left to peek at"
+            reason = PEEK_USED if d.peeked else Said("no face-down card is left to peek at")
         else:
             assert kind == "return_devil", kind
             reason = _no_devil(who)

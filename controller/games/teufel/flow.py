@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..base import Said
 from .board import DEVIL_FACE, NEIGHBOURS, name
 from .cards import DEVIL, DEVIL_PEGS, LETTERS, TOWER, describe, split_letter
 from .state import FACE_DOWN, Decision, State
@@ -202,7 +203,13 @@ def step(state: State, target: int, log: list[str]) -> State:
     if outcome == "free":
         return wait(state, Decision("move", mover))
     if outcome == "flip":
-        log.append(f"{colour(state, mover)} stops on {name(target)} and flips the card")
+        log.append(
+            Said(
+                "{who} stops on {square} and flips the card",
+                who=colour(state, mover),
+                square=name(target),
+            )
+        )
         return wait(state, Decision("reveal", None, square=target))
     if outcome == "choose":
         return wait(state, Decision("pass_or_flip", mover, square=target))
@@ -214,7 +221,14 @@ def revealed(state: State, card: str, log: list[str]) -> State:
     decision = state.pending
     mover = state.turn
     assert mover is not None and decision.square is not None
-    log.append(f"the card on {name(decision.square)} is {describe(card)}")
+    log.append(
+        Said(
+            "the card on {square} is {card}",
+            f"the card on {name(decision.square)} is {describe(card)}",
+            square=name(decision.square),
+            card=card,
+        )
+    )
     if state.players[mover].left:
         if decision.number > 0 and face_down_count(state) > 0:
             return wait(state, Decision("flip_two", mover, number=decision.number))
@@ -222,7 +236,7 @@ def revealed(state: State, card: str, log: list[str]) -> State:
     shared = bool(sleds_on(state, decision.square, besides=mover))
     outcome = card_outcome(state, mover, card, shared)
     if outcome == "free":
-        log.append(f"{colour(state, mover)} may go on")
+        log.append(Said("{who} may go on", who=colour(state, mover)))
         return wait(state, Decision("move", mover))
     return stop(state, outcome, log)
 
@@ -238,15 +252,17 @@ def stop(state: State, outcome: Outcome, log: list[str]) -> State:
     who = player.colour
     if outcome == "letter":
         letter = split_letter(card)[1]
-        log.append(f"{who} takes the letter {letter}")
+        log.append(Said("{who} takes the letter {letter}", who=who, letter=letter))
         state = set_player(state, mover, letters=player.letters | {letter})
         return end_move(state, log)
     if outcome == "devil":
         return take_devil(state, log)
     if outcome == "tower":
-        log.append(f"{who} stops on a tower")
+        log.append(Said("{who} stops on a tower", who=who))
         return tower_or_finish(wait(state, Decision("tower", mover)), log)
-    log.append(f"{who} stops on {describe(card)}")
+    log.append(
+        Said("{who} stops on {card}", f"{who} stops on {describe(card)}", who=who, card=card)
+    )
     return end_move(state, log)
 
 
@@ -255,7 +271,7 @@ def take_devil(state: State, log: list[str]) -> State:
     mover = state.turn
     assert mover is not None
     if devils_on_face(state):
-        log.append(f"{colour(state, mover)} takes a devil from the face")
+        log.append(Said("{who} takes a devil from the face", who=colour(state, mover)))
         return receive_devil(state, mover, "end_move", log)
     holders = [i for i, p in enumerate(state.players) if p.devil and i != mover]
     if len(holders) == 1:
@@ -266,7 +282,9 @@ def take_devil(state: State, log: list[str]) -> State:
 def take_devil_from(state: State, victim: int, log: list[str]) -> State:
     mover = state.turn
     assert mover is not None
-    log.append(f"{colour(state, mover)} takes {colour(state, victim)}'s devil")
+    log.append(
+        Said("{who} takes {other}'s devil", who=colour(state, mover), other=colour(state, victim))
+    )
     state = set_player(state, victim, devil=False)
     return receive_devil(state, mover, "end_move", log)
 
@@ -277,16 +295,22 @@ def receive_devil(
     """``who`` receives a devil; a second one means devil, devil."""
     player = state.players[who]
     if not player.devil:
-        log.append(f"{player.colour} is possessed")
+        log.append(Said("{who} is possessed", who=player.colour))
         return proceed(set_player(state, who, devil=True), then, log)
-    log.append(f"devil, devil: both of {player.colour}'s devils fly back to the face")
+    log.append(Said("devil, devil: both of {who}'s devils fly back to the face", who=player.colour))
     state = set_player(state, who, devil=False)
     if len(player.letters) > 2:
         return wait(state, Decision("give_up", who, number=2, then=then))
     if player.letters:
-        log.append(f"{player.colour} loses {', '.join(sorted(player.letters))}")
+        log.append(
+            Said(
+                "{who} loses {letters}",
+                who=player.colour,
+                letters=", ".join(sorted(player.letters)),
+            )
+        )
     else:
-        log.append(f"{player.colour} has no letters to lose")
+        log.append(Said("{who} has no letters to lose", who=player.colour))
     return proceed(set_player(state, who, letters=frozenset()), then, log)
 
 
@@ -294,7 +318,7 @@ def give_up(state: State, letters: frozenset[str], log: list[str]) -> State:
     decision = state.pending
     assert decision.player is not None and decision.then
     player = state.players[decision.player]
-    log.append(f"{player.colour} loses {', '.join(sorted(letters))}")
+    log.append(Said("{who} loses {letters}", who=player.colour, letters=", ".join(sorted(letters))))
     state = set_player(state, decision.player, letters=player.letters - letters)
     return proceed(state, decision.then, log)
 
@@ -323,9 +347,17 @@ def end_move(state: State, log: list[str]) -> State:
     if others and player.devil:
         other = others[0]
         if state.cards[player.square] == TOWER:
-            log.append(f"{colour(state, other)} stands on a tower: no devil can be given")
+            log.append(
+                Said("{who} stands on a tower: no devil can be given", who=colour(state, other))
+            )
         else:
-            log.append(f"{player.colour} gives the devil to {colour(state, other)}")
+            log.append(
+                Said(
+                    "{who} gives the devil to {other}",
+                    who=player.colour,
+                    other=colour(state, other),
+                )
+            )
             state = set_player(state, mover, devil=False)
             return receive_devil(state, other, "end_turn", log)
     return end_turn(state, log)
@@ -363,8 +395,14 @@ def settle_leaving(state: State, log: list[str]) -> State:
             state = set_player(state, index, square=None, left=True)
             state = state._replace(exit_order=(*state.exit_order, index))
             log.append(
-                f"{player.colour} holds all six letters and no devil: "
-                f"their sled leaves the board ({_ordinal(len(state.exit_order))} out)"
+                Said(
+                    "{who} holds all six letters and no devil: their sled leaves the board "
+                    "(out #{rank})",
+                    f"{player.colour} holds all six letters and no devil: "
+                    f"their sled leaves the board ({_ordinal(len(state.exit_order))} out)",
+                    who=player.colour,
+                    rank=len(state.exit_order),
+                )
             )
     return state
 
@@ -373,11 +411,15 @@ def game_over(state: State, ending: Literal["one-left", "all-face-up"], log: lis
     losers = tuple(i for i, p in enumerate(state.players) if not p.left)
     if ending == "one-left":
         log.append(
-            f"only {colours(state, list(losers)) or 'nobody'} is left on the board: "
-            "the game is over"
+            Said(
+                "only {colours} is left on the board: the game is over",
+                f"only {colours(state, list(losers)) or 'nobody'} is left on the board: "
+                "the game is over",
+                colours=[colour(state, p) for p in losers],
+            )
         )
     else:
-        log.append("every card is face up: judgment day, the game is over")
+        log.append(Said("every card is face up: judgment day, the game is over"))
     return state._replace(
         pending=Decision("over", None),
         turn=None,

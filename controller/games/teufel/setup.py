@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...text import TextRefused, clean_text
-from ..base import Refused
+from ..base import Refused, Said
 from . import flow
 from .board import DEFAULT_VINES, DEVIL_FACE, SQUARES, distance, name, names, parse
 from .cards import DEFAULT_COLOURS, DEVIL_PEGS, LETTERS, deck, parse_card
@@ -84,7 +84,13 @@ def placement_problem(state: State, player: int, square: int) -> str | None:
 def place(state: State, player: int, square: int, log: list[str]) -> State:
     """Place a sled (already checked) and hand over to the next player or the first turn."""
     state = flow.set_player(state, player, square=square)
-    log.append(f"{state.players[player].colour} places their sled on {name(square)}")
+    log.append(
+        Said(
+            "{who} places their sled on {square}",
+            who=state.players[player].colour,
+            square=name(square),
+        )
+    )
     for nxt in placement_order(state):
         if state.players[nxt].square is None:
             return flow.wait(state, Decision("place", nxt))

@@ -10,7 +10,7 @@ from collections import deque
 from fractions import Fraction
 from typing import Any
 
-from ..base import Viewer
+from ..base import Said, Viewer
 from . import flow
 from . import knowledge as kn
 from .actions import FIELDS, legal_actions, prompt, unavailable
@@ -176,6 +176,11 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "face_down": sum(card == FACE_DOWN for card in state.cards),
         "peeks": [{"player": players[p].colour, "square": name(s)} for p, s in state.peeks],
         "events": list(state.events),
+        "unavailable_said": {kind: said.as_dict() for kind, said in unavailable(state).items()},
+        "events_said": [
+            event.as_dict() if isinstance(event, Said) else {"template": event, "params": {}}
+            for event in state.events
+        ],
         "result": None
         if decision.kind != "over"
         else {"ending": state.ending, "losers": [players[i].colour for i in state.losers]},

@@ -144,7 +144,7 @@ function render() {
   ].join(" · ");
   $("prompt").textContent = promptText(s);
   $("prompt").hidden = s.phase === "over";
-  fill($("events"), (s.events || []).map((e) => el("li", {}, eventText(e, boot.lang))));
+  fill($("events"), (s.events_said || []).map((e) => el("li", {}, eventText(e))));
   renderResult(s);
   const action = referee ? boardAction(s) : null;
   drawBoard($("board"), s, {
@@ -254,7 +254,8 @@ function turnControls(s, ch) {
   const modes = [["move", "step"], ["exchange", "exchange"], ["shuffle", "pick_up"], ["pass", "pass"]];
   const row = el("div", { class: "tf-modes" }, modes.map(([m, type]) => {
     const legal = Boolean(ch[type]);
-    const reason = (p.unavailable || {})[type] || "";
+    const said = (s.unavailable_said || {})[type];
+    const reason = said ? eventText(said, false) : "";
     return button(t("teufel.mode." + m), () => {
       if (!legal) refuse(reason);
       else if (m === "pass") send({ type: "pass" });
