@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="A: the chase, B: the race (default: the config's)",
     )
     p.add_argument("--computer", action="store_true", help="the computer pops for both players")
+    p.add_argument(
+        "--lang",
+        choices=["en", "fr", "de"],
+        default=None,
+        help="the language it speaks (default: the environment's, LANG and friends, else en)",
+    )
     p.add_argument(
         "--level",
         choices=["random", "heuristic", "computer", "optimal"],
@@ -406,6 +412,18 @@ def cmd_coils_off(args: argparse.Namespace, config: Config) -> int:
     return coils_off(config)
 
 
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """en, fr or de, as gettext reads the environment: LANGUAGE (a list), LC_ALL,
+    LC_MESSAGES, then LANG; the C/POSIX locale means no preference. Else en."""
+    env = os.environ if environ is None else environ
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        for value in env.get(name, "").split(":"):
+            lang = value.split(".")[0].split("_")[0].split("@")[0].lower()
+            if lang in ("en", "fr", "de"):
+                return lang
+    return "en"
+
+
 def cmd_play(args: argparse.Namespace, config: Config) -> int:
     import tempfile
 
@@ -423,7 +441,12 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
             print(f"diablotin: {exc}", file=sys.stderr)
             return 1
         return play_sauteur(
-            config, computer=args.computer, level=args.level, journal=journal, names=args.names
+            config,
+            computer=args.computer,
+            level=args.level,
+            journal=journal,
+            names=args.names,
+            lang=args.lang or environment_language(),
         )
 
 

@@ -9,7 +9,6 @@ popper's decisions for both players, or ``--computer`` lets the computer pop.
 from __future__ import annotations
 
 import random
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
@@ -21,22 +20,54 @@ from .games.base import Refused
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
 from .journal import Journal
 from .service import Service
-
-PROMPT_HELP = "keys 1-4 pop, r = new hiding (A) / s = stop (B), q = quit"
-
-
-def named(text: str, names: Mapping[str, str]) -> str:
-    """``text`` with the seats ``p1``/``p2`` replaced by the players' names."""
-    return re.sub(r"\bp[12]\b", lambda m: names.get(m.group(0), m.group(0)), text)
+from .web.i18n import refusal_text, sentence, translate
 
 
-def render(state: SauteurState, view: dict[str, Any], names: Mapping[str, str] = {}) -> str:
-    """A few lines of text: the track or circuit, roles, scores, what happens next;
-    ``names``: each seat's name (``p1``/``p2`` where none)."""
-    scores = ", ".join(f"{names.get(p, p)} {n}" for p, n in view["scores"].items())
-    hider, popper = (names.get(view["roles"][r], view["roles"][r]) for r in ("hider", "popper"))
+class Words:
+    """The terminal's sentences in one language (the dashboard's catalogs, keys ``term.*``):
+    a seat is its player's name (``names``), else "Player 1"; figures and statuses are
+    translated too."""
+
+    def __init__(self, lang: str, names: Mapping[str, str]) -> None:
+        self.lang = lang
+        self.names = names
+
+    def __call__(self, message: str, /, **params: Any) -> str:
+        return translate(self.lang, message, **params)
+
+    def seat(self, player: str) -> str:
+        if player in self.names:
+            return self.names[player]
+        return self("player." + player) if player in ("p1", "p2") else player
+
+    def said(self, said: Mapping[str, Any]) -> str:
+        """An engine sentence (``{"template", "params"}``) in this language."""
+        shown = {
+            name: self.seat(value)
+            if name == "player"
+            else self("figure." + value)
+            if name == "figure"
+            else ", ".join(self("figure." + f) for f in value)
+            if name == "figures"
+            else value
+            for name, value in said["params"].items()
+        }
+        return sentence(self.lang, said["template"], **shown)
+
+
+def render(state: SauteurState, view: dict[str, Any], say: Words) -> str:
+    """A few lines of text: the track or circuit, roles, scores, what happens next."""
+    scores = ", ".join(f"{say.seat(p)} {n}" for p, n in view["scores"].items())
+    hider, popper = (say.seat(view["roles"][r]) for r in ("hider", "popper"))
     lines = [
-        f"round {view['round']}/{view['rounds']}  hider {hider}  popper {popper}  scores {scores}"
+        say(
+            "term.round",
+            r=view["round"],
+            n=view["rounds"],
+            hider=hider,
+            popper=popper,
+            scores=scores,
+        )
     ]
     if view["rule"] == "A":
         length = view["track_length"]
@@ -45,23 +76,24 @@ def render(state: SauteurState, view: dict[str, Any], names: Mapping[str, str] =
             if figure["status"] == "in-play":
                 row[min(figure["position"], length)] = figure["name"][0].upper()
         row[min(view["devil"], length)] = "D"
-        lines.append("|" + "".join(row) + "| finish")
+        lines.append("|" + "".join(row) + "| " + say("track.finish"))
         lines.append(
-            "  ".join(f"{f['name']} {f['position']} ({f['status']})" for f in view["figures"])
+            "  ".join(
+                f"{say('figure.' + f['name'])} {f['position']} ({say('status.' + f['status'])})"
+                for f in view["figures"]
+            )
         )
     else:
         for player in view["players"]:
             done = player["progress"] * 20 // view["circuit_length"]
             lines.append(
-                f"{names.get(player['player'], player['player'])} "
+                f"{say.seat(player['player'])} "
                 f"[{'#' * done}{'.' * (20 - done)}] "
                 f"{player['progress']}/{view['circuit_length']}"
             )
-        lines.append(f"pot {view['pot']}")
-    lines.append(
-        f"popped this hiding: {view['popped'] or 'none'} — "
-        f"waiting for {named(view['waiting_for'], names)}"
-    )
+        lines.append(say("pot", pot=view["pot"]))
+    popped = ", ".join(str(k) for k in view["popped"]) or say("term.none")
+    lines.append(say("term.popped", keys=popped, what=say.said(view["waiting_for_said"])))
     return "\n".join(lines)
 
 
@@ -75,6 +107,7 @@ def play_sauteur(
     delays: tuple[float, float, float] = (0.4, 0.3, 0.6),
     journal: Journal | None = None,
     names: Sequence[str] | None = None,
+    lang: str = "en",
 ) -> int:
     """Play one match on the simulated box; returns 0 when it ends, 1 if quit.
 
@@ -83,7 +116,7 @@ def play_sauteur(
     recorded (default: the data dir's). The data dir is locked either way. ``names``: the
     two players' names (a roster player's seats that player, another a guest). ``out``:
     where the match is printed and ``read`` what reads a line (default: ``sys.stdout`` and
-    ``input`` at the time of the call)."""
+    ``input`` at the time of the call). ``lang``: the language it speaks (en, fr, de)."""
     out = sys.stdout if out is None else out
     read = input if read is None else read
     config.box.backend = "simulated"
@@ -97,37 +130,40 @@ def play_sauteur(
         seats = None if names is None else [_seat(service, name) for name in names]
         game_id = service.new_game("sauteur", options, seats=seats)
         who = {s["key"]: s["name"] for s in service.table(game_id).seats if s["name"]}
+        say = Words(lang, who)
         table = service.table(game_id)
         if computer:
             for player in ("p1", "p2"):
                 box_play(service).set_computer(game_id, player, True, level)
         subscription = service.hub.subscribe([table.topic])
         print(
-            f"Diable sauteur, rule {config.sauteur.rule} — game {game_id}. {PROMPT_HELP}", file=out
+            say("term.start", rule=config.sauteur.rule, id=game_id, help=say("term.help")),
+            file=out,
         )
         shown = 0
         while True:
             state: SauteurState = table.state
             view = table.view("public")["state"]
             for line in view["history"][shown:]:
-                key = f"key {line['key']}: {line['face']}  " if line["key"] else ""
-                effect = named(line["effect"], who)
+                die = say("face.devil") if line["face"] == "devil" else str(line["face"])
+                key = say("term.key", key=line["key"], face=die) + "  " if line["key"] else ""
+                effect = say.said(line["said"])
                 print(f"  r{line['round']} h{line['hiding']}  {key}{effect}", file=out)
             shown = len(view["history"])
             if state.phase == OVER:
-                print(render(state, view, who), file=out)
+                print(render(state, view, say), file=out)
                 winner = view["winner"]
-                won = "It's a draw." if winner == "draw" else f"{who.get(winner, winner)} wins!"
+                won = say("term.draw") if winner == "draw" else say("term.wins", p=say.seat(winner))
                 print(won, file=out)
                 return 0
             if not computer and state.phase in (POP, ADVANCE) and not _pressing(service):
-                print(render(state, view, who), file=out)
-                if not _human_turn(service, game_id, state, read, out, who):
+                print(render(state, view, say), file=out)
+                if not _human_turn(service, game_id, state, read, out, say):
                     return 1
                 continue
             subscription.get(0.5)
     except (EOFError, KeyboardInterrupt):
-        print("\nbye", file=out)
+        print("\n" + say("term.bye"), file=out)
         return 1
     finally:
         service.stop()
@@ -144,21 +180,29 @@ def _human_turn(
     state: SauteurState,
     read: Callable[[str], str],
     out: TextIO,
-    who: Mapping[str, str],
+    say: Words,
 ) -> bool:
     """Ask for one decision and carry it out; False when the player quits."""
     popper = state.popper
-    name = who.get(popper, popper)
+    name = say.seat(popper)
     if state.phase == ADVANCE:
         names = [
             n
             for n, s in zip(state.config.figure_names, state.status, strict=True)
             if s == "in-play"
         ]
-        answer = read(f"{name}: move which figure {state.pending} squares? {names} > ").strip()
+        shown = ", ".join(say("figure." + n) for n in names)
+        answer = read(say("term.advance", p=name, n=state.pending, names=shown) + " > ").strip()
         if answer == "q":
             return False
-        chosen = next((n for n in names if n.startswith(answer)), answer) if answer else ""
+        chosen = (
+            next(
+                (n for n in names if n.startswith(answer) or say("figure." + n).startswith(answer)),
+                answer,
+            )
+            if answer
+            else ""
+        )
         action: dict[str, Any] = {"type": "advance", "figure": chosen, "by": popper}
     else:
         answer = read(f"{name} > ").strip().lower()
@@ -167,20 +211,22 @@ def _human_turn(
         if answer in ("1", "2", "3", "4"):
             try:
                 box_play(service).press(game_id, int(answer))
-            except (Refused, BoxError) as exc:
-                print(f"  refused: {exc}", file=out)
+            except Refused as refusal:
+                print("  " + say("term.refused", reason=refusal_text(refusal, say.lang)), file=out)
+            except BoxError as exc:
+                print("  " + say("term.refused", reason=str(exc)), file=out)
             else:
                 _wait_for_pop(service, game_id)
             return True
         kinds = {"r": "rehide", "s": "stop"}
         if answer not in kinds:
-            print(f"  {PROMPT_HELP}", file=out)
+            print("  " + say("term.help"), file=out)
             return True
         action = {"type": kinds[answer], "by": popper}
     try:
         service.submit(game_id, action)
     except Refused as refusal:
-        print(f"  refused: {refusal.reason}", file=out)
+        print("  " + say("term.refused", reason=refusal_text(refusal, say.lang)), file=out)
     return True
 
 

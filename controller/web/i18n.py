@@ -493,6 +493,18 @@ ENGLISH: dict[str, str] = {
     "say.possessed": "{colour} is possessed",
     "say.wins": "{p} wins",
     "say.over": "the game is over",
+    # the terminal's game (diablotin play sauteur; controller/terminal.py)
+    "term.help": "keys 1-4 pop, r = new hiding (A) / s = stop (B), q = quit",
+    "term.start": "Diable sauteur, rule {rule} — game {id}. {help}",
+    "term.round": "round {r}/{n}  hider {hider}  popper {popper}  scores {scores}",
+    "term.popped": "popped this hiding: {keys} — waiting for: {what}",
+    "term.none": "none",
+    "term.key": "key {key}: {face}",
+    "term.draw": "It's a draw.",
+    "term.wins": "{p} wins!",
+    "term.bye": "bye",
+    "term.advance": "{p}: move which figure {n} square? {names}",
+    "term.refused": "refused: {reason}",
     # the phone's sounds (web/static/js/sound.js)
     "sound.on": "Sound on",
     "sound.off": "Sound off",
@@ -522,6 +534,7 @@ PLURALS: dict[str, str] = {
     "teufel.p.shuffle": "{p} is shuffling ({n} cards in hand)",
     "teufel.h.give_up": "Which {n} letters does {p} give up?",
     "say.devil": "the devil moves {n} squares",
+    "term.advance": "{p}: move which figure {n} squares? {names}",
 }
 """Messages whose words follow a count ``n``: gettext plural entries (msgid_plural), one
 form per CLDR plural category of the language (``npgettext``; the scripts pick the form
@@ -578,7 +591,7 @@ def plural_forms(lang: str, key: str) -> list[str]:
     return found or [ENGLISH[key], PLURALS[key]]
 
 
-def translate(lang: str, key: str, **values: Any) -> str:
+def translate(lang: str, key: str, /, **values: Any) -> str:
     """The message ``key`` in ``lang`` (English, then the key itself, if missing), its
     plural form chosen by ``n`` when it has one. ``kind.<name>`` is a game's title
     (:func:`kind_title`). Numbers are written the language's way (CLDR, via Babel)."""
@@ -635,6 +648,16 @@ def language_name(lang: str) -> str:
     """A language's name in itself (CLDR, via Babel): ``Deutsch``, ``Français``."""
     name: str = Locale.parse(lang).get_display_name(lang) or lang
     return name[:1].upper() + name[1:]
+
+
+def sentence(lang: str, template: str, /, **params: Any) -> str:
+    """An engine's sentence (its English ``template``, the msgid) in ``lang``, filled from
+    ``params``; the English when the catalog has no translation."""
+    text = str(catalog(lang).gettext(template))
+    try:
+        return text.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template.format(**params)
 
 
 def kind_title(lang: str, name: str) -> str:

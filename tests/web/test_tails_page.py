@@ -452,3 +452,23 @@ def test_pass_is_offered_only_when_the_engine_says_pass(browser: Any, server: An
         {"type": "pass"}
     )
     ctx.close()
+
+
+@pytest.mark.browser
+def test_a_tapped_illegal_cell_says_why_in_german(browser: Any, server: Any) -> None:
+    from controller.games.tails.rules import refused_cells
+    from controller.web.i18n import refusal_text
+
+    base, service = server
+    game_id = service.new_game("tails", {})
+    ctx, page, _ = phone(browser, base, "de-DE")
+    log_in(page, base)
+    open_game(page, base, game_id)
+    show_board(page)
+    refused = refused_cells(engine_state(service, game_id))["2s"]
+    cell = page.locator("#board polygon[data-cell='2s']").bounding_box()
+    page.touchscreen.tap(cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2)
+    page.wait_for_selector("#hint.error")
+    german = refusal_text(refused, "de")
+    assert german.startswith("Ausnahmeregel") and page.inner_text("#hint") == german
+    ctx.close()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple, TypeAlias
 
-from controller.games.base import Action, Refused, Viewer, words
+from controller.games.base import Action, Refused, Said, Viewer, words
 
 PLAYERS = ("p1", "p2")
 KEYS = (1, 2, 3, 4)
@@ -829,22 +829,26 @@ def _result_text(state: SauteurState) -> str:
     return f"{state.winner} won"
 
 
-def _waiting_for(state: SauteurState) -> str:
+def _waiting_for(state: SauteurState) -> Said:
+    """What the game waits for, as a sentence that keeps its template (``player``: a seat)."""
     popper = state.popper
     if state.phase == HIDING:
-        return f"{state.hider} hides the dice"
+        return Said("{player} hides the dice", player=state.hider)
     if state.phase == FACE:
-        return f"what the die from key {state.popped[-1]} shows"
+        return Said("what the die from key {key} shows", key=state.popped[-1])
     if state.phase == ADVANCE:
-        return f"{popper} chooses a figure to move {state.pending} squares"
+        return Said("{player} chooses a figure to move {n} squares", player=popper, n=state.pending)
     if state.phase == POP:
         if state.counted >= MAX_NUMBERS:
-            return f"{popper} asks for a new hiding"
+            return Said("{player} asks for a new hiding", player=popper)
         if not state.popped and not state.carried:
-            return f"{popper} pops a key"
-        end = "asks for a new hiding" if state.config.rule == "A" else f"stops with {state.pot}"
-        return f"{popper} pops another key or {end}"
-    return f"nothing: {_result_text(state)}"
+            return Said("{player} pops a key", player=popper)
+        if state.config.rule == "A":
+            return Said("{player} pops another key or asks for a new hiding", player=popper)
+        return Said("{player} pops another key or stops with {pot}", player=popper, pot=state.pot)
+    if state.winner == "draw":
+        return Said("nothing: a draw")
+    return Said("nothing: {player} won", player=state.winner)
 
 
 def view(state: SauteurState) -> dict[str, Any]:
@@ -858,6 +862,7 @@ def view(state: SauteurState) -> dict[str, Any]:
         "roles": {"hider": state.hider, "popper": state.popper},
         "phase": state.phase,
         "waiting_for": _waiting_for(state),
+        "waiting_for_said": _waiting_for(state).as_dict(),
         "hiding": state.hidings,
         "popped": list(state.popped),
         "face_pending_key": state.popped[-1] if state.phase == FACE else None,

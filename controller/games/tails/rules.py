@@ -146,17 +146,22 @@ def legal_cells(state: TailsState) -> list[str]:
     return [] if due is None else [state.board.cell_ids[c] for c in due.legal]
 
 
-def cell_refusals(state: TailsState) -> dict[str, str]:
-    """For every cell the pending placement may not use, the reason (for the phone)."""
+def refused_cells(state: TailsState) -> dict[str, Refused]:
+    """For every cell the pending placement may not use, the refusal it would get."""
     due = pending(state)
     if due is None:
         return {}
     board = state.board
     return {
-        board.cell_ids[c]: _why_not(state, due, c).reason
+        board.cell_ids[c]: _why_not(state, due, c)
         for c in range(board.cell_count)
         if c not in due.legal
     }
+
+
+def cell_refusals(state: TailsState) -> dict[str, str]:
+    """For every cell the pending placement may not use, the reason (for the phone)."""
+    return {cell: refusal.reason for cell, refusal in refused_cells(state).items()}
 
 
 class TailsRules:

@@ -22,10 +22,10 @@ from controller.games.tails import (
     advise,
     advise_cell,
     advise_rollouts,
-    cell_refusals,
     pending,
 )
 from controller.games.tails import layout as board_layout
+from controller.games.tails.rules import refused_cells
 
 LEGAL_IN_EXTRAS = False
 """The page reads what is legal from the view itself: no long ``legal`` list per frame."""
@@ -104,7 +104,14 @@ def extras(state: TailsState, referee: bool) -> dict[str, Any]:
     pending placement (empty once the game is over). Nothing for spectators."""
     if not referee:
         return {}
-    return {"refusals": cell_refusals(state)}
+    refused = refused_cells(state)
+    return {
+        "refusals": {cell: refusal.reason for cell, refusal in refused.items()},
+        "refusals_said": {
+            cell: {"template": refusal.template, "params": refusal.params}
+            for cell, refusal in refused.items()
+        },
+    }
 
 
 def _round(value: Any) -> Any:

@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, seatName, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, said, seatName, t, toast } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -59,7 +59,7 @@ function tapCell(id) {
   if (!referee || !p || p.must_pass) return;
   if (!p.legal_cells.includes(id)) {
     // not tappable: nothing is selected; say why (the engine's reason when we have it)
-    const reason = fresh() && extras.refusals ? extras.refusals[id] : null;
+    const reason = fresh() ? refusalText(id) : null;
     note = { text: reason || t("tails.not_legal", { c: id }), error: true };
     dropped = null;
     renderSheet();
@@ -135,6 +135,12 @@ function onGame(envelope) {
   }
   view = envelope;
   render();
+}
+
+/** The engine's reason why cell `id` cannot take the card, in the page's language. */
+function refusalText(id) {
+  const reason = (extras.refusals_said || {})[id];
+  return reason ? said(reason) : (extras.refusals || {})[id] || null;
 }
 
 function onExtras(data) {
@@ -222,8 +228,8 @@ function renderPrompt(s) {
 function hintText() {
   const p = due();
   if (note) return note;
-  if (dropped && fresh() && extras.refusals && extras.refusals[dropped]) {
-    return { text: t("tails.dropped", { c: dropped, why: extras.refusals[dropped] }), error: true };
+  if (dropped && fresh() && refusalText(dropped)) {
+    return { text: t("tails.dropped", { c: dropped, why: refusalText(dropped) }), error: true };
   }
   if (!p) return { text: "" };
   if (p.must_pass) return { text: t("tails.hint_pass") };
