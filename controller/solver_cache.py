@@ -29,6 +29,7 @@ import threading
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 FORMAT = "diablotin-race-table/1"
 CHASE_FORMAT = "diablotin-chase-table/1"
+T = TypeVar("T")
 
 
 def cache_key(circuit: int, faces: Sequence[int | str]) -> str:
@@ -69,8 +71,14 @@ def write(path: Path, table: RaceTable) -> None:
         "faces": list(table.faces),
         "tolerance": TOLERANCE,
         "count": len(table.values),
-        "sha256": hashlib.sha256(payload).hexdigest(),
     }
+    _write_file(path, header, payload)
+
+
+def _write_file(path: Path, header: dict[str, Any], payload: bytes) -> None:
+    """``header`` (with the payload's ``sha256``) as a JSON line, then ``payload``; written
+    to a temp file, then renamed (raises ``OSError``)."""
+    header = header | {"sha256": hashlib.sha256(payload).hexdigest()}
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_suffix(".tmp")
     with open(temp, "wb") as out:
@@ -78,23 +86,46 @@ def write(path: Path, table: RaceTable) -> None:
     os.replace(temp, path)
 
 
-def read(path: Path, circuit: int, faces: Sequence[int | str]) -> RaceTable:
-    """The table in ``path``; raises ``ValueError`` (or ``OSError``) if it does not check out."""
-    data = path.read_bytes()
-    line, _, payload = data.partition(b"\n")
+def _read_file(path: Path, form: str) -> tuple[dict[str, Any], bytes]:
+    """(header, payload) of a ``form`` file whose checksum matches; ``ValueError`` else."""
+    line, _, payload = path.read_bytes().partition(b"\n")
     try:
         header = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"unreadable header: {exc}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"not a {FORMAT} file")
+    if not isinstance(header, dict) or header.get("format") != form:
+        raise ValueError(f"not a {form} file")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise ValueError("checksum does not match")
+    return header, payload
+
+
+def _load(
+    path: Path, read: Callable[[], T], solve: Callable[[], T], write: Callable[[T], None]
+) -> T:
+    """The table cached in ``path``, or a fresh solve written there. A bad cache file is
+    logged and replaced; a cache that cannot be written is logged, the table kept in memory."""
+    if path.exists():
+        try:
+            return read()
+        except (OSError, ValueError) as exc:
+            log.warning("solver cache %s ignored (%s): solving again", path, exc)
+    table = solve()
+    try:
+        write(table)
+    except OSError as exc:
+        log.warning("solver cache %s not written: %s", path, exc)
+    return table
+
+
+def read(path: Path, circuit: int, faces: Sequence[int | str]) -> RaceTable:
+    """The table in ``path``; raises ``ValueError`` (or ``OSError``) if it does not check out."""
+    header, payload = _read_file(path, FORMAT)
     if header.get("circuit") != circuit or header.get("faces") != list(faces):
         raise ValueError("made for other options")
     count = (circuit + 1) * (circuit + 1)
     if header.get("count") != count or len(payload) != 8 * count:
         raise ValueError(f"holds {len(payload)} bytes, expected {8 * count}")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise ValueError("checksum does not match")
     values = array("d")
     values.frombytes(payload)
     if sys.byteorder != "little":
@@ -115,17 +146,12 @@ def load_race_table(
     A bad cache file is logged and replaced; a cache that cannot be written is logged
     and the table is used from memory."""
     path = cache_path(data_dir, circuit, faces)
-    if path.exists():
-        try:
-            return read(path, circuit, faces)
-        except (OSError, ValueError) as exc:
-            log.warning("solver cache %s ignored (%s): solving again", path, exc)
-    table = solve(circuit, faces)
-    try:
-        write(path, table)
-    except OSError as exc:
-        log.warning("solver cache %s not written: %s", path, exc)
-    return table
+    return _load(
+        path,
+        lambda: read(path, circuit, faces),
+        lambda: solve(circuit, faces),
+        lambda table: write(path, table),
+    )
 
 
 def _chase_header(config: SauteurConfig, goal: Sequence[float]) -> dict[str, object]:
@@ -151,28 +177,14 @@ def write_chase(
     """Write one utility's rule-A tables to ``path`` atomically (raises ``OSError``)."""
     masks = sorted(tables)
     payload = b"".join(tables[mask].astype("<f4").tobytes() for mask in masks)
-    header = _chase_header(config, goal) | {
-        "masks": masks,
-        "count": len(tables[masks[0]]),
-        "sha256": hashlib.sha256(payload).hexdigest(),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    with open(temp, "wb") as out:
-        out.write(json.dumps(header).encode() + b"\n" + payload)
-    os.replace(temp, path)
+    header = _chase_header(config, goal) | {"masks": masks, "count": len(tables[masks[0]])}
+    _write_file(path, header, payload)
 
 
 def read_chase(path: Path, config: SauteurConfig, goal: Sequence[float]) -> ChaseTables:
     """One utility's tables from ``path``; raises ``ValueError`` (or ``OSError``) if the file
     does not check out."""
-    line, _, payload = path.read_bytes().partition(b"\n")
-    try:
-        header = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"unreadable header: {exc}") from None
-    if not isinstance(header, dict) or header.get("format") != CHASE_FORMAT:
-        raise ValueError(f"not a {CHASE_FORMAT} file")
+    header, payload = _read_file(path, CHASE_FORMAT)
     expected = _chase_header(config, goal)
     if header.get("options") != expected["options"] or header.get("goal") != expected["goal"]:
         raise ValueError("made for other options")
@@ -181,8 +193,6 @@ def read_chase(path: Path, config: SauteurConfig, goal: Sequence[float]) -> Chas
         raise ValueError("no table layout in the header")
     if len(payload) != 4 * count * len(masks):
         raise ValueError(f"holds {len(payload)} bytes, expected {4 * count * len(masks)}")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise ValueError("checksum does not match")
     values = np.frombuffer(payload, dtype="<f4").astype(np.float32).reshape(len(masks), count)
     low, high = min(goal) - 1e-5, max(goal) + 1e-5
     if not ((values >= low) & (values <= high)).all():
@@ -196,17 +206,12 @@ def load_chase_table(
     """The cached rule-A tables for ``goal``, or a fresh solve written to the cache (a bad file
     is logged and replaced; a cache that cannot be written is logged)."""
     path = chase_path(data_dir, config, goal)
-    if path.exists():
-        try:
-            return read_chase(path, config, goal)
-        except (OSError, ValueError) as exc:
-            log.warning("solver cache %s ignored (%s): solving again", path, exc)
-    tables = solve()
-    try:
-        write_chase(path, config, goal, tables)
-    except OSError as exc:
-        log.warning("solver cache %s not written: %s", path, exc)
-    return tables
+    return _load(
+        path,
+        lambda: read_chase(path, config, goal),
+        solve,
+        lambda tables: write_chase(path, config, goal, tables),
+    )
 
 
 class Solvers:

@@ -17,8 +17,9 @@ from controller import __version__
 from controller.service import Service
 from controller.web import i18n
 
-from .conftest import PIN, live_server
+from .conftest import live_server
 from .test_a11y import READY, pages
+from .test_browser import log_in
 
 pytestmark = pytest.mark.browser
 
@@ -79,10 +80,7 @@ def english_on(browser: Any, base: str, service: Service, paths: list[str]) -> d
     context = browser.new_context(viewport={"width": 1180, "height": 820})
     page = context.new_page()
     page.goto(base + "/")
-    page.click("#role")
-    page.fill("#pin", PIN)
-    page.click("#login-go")
-    page.wait_for_selector("#role.referee")
+    log_in(page)
     found: dict[str, list[str]] = {}
     for path in paths:
         english = {numbered(t) for t in texts(page, base, "en", path)}

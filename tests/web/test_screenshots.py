@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import PIN
 from .test_a11y import READY, pages, server  # noqa: F401  (the fixture)
+from .test_browser import log_in
 
 pytestmark = pytest.mark.browser
 
@@ -42,10 +42,7 @@ def test_every_page_at_each_size_in_each_language(
         context = browser.new_context(viewport={"width": width, "height": height})
         page = context.new_page()
         page.goto(base + "/")
-        page.click("#role")
-        page.fill("#pin", PIN)
-        page.click("#login-go")
-        page.wait_for_selector("#role.referee")
+        log_in(page)
         for lang in LANGS:
             for name, path in paths.items():
                 page.goto(f"{base}/lang/{lang}?next={path}")
