@@ -1,5 +1,5 @@
 // The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
-import { act, api, el, fill, live, referee, said, t, toast } from "./common.js";
+import { act, api, boot, el, fill, live, referee, said, t, toast } from "./common.js";
 import "./box-system.js";
 
 const $ = (id) => document.getElementById(id);
@@ -56,7 +56,7 @@ function renderCamera() {
   $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${cam.error})` : ""}`;
   const last = cam.last_read;
   $("camera-last").textContent = last
-    ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString()}`
+    ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
     : "—";
   const p = cam.proposal;
   fill($("camera-confirm"), referee && p && p.face !== null ? [
