@@ -421,6 +421,7 @@ ENGLISH: dict[str, str] = {
     "teufel.give_up": "Give up {letters}",
     "teufel.give_up_n": "Choose {n} more",
     "teufel.cancel": "Cancel",
+    "teufel.other_colour": "Another colour",
     "teufel.peek": "Peek at a card",
     "teufel.peeked": "The peek was used.",
     "teufel.return_devil": "Put the devil back on the face",

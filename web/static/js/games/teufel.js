@@ -18,6 +18,9 @@ const LETTERS = ["A", "B", "C", "D", "E", "F"];
 let view = null; // the Table.view envelope on screen
 let mode = "move"; // what a tap on the board means (see boardAction)
 let picks = []; // squares (exchange, lay down) or letters (give up) chosen so far
+let pickColour = null; // a short landscape screen picks the colour, then the letter
+const SHORT_LANDSCAPE = window.matchMedia("(orientation: landscape) and (max-height: 500px)");
+SHORT_LANDSCAPE.addEventListener("change", () => { pickColour = null; render(); });
 let busy = false; // an action is in flight: taps wait
 let refusal = ""; // the engine's reason for the last refused entry
 const odds = { open: false, player: null, metric: "letters", data: null, version: -1 };
@@ -334,7 +337,18 @@ function picker(s, possible) {
   s.players.forEach((pl) => add(pl.colour));
   possible.filter((c) => c !== "devil" && c !== "tower").forEach((c) => add(splitCard(c)[0]));
   const rows = [];
-  for (const colour of colours) {
+  const offered = colours.filter((colour) => LETTERS.some((letter) => seen.has(`${colour}-${letter}`)));
+  const twoSteps = SHORT_LANDSCAPE.matches && offered.length > 2; // 36 cards do not fit there
+  if (twoSteps && !offered.includes(pickColour)) {
+    for (const colour of offered) {
+      const b = button([el("strong", {}, colourName(colour))], () => { pickColour = colour; render(); },
+        { class: "tf-pick tf-colour", "data-colour": colour });
+      b.style.setProperty("--swatch", colourCss(colour));
+      b.style.setProperty("--swatch-ink", inkOn(colour));
+      rows.push(b);
+    }
+  }
+  for (const colour of twoSteps ? offered.filter((c) => c === pickColour) : colours) {
     const cells = LETTERS.map((letter) => {
       const card = `${colour}-${letter}`;
       if (!seen.has(card)) return el("span", { class: "tf-pick-gap", "aria-hidden": "true" });
@@ -345,6 +359,10 @@ function picker(s, possible) {
       return b;
     });
     if (cells.some((c) => c.tagName === "BUTTON")) rows.push(...cells);
+  }
+  if (twoSteps && offered.includes(pickColour)) {
+    rows.push(button(t("teufel.other_colour"), () => { pickColour = null; render(); },
+      { class: "secondary tf-other", id: "other-colour" }));
   }
   const specials = [];
   if (seen.has("devil")) specials.push(button([devilIcon(26), t("teufel.card.devil_short")], () => send({ type: "reveal", card: "devil" }), { class: "tf-pick special devil", "data-card": "devil" }));
@@ -467,6 +485,7 @@ function onGame(envelope) {
   if (changed) {
     mode = defaultMode(envelope.state.pending);
     picks = [];
+    pickColour = null;
     refusal = "";
   }
   render();
