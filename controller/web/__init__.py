@@ -17,6 +17,8 @@ from flask_babel import Babel
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
+from controller.games.base import Said
+
 from .i18n import DOMAIN, pick_language
 from .security import (
     ApiError,
@@ -86,14 +88,24 @@ def check_json_request() -> None:
         return
     limit = MAX_BODY_BYTES if request.path in BIG_BODY_PATHS else MAX_SMALL_BODY_BYTES
     if (request.content_length or 0) > limit:
-        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
+        raise ApiError(
+            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+        )
     body = request.get_data(cache=True)
     if len(body) > limit:
-        raise ApiError(413, "too-large", f"the request body is over {limit // 1024} KiB")
+        raise ApiError(
+            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+        )
     if json_too_deep(body):
-        raise ApiError(400, "bad-body", f"JSON nested too deep (at most {MAX_JSON_DEPTH} levels)")
+        raise ApiError(
+            400,
+            "bad-body",
+            Said("JSON nested too deep (at most {levels} levels)", levels=MAX_JSON_DEPTH),
+        )
     if _LONE_SURROGATE.search(body):
-        raise ApiError(400, "bad-body", "the JSON holds a broken character (a lone surrogate)")
+        raise ApiError(
+            400, "bad-body", Said("the JSON holds a broken character (a lone surrogate)")
+        )
 
 
 def create_app(

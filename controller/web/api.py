@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
-from controller.games.base import Refused, Viewer, words
+from controller.games.base import Refused, Said, Viewer, words
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
@@ -69,7 +69,7 @@ def guarded(fn: Callable[[], Any]) -> Any:
     except BoxError as exc:
         raise ApiError(409, "box-refused", str(exc)) from None
     except TimeoutError:
-        raise ApiError(503, "busy", "the box did not answer in time: try again") from None
+        raise ApiError(503, "busy", Said("the box did not answer in time: try again")) from None
     except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
         if exc.errno != errno.ENOSPC:
             raise
@@ -81,11 +81,11 @@ def json_body(required: bool = True) -> dict[str, Any]:
     try:
         data = request.get_json(silent=True)
     except RecursionError:  # json's decoder recurses; silent=True only covers ValueError
-        raise ApiError(400, "bad-body", "the JSON is nested too deeply") from None
+        raise ApiError(400, "bad-body", Said("the JSON is nested too deeply")) from None
     if data is None and not required and not request.get_data():
         return {}
     if not isinstance(data, dict):
-        raise ApiError(400, "bad-body", "send a JSON object")
+        raise ApiError(400, "bad-body", Said("send a JSON object"))
     return data
 
 
@@ -142,9 +142,13 @@ def new_game() -> tuple[Response, int]:
     body = json_body()
     kind, options, title = body.get("kind"), body.get("options", {}), body.get("title", "")
     if kind not in available_kinds():
-        raise ApiError(400, "bad-game", f"kind must be one of {', '.join(available_kinds())}")
+        raise ApiError(
+            400,
+            "bad-game",
+            Said("kind must be one of {kinds}", kinds=", ".join(available_kinds())),
+        )
     if not isinstance(options, dict):
-        raise ApiError(400, "bad-option", "options must be a JSON object")
+        raise ApiError(400, "bad-option", Said("options must be a JSON object"))
     try:
         title = clean_text(title, field="title", allow_empty=True)
     except TextRefused as exc:
@@ -218,7 +222,7 @@ def export_all_zip() -> Response:
     from controller.exports import write_zip
 
     if not referee():
-        raise ApiError(401, "pin-required", "only the referee may download every game")
+        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
     journal = service().journal
     assert journal is not None
     with tempfile.TemporaryDirectory() as folder:
@@ -238,7 +242,7 @@ def export_all_csv() -> Response:
     from controller.exports import write_csv
 
     if not referee():
-        raise ApiError(401, "pin-required", "only the referee may download every game")
+        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
     journal = service().journal
     assert journal is not None
     out = io.StringIO()
@@ -253,12 +257,14 @@ def submit(game_id: int) -> Response:
     """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``)."""
     action = json_body()
     if len(json.dumps(action)) > MAX_ACTION_BYTES:
-        raise ApiError(400, "bad-action", f"an action is at most {MAX_ACTION_BYTES} bytes")
+        raise ApiError(
+            400, "bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES)
+        )
     if not isinstance(action.get("type"), str):
-        raise ApiError(400, "bad-action", "an action is a JSON object with a 'type'")
+        raise ApiError(400, "bad-action", Said("an action is a JSON object with a 'type'"))
     key = action.get("key")
     if action["type"] == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
-        raise ApiError(400, "bad-key", f"keys are numbered 1 to 4, got {key!r}")
+        raise ApiError(400, "bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
     table = table_for(game_id)
     result = guarded(lambda: service().submit(game_id, action))
     payload = game_payload(service(), table, True)
@@ -281,9 +287,9 @@ def set_computer(game_id: int) -> Response:
     body = json_body()
     player, on, level = body.get("player"), body.get("on"), body.get("level")
     if not isinstance(on, bool):
-        raise ApiError(400, "bad-body", '"on" must be true or false')
+        raise ApiError(400, "bad-body", Said('"on" must be true or false'))
     if level is not None and not isinstance(level, str):
-        raise ApiError(400, "bad-body", '"level" must be a level\'s name')
+        raise ApiError(400, "bad-body", Said('"level" must be a level\'s name'))
     seat = player if isinstance(player, str) else ""  # refused as "bad-player"
     return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, level)))
 
@@ -294,7 +300,7 @@ def odds(game_id: int) -> Response:
     ``?coach=1`` adds the sauteur's solved coach; ``&hider=1`` its advice for the hider,
     for the referee only (the popper must not see it)."""
     if request.args.get("hider") and not referee():
-        raise ApiError(401, "pin-required", "the hider's advice is for the referee only")
+        raise ApiError(401, "pin-required", Said("the hider's advice is for the referee only"))
     return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
 
 
@@ -307,7 +313,9 @@ def layout(game_id: int) -> Response:
     table = table_for(game_id)
     helper = hooks(table.rules.name).layout
     if helper is None:
-        raise ApiError(404, "no-layout", f"{table.rules.name} has no board layout to fetch")
+        raise ApiError(
+            404, "no-layout", Said("{kind} has no board layout to fetch", kind=table.rules.name)
+        )
     with table.lock:
         state = table.state
     resp = jsonify(helper(state))
@@ -331,7 +339,9 @@ def _viewer_for(game_id: int) -> Viewer:
     if referee():
         return "referee"
     if not table.finished:
-        raise ApiError(401, "pin-required", "only the referee may step through a game in play")
+        raise ApiError(
+            401, "pin-required", Said("only the referee may step through a game in play")
+        )
     return "public"
 
 
@@ -342,7 +352,7 @@ def export(game_id: int) -> Response:
     if game_id not in service().damaged:
         _viewer_for(game_id)
     elif not referee():
-        raise ApiError(401, "pin-required", "only the referee may export a damaged game")
+        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
     journal = service().journal
     assert journal is not None
     data = journal.export(game_id)
@@ -375,7 +385,7 @@ def camera_view() -> Response:
     camera = service().camera
     jpeg = camera.live_jpeg(1.0) if camera is not None else b""
     if not jpeg:
-        raise ApiError(404, "no-camera", "no camera is on (serve --camera ...)")
+        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -393,7 +403,7 @@ def face_snapshot(game_id: int, name: str) -> Response:
     except ValueError as exc:
         raise ApiError(404, "no-snapshot", str(exc)) from None
     if not path.is_file():
-        raise ApiError(404, "no-snapshot", f"no camera snapshot {name}")
+        raise ApiError(404, "no-snapshot", Said("no camera snapshot {name}", name=name))
     resp = Response(path.read_bytes(), mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "private, max-age=86400"
     return resp
@@ -421,7 +431,7 @@ def camera_teach() -> Response:
     }
     step = steps.get(body.get("do"))  # type: ignore[arg-type]
     if step is None:
-        raise ApiError(400, "bad-step", f"do must be one of {', '.join(steps)}")
+        raise ApiError(400, "bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
     try:
         return jsonify(step())
     except TeachRefused as exc:
@@ -431,7 +441,7 @@ def camera_teach() -> Response:
 def _teacher() -> Any:
     camera = service().camera
     if camera is None or not camera.up:
-        raise ApiError(404, "no-camera", "no camera is on (serve --camera ...)")
+        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
     from controller.camera.service import teacher
 
     return teacher(service().config, camera)
@@ -442,7 +452,7 @@ def fire_coil(key: int) -> Response:
     """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""
     pulse = json_body(required=False).get("pulse_ms")
     if pulse is not None and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
-        raise ApiError(400, "bad-pulse", "pulse_ms must be a number of milliseconds")
+        raise ApiError(400, "bad-pulse", Said("pulse_ms must be a number of milliseconds"))
     return jsonify(guarded(lambda: operations.coil_test(service(), key, pulse)))
 
 
@@ -502,7 +512,9 @@ def box_clock() -> Response:
     try:
         phone = float(request.args.get("phone", ""))
     except ValueError:
-        raise ApiError(400, "bad-query", "phone must be the phone's time in Unix seconds") from None
+        raise ApiError(
+            400, "bad-query", Said("phone must be the phone's time in Unix seconds")
+        ) from None
     return jsonify(_system().clock_report(phone))
 
 
@@ -513,7 +525,7 @@ def set_box_clock() -> Response:
 
     when = json_body().get("time")
     if isinstance(when, bool) or not isinstance(when, int | float) or not 1e9 < when < 1e10:
-        raise ApiError(400, "bad-body", '"time" must be the phone\'s time in Unix seconds')
+        raise ApiError(400, "bad-body", Said('"time" must be the phone\'s time in Unix seconds'))
     before = time.time()
     try:
         command = _system().set_time(float(when))
@@ -532,7 +544,7 @@ def _power(do: str) -> Response:
     from controller.system import SystemRefused
 
     if json_body().get("confirm") is not True:
-        raise ApiError(400, "bad-body", 'send {"confirm": true}')
+        raise ApiError(400, "bad-body", Said('send {{"confirm": true}}'))
     box = service().box
     if box is not None:
         box.all_off()

@@ -36,6 +36,8 @@ from urllib.parse import urlsplit
 
 from flask import Response, current_app, jsonify, request, session
 
+from controller.games.base import Said
+
 log = logging.getLogger(__name__)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -69,9 +71,15 @@ class ApiError(Exception):
         self.params = params or {}
 
     def response(self) -> Response:
-        resp = jsonify(
-            {"error": self.code, "code": self.code, "params": self.params, "reason": self.reason}
-        )
+        """The JSON answer; a :class:`Said` reason is worded in the request's language (its
+        parameters join ``params``)."""
+        reason, params = str(self.reason), dict(self.params)
+        if isinstance(self.reason, Said):
+            from .i18n import request_language, sentence
+
+            params |= self.reason.params
+            reason = sentence(request_language(), self.reason.template, **self.reason.params)
+        resp = jsonify({"error": self.code, "code": self.code, "params": params, "reason": reason})
         resp.status_code = self.status
         resp.headers.update(self.headers)
         return resp
@@ -295,7 +303,7 @@ def check_pin(pin: Any) -> None:
         lockout = throttle.failed(client)
         if lockout > 0:
             raise _locked(lockout)
-        raise ApiError(401, "wrong-pin", "that is not the referee PIN")
+        raise ApiError(401, "wrong-pin", Said("that is not the referee PIN"))
     throttle.succeeded(client)
 
 
@@ -304,7 +312,7 @@ def _locked(wait_s: float) -> ApiError:
     return ApiError(
         429,
         "too-many-tries",
-        f"too many wrong PINs: try again in {seconds} s",
+        Said("too many wrong PINs: try again in {s} s", s=seconds),
         {"Retry-After": str(seconds)},
     )
 
@@ -390,8 +398,11 @@ def check_host() -> None:
         raise ApiError(
             403,
             "bad-host",
-            f"this box does not answer to the name {shown[:100]!r} (Host header): open it by "
-            "its address, or add the name to [server] allowed_hosts",
+            Said(
+                "this box does not answer to the name {name!r} (Host header): open it by "
+                "its address, or add the name to [server] allowed_hosts",
+                name=shown[:100],
+            ),
         )
 
 
@@ -401,10 +412,14 @@ def check_same_site() -> None:
     check_host()
     fetch_site = request.headers.get("Sec-Fetch-Site")
     if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-        raise ApiError(403, "cross-site", "requests from another site may not change anything")
+        raise ApiError(
+            403, "cross-site", Said("requests from another site may not change anything")
+        )
     origin = request.headers.get("Origin")
     if origin is not None and (origin == "null" or urlsplit(origin).netloc != request.host):
-        raise ApiError(403, "cross-site", "requests from another origin may not change anything")
+        raise ApiError(
+            403, "cross-site", Said("requests from another origin may not change anything")
+        )
 
 
 def check_json_body() -> None:
@@ -413,7 +428,7 @@ def check_json_body() -> None:
         "Transfer-Encoding", ""
     )
     if has_body and request.mimetype != "application/json":
-        raise ApiError(403, "json-only", "send the request body as application/json")
+        raise ApiError(403, "json-only", Said("send the request body as application/json"))
 
 
 def require_referee() -> None:
@@ -425,11 +440,11 @@ def require_referee() -> None:
         check_pin(pin)
         return
     if not is_referee():
-        raise ApiError(401, "pin-required", "only the referee may do this: enter the PIN")
+        raise ApiError(401, "pin-required", Said("only the referee may do this: enter the PIN"))
     token = request.headers.get(CSRF_HEADER, "")
     expected = session.get("csrf")
     if not isinstance(expected, str) or not hmac.compare_digest(token, expected):
-        raise ApiError(403, "bad-csrf-token", "missing or stale CSRF token: reload the page")
+        raise ApiError(403, "bad-csrf-token", Said("missing or stale CSRF token: reload the page"))
 
 
 def add_security_headers(resp: Response) -> Response:

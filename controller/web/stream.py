@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
 
-from controller.games.base import Refused
+from controller.games.base import Refused, Said
 from controller.hub import sse_frame
 
 from . import security
@@ -83,7 +83,9 @@ def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Any]]:
     """Validate ``?topics=``; returns (hub topics, tables of the game topics). Raises 400/404."""
     names = [name for name in raw.split(",") if name]
     if not names or len(names) > MAX_TOPICS or len(set(names)) != len(names):
-        raise ApiError(400, "bad-topics", f"topics: 1 to {MAX_TOPICS} of games, box, game:<id>")
+        raise ApiError(
+            400, "bad-topics", Said("topics: 1 to {n} of games, box, game:<id>", n=MAX_TOPICS)
+        )
     topics: list[str] = []
     tables = []
     for name in names:
@@ -97,7 +99,9 @@ def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Any]]:
                 raise ApiError(404, exc.code, exc.reason) from None
             topics.append(name)
         else:
-            raise ApiError(400, "bad-topics", f"unknown topic {name!r}: games, box, game:<id>")
+            raise ApiError(
+                400, "bad-topics", Said("unknown topic {name!r}: games, box, game:<id>", name=name)
+            )
     return topics, tables
 
 
@@ -106,7 +110,7 @@ def stream() -> Response:
     service = current_app.extensions["diablotin"]
     if request.environ.get("diablotin.stream_thread") is False:
         # pipelined behind another request on one connection: it would hold an API thread
-        raise ApiError(503, "busy", "open the live stream on a connection of its own")
+        raise ApiError(503, "busy", Said("open the live stream on a connection of its own"))
     topics, tables = parse_topics(request.args.get("topics", ""), service)
     referee = security.is_referee()
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())

@@ -137,3 +137,20 @@ def test_home_has_the_join_qr_code_inline(client: FlaskClient) -> None:
     html = client.get("/", base_url="http://192.168.1.20:8000").get_data(as_text=True)
     assert "<svg" in html and 'class="segno"' in html
     assert "http://192.168.1.20:8000/" in html
+
+
+def test_the_apis_own_refusals_come_in_the_callers_language(
+    client: FlaskClient, service: Service
+) -> None:
+    game_id = service.new_game("sauteur", {"rule": "B"})
+    url = f"/api/games/{game_id}/actions"
+    german = client.post(url, json={"type": "stop"}, headers={"Accept-Language": "de"})
+    english = client.post(url, json={"type": "stop"}, headers={"Accept-Language": "en"})
+    assert german.status_code == english.status_code == 401
+    assert german.get_json()["error"] == english.get_json()["error"] == "pin-required"
+    assert english.get_json()["reason"] == "only the referee may do this: enter the PIN"
+    assert german.get_json()["reason"] == "nur der Schiedsrichter darf das: gib die PIN ein"
+    # with parameters: an unknown live topic, in French
+    bad = client.get("/stream?topics=nowhere", headers={"Accept-Language": "fr"})
+    assert bad.status_code == 400
+    assert bad.get_json()["reason"].startswith("sujet inconnu 'nowhere'")
