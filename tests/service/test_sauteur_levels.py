@@ -15,7 +15,7 @@ from controller.games.sauteur import SauteurRules
 from controller.games.sauteur.chase_table import ChaseMoves, ChaseTables
 from controller.games.sauteur.chase_table import solve as solve_chase
 from controller.games.sauteur.rules import SauteurConfig
-from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseSolver, Utility, utility
+from controller.games.sauteur.solve_a import HELD, POINTS_UTILITY, ChaseSolver, Utility, utility
 from controller.games.sauteur.solve_b import solve
 from controller.solver_cache import (
     cache_path,
@@ -115,6 +115,13 @@ def test_rule_a_tables_are_cached_per_utility_and_read_back(tmp_path):
     start = tuple(sorted(config.figure_starts))
     for goal in (utility(5), POINTS_UTILITY):
         assert again.values(goal).start(0, start, 0) == first.values(goal).start(0, start, 0)
+    # Only the tables used last stay in memory; another is read back, never solved again.
+    table_bytes = again.values(utility(0)).size() * 4
+    assert again.held() == HELD * table_bytes
+    for goal in (utility(0), utility(2), utility(5), utility(10), POINTS_UTILITY):
+        again.values(goal)
+        assert again.held() <= HELD * table_bytes
+    assert solves == []
 
 
 def test_a_damaged_rule_a_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog):

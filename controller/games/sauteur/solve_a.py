@@ -16,6 +16,8 @@ data-dir cache is passed in as ``load`` (:mod:`controller.solver_cache`).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -68,23 +70,33 @@ Load = Callable[[SauteurConfig, Utility, Callable[[], ChaseTables]], ChaseTables
 """``load(config, goal, solve)``: a cached table for ``goal``, else ``solve()`` and keep it."""
 
 
+HELD = 3
+"""Tables kept in memory when they are cached on disk (the match's, the next round's, the
+coach's points: 42 MB on the default track); the others are read back (10 ms) when asked."""
+
+
 class ChaseSolver:
     """Rule-A decisions and coach values for one configuration (uniform hider).
 
-    A table is made per utility on first use (about 1 s) and kept, 13.9 MB each on the
-    default track (:meth:`values`); ``load`` may read and write them in a cache.
+    A table is made per utility on first use (about 1 s), 13.9 MB each on the default
+    track (:meth:`values`). With ``load`` (a cache on disk) the :data:`HELD` tables used
+    last stay in memory; without, every table made is kept. Thread-safe.
     """
 
     def __init__(self, config: SauteurConfig, load: Load | None = None) -> None:
         self.config = config
         self._load = load
-        self._values: dict[Utility, ChaseTable] = {}
+        self._values: OrderedDict[Utility, ChaseTable] = OrderedDict()
         self._after: dict[tuple[int, int], float] = {}
         self._moves: ChaseMoves | None = None
+        self._lock = threading.RLock()
 
     def values(self, goal: Utility) -> ChaseTable:
-        table = self._values.get(goal)
-        if table is None:
+        with self._lock:
+            table = self._values.get(goal)
+            if table is not None:
+                self._values.move_to_end(goal)
+                return table
 
             def make() -> ChaseTables:
                 if self._moves is None:
@@ -93,7 +105,15 @@ class ChaseSolver:
 
             tables = self._load(self.config, goal, make) if self._load else make()
             table = self._values[goal] = ChaseTable(self.config, goal, tables)
-        return table
+            while self._load is not None and len(self._values) > HELD:
+                self._values.popitem(last=False)
+            return table
+
+    def held(self) -> int:
+        """Bytes of the tables in memory."""
+        with self._lock:
+            tables = list(self._values.values())
+        return sum(vector.nbytes for table in tables for vector in table.tables.values())
 
     def prepare(self) -> None:
         """Make every table a match needs (the coach's points included), then let go of
