@@ -47,7 +47,18 @@ class Said(str):
         return said
 
     def as_dict(self) -> dict[str, Any]:
-        return {"template": self.template, "params": self.params}
+        """``{"template", "params"}``, a param that is a sentence itself as its own dict."""
+        params = {name: _as_json(value) for name, value in self.params.items()}
+        return {"template": self.template, "params": params}
+
+
+def said_of(error: BaseException) -> str:
+    """The sentence ``error`` was raised with: the first :class:`Said` among its args (an
+    ``OSError`` carries it as its ``strerror``), kept whole so that it can be made in a
+    reader's language; else ``str(error)`` (an error from Python or a library: English)."""
+    if isinstance(error, Refused):
+        return Said(error.template, english=error.reason, **error.params)
+    return next((arg for arg in error.args if isinstance(arg, Said)), None) or str(error)
 
 
 class Refused(ValueError):
@@ -61,11 +72,14 @@ class Refused(ValueError):
     """
 
     def __init__(self, template: str, code: str = "illegal", **params: Any) -> None:
+        reason = None
         if isinstance(template, Said):  # a sentence made earlier: its template and params
             said = template
+            reason = None if params else str(said)  # its English, as it was worded
             params = said.params | params
             template = said.template
-        reason = template.format(**params) if params else template
+        if reason is None:
+            reason = template.format(**params) if params else template
         super().__init__(reason)
         self.template = template
         self.code = code
@@ -80,6 +94,15 @@ class Refused(ValueError):
             "reason": self.reason,
             "template": self.template,
         }
+
+
+def _as_json(value: Any) -> Any:
+    """A param for JSON: a sentence (also in a list) as its ``{"template", "params"}``."""
+    if isinstance(value, Said):
+        return value.as_dict()
+    if isinstance(value, list):
+        return [_as_json(item) for item in value]
+    return value
 
 
 def _plain(value: Any) -> Any:

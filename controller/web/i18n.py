@@ -19,11 +19,12 @@ from typing import Any
 
 import flask_babel
 from babel import Locale, support
+from babel.lists import format_list
 from babel.numbers import format_decimal
 from flask import request
 
 from controller.games import registry
-from controller.games.base import Refused
+from controller.games.base import Refused, Said, said_of
 from controller.games.registry import Message
 
 LANGS = ("en", "fr", "de")
@@ -633,16 +634,24 @@ def message(lang: str, msg: Message, **params: Any) -> str:
 
 
 def refusal_text(refused: Refused, lang: str) -> str:
-    """A rules refusal as a sentence in ``lang``: its English ``template`` looked up in the
-    catalog (the msgid) and filled from its ``params``; the English ``reason`` when the
-    catalog has no translation or the translation does not fit the parameters."""
-    text = str(catalog(lang).gettext(refused.template))
-    if text == refused.template:
+    """A rules refusal as a sentence in ``lang`` (:func:`sentence` of its template and
+    params); in English, its ``reason``."""
+    if lang == "en":
         return refused.reason
-    try:
-        return text.format(**refused.params)
-    except (KeyError, IndexError, ValueError):
-        return refused.reason
+    return sentence(lang, refused.template, **refused.params)
+
+
+def said_text(lang: str, text: str) -> str:
+    """``text`` in ``lang``: a :class:`~controller.games.base.Said` is made again from its
+    template and params (:func:`sentence`); any other text is data, shown as it is."""
+    if lang == "en" or not isinstance(text, Said):
+        return str(text)
+    return sentence(lang, text.template, **text.params)
+
+
+def error_text(lang: str, error: BaseException) -> str:
+    """Why ``error`` happened, in ``lang`` (:func:`~controller.games.base.said_of`)."""
+    return said_text(lang, said_of(error))
 
 
 def language_name(lang: str) -> str:
@@ -653,12 +662,40 @@ def language_name(lang: str) -> str:
 
 def sentence(lang: str, template: str, /, **params: Any) -> str:
     """An engine's sentence (its English ``template``, the msgid) in ``lang``, filled from
-    ``params``; the English when the catalog has no translation."""
+    ``params`` as the pages do (``teufel-words.js``): a :class:`~controller.games.base.Said`
+    is made in ``lang`` too, Teufel Teufel's colours (``who``, ``other``, ``colours``) and
+    cards (``card``, ``cards``) are named in ``lang``, a list is written the language's way
+    ("a, b und c"). The English when the catalog has no translation."""
+    params = {name: _param_words(lang, name, value) for name, value in params.items()}
     text = str(catalog(lang).gettext(template))
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):
         return template.format(**params)
+
+
+def _param_words(lang: str, name: str, value: Any) -> Any:
+    if isinstance(value, Said):
+        return said_text(lang, value)
+    if isinstance(value, list | tuple):
+        one = name.removesuffix("s") if name in ("colours", "cards") else name
+        words = [str(_param_words(lang, one, item)) for item in value]
+        return format_list(words, style="or" if name == "choices" else "standard", locale=lang)
+    if lang == "en" or not isinstance(value, str):
+        return value
+    if name in ("who", "other", "colour"):
+        return _lookup(lang, f"teufel.colour.{value}") or value
+    if name == "card":
+        if value == "?":  # controller.games.teufel.state.FACE_DOWN
+            return translate(lang, "teufel.face_down")
+        if value in ("devil", "tower"):
+            return translate(lang, f"teufel.card.{value}")
+        colour, _, letter = value.rpartition("-")
+        if colour and len(letter) == 1:
+            return translate(
+                lang, "teufel.card.letter", colour=_param_words(lang, "who", colour), letter=letter
+            )
+    return value
 
 
 def kind_title(lang: str, name: str) -> str:

@@ -75,10 +75,10 @@ class ApiError(Exception):
         parameters join ``params``)."""
         reason, params = str(self.reason), dict(self.params)
         if isinstance(self.reason, Said):
-            from .i18n import request_language, sentence
+            from .i18n import request_language, said_text
 
             params |= self.reason.params
-            reason = sentence(request_language(), self.reason.template, **self.reason.params)
+            reason = said_text(request_language(), self.reason)
         resp = jsonify({"error": self.code, "code": self.code, "params": params, "reason": reason})
         resp.status_code = self.status
         resp.headers.update(self.headers)

@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from controller.games.base import Refused
 from controller.games.teufel import TeufelRules, odds
 from controller.service import Service
+from controller.web import i18n
 from controller.web.assets import static_url
 
 from .conftest import REFEREE, live_server, snapshot
@@ -122,11 +123,11 @@ def test_an_illegal_step_is_refused_with_the_engines_reason_and_changes_nothing(
     )
     assert resp.status_code == 409
     body = resp.get_json()
-    assert (body["code"], body["params"]) == ("blocked", {})
+    assert (body["code"], body["params"]) == ("blocked", {"n": 4})
     assert body == {
         "error": "blocked",
         "code": "blocked",
-        "params": {},
+        "params": {"n": 4},
         "reason": "d4 is the devil face: it opens only when all four devils are on players "
         "(4 pegs are still on it)",
     }
@@ -359,6 +360,27 @@ def test_an_illegal_step_shows_the_engines_reason(browser: Any, live: Any) -> No
     assert refused.value.code == "not-adjacent"
     assert service.table(game_id).version == 0 and version(ref) == 0
     shot(ref, "teufel-referee-refused")
+    ctx.close()
+
+
+@pytest.mark.browser
+def test_a_refusal_and_a_squares_tooltip_are_in_the_pages_language(browser: Any, live: Any) -> None:
+    base, service = live
+    game_id = new_game(service, {**TWO, "position": {"sleds": {"blue": "d3", "green": "g7"}}})
+    state = service.table(game_id).state
+    with pytest.raises(Refused) as refused:
+        TeufelRules().apply(state, {"type": "step", "to": "d4", "player": "blue"})
+    german = i18n.refusal_text(refused.value, "de")
+    assert german.startswith("d4 ist das Teufelsgesicht: es öffnet erst, wenn alle vier Teufel")
+    ctx, ref, _ = phone(browser, base, locale="de-DE")
+    ref.goto(f"{base}/games/{game_id}")
+    log_in(ref)
+    ref.wait_for_selector("#board .tf-sq.target")
+    tooltip = ref.locator("#board [data-square='d4'] title").text_content()
+    assert tooltip.endswith(" — " + german), tooltip  # the square's name, then why not
+    ref.click("#board [data-square='d4']")
+    ref.wait_for_function("(r) => document.getElementById('refusal').textContent === r", arg=german)
+    assert service.table(game_id).version == 0 and version(ref) == 0
     ctx.close()
 
 

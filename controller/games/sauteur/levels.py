@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from controller.games.base import Refused
+from controller.games.base import Refused, Said
 from controller.games.sauteur import hider
 from controller.games.sauteur.odds import choose
 from controller.games.sauteur.rules import (
@@ -54,7 +54,7 @@ def level_name(level: str) -> str:
     name = ALIASES.get(level, level)
     if name not in LEVELS:
         known = ", ".join((*LEVELS, *ALIASES))
-        raise ValueError(f"unknown level {level!r}; known: {known}")
+        raise ValueError(Said("unknown level {level!r}; known: {known}", level=level, known=known))
     return name
 
 

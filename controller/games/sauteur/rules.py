@@ -237,27 +237,37 @@ def _bad(option: str, why: str) -> Refused:
 def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
     value = options.get(name, DEFAULT_OPTIONS.get(name))
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise _bad(name, f"must be a whole number from {low} to {high}, got {value!r}")
+        raise _bad(
+            name,
+            Said(
+                "must be a whole number from {low} to {high}, got {value!r}",
+                low=low,
+                high=high,
+                value=value,
+            ),
+        )
     return value
 
 
 def _player_option(options: Mapping[str, Any], name: str) -> str:
     value = options.get(name, DEFAULT_OPTIONS[name])
     if value not in PLAYERS:
-        raise _bad(name, f'must be "p1" or "p2", got {value!r}')
+        raise _bad(name, Said('must be "p1" or "p2", got {value!r}', value=value))
     return str(value)
 
 
 def _faces_option(options: Mapping[str, Any]) -> tuple[Face, ...]:
     faces = options.get("number_faces", DEFAULT_OPTIONS["number_faces"])
     if not isinstance(faces, list | tuple) or not 1 <= len(faces) <= 20:
-        raise _bad("number_faces", "must be a list of 1 to 20 faces")
+        raise _bad("number_faces", Said("must be a list of 1 to 20 faces"))
     for face in faces:
         is_number = isinstance(face, int) and not isinstance(face, bool) and 1 <= face <= 99
         if not is_number and face != DEVIL:
-            raise _bad("number_faces", f'faces are numbers 1-99 or "devil", got {face!r}')
+            raise _bad(
+                "number_faces", Said('faces are numbers 1-99 or "devil", got {face!r}', face=face)
+            )
     if DEVIL in faces and all(face == DEVIL for face in faces):
-        raise _bad("number_faces", "a number die needs at least one number face")
+        raise _bad("number_faces", Said("a number die needs at least one number face"))
     return tuple(faces)
 
 
@@ -266,14 +276,21 @@ def _figures_option(
 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
     figures = options.get("figures", DEFAULT_OPTIONS["figures"])
     if not isinstance(figures, Mapping) or len(figures) != 3:
-        raise _bad("figures", 'must map three figure names to start squares, e.g. {"blue": 5}')
+        raise _bad(
+            "figures", Said('must map three figure names to start squares, e.g. {{"blue": 5}}')
+        )
     for name, start in figures.items():
         if not isinstance(name, str) or not name.strip():
-            raise _bad("figures", f"figure names are non-empty text, got {name!r}")
+            raise _bad("figures", Said("figure names are non-empty text, got {name!r}", name=name))
         if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < track:
             raise _bad(
                 "figures",
-                f"{name} must start on a square from 0 to {track - 1} ('track_length' is {track})",
+                Said(
+                    "{name} must start on a square from 0 to {value} ('track_length' is {track})",
+                    name=name,
+                    value=track - 1,
+                    track=track,
+                ),
             )
     return tuple(figures), tuple(figures.values())
 
@@ -291,34 +308,53 @@ def parse_options(options: Mapping[str, Any]) -> SauteurConfig:
         str(name) for name in options if name not in DEFAULT_OPTIONS and name != "rounds"
     )
     if unknown:
-        raise _bad(unknown[0], f"unknown option; known ones: {', '.join(DEFAULT_OPTIONS)}, rounds")
+        raise _bad(
+            unknown[0],
+            Said("unknown option; known ones: {names}, rounds", names=", ".join(DEFAULT_OPTIONS)),
+        )
     rule = options.get("rule", "A")
     if rule not in ("A", "B"):
-        raise _bad("rule", f'must be "A" or "B", got {rule!r}')
+        raise _bad("rule", Said('must be "A" or "B", got {rule!r}', rule=rule))
     rounds = options.get("rounds", DEFAULT_ROUNDS[rule])
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
-        raise _bad("rounds", f"must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
+        raise _bad(
+            "rounds",
+            Said(
+                "must be a whole number from 1 to {limit}, got {rounds!r}",
+                limit=MAX_ROUNDS,
+                rounds=rounds,
+            ),
+        )
     if rule == "A" and rounds % 2:
-        raise _bad("rounds", f"rule A plays an even number of rounds (roles swap), got {rounds}")
+        raise _bad(
+            "rounds",
+            Said("rule A plays an even number of rounds (roles swap), got {rounds}", rounds=rounds),
+        )
     track = _int_option(options, "track_length", 2, MAX_LENGTH)
     names, starts = _figures_option(options, track)
     devil_start = _int_option(options, "devil_start", 0, track - 1)
     if devil_start >= min(starts):
         raise _bad(
-            "devil_start", f"the devil must start behind every figure (before {min(starts)})"
+            "devil_start",
+            Said("the devil must start behind every figure (before {value})", value=min(starts)),
         )
     multiplier = _int_option(options, "devil_multiplier", 1, 20)
     circuit = _int_option(options, "circuit_length", 2, MAX_LENGTH)
     lap_starts = options.get("starts", {"p1": 0, "p2": circuit // 2})
     if not isinstance(lap_starts, Mapping) or set(lap_starts) != set(PLAYERS):
-        raise _bad("starts", 'must give both start squares, e.g. {"p1": 0, "p2": 20}')
+        raise _bad("starts", Said('must give both start squares, e.g. {{"p1": 0, "p2": 20}}'))
     for player in PLAYERS:
         square = lap_starts[player]
         if not isinstance(square, int) or isinstance(square, bool) or not 0 <= square < circuit:
             raise _bad(
                 "starts",
-                f"{player} must start on a square from 0 to {circuit - 1}"
-                f" ('circuit_length' is {circuit})",
+                Said(
+                    "{player} must start on a square from 0 to {value} ('circuit_length' is "
+                    "{circuit})",
+                    player=player,
+                    value=circuit - 1,
+                    circuit=circuit,
+                ),
             )
     faces = _faces_option(options)
     values = sorted({face for face in faces if isinstance(face, int)})

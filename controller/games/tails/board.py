@@ -40,6 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..base import Said
 from .cards import PAIRS, SYMMETRIC
 
 HEIGHT = math.sqrt(3) / 2
@@ -153,23 +154,23 @@ class Board:
 
 def _require(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in data:
-        raise BoardError(f"{where}: missing {key!r}")
+        raise BoardError(Said("{where}: missing {key!r}", where=where, key=key))
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise BoardError(f"{where}: {key!r} has the wrong type")
+        raise BoardError(Said("{where}: {key!r} has the wrong type", where=where, key=key))
     return value
 
 
 def _build(data: Any) -> Board:
     if not isinstance(data, dict):
-        raise BoardError("a board file holds a JSON object")
+        raise BoardError(Said("a board file holds a JSON object"))
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        raise BoardError(f"unknown keys {sorted(unknown)}")
+        raise BoardError(Said("unknown keys {value}", value=sorted(unknown)))
     name = _require(data, "name", str, "board")
     description = data.get("description", "")
     if not isinstance(description, str):
-        raise BoardError("board: 'description' must be text")
+        raise BoardError(Said("board: 'description' must be text"))
 
     cells = _read_rows(_require(data, "rows", list, "board"))
     cell_ids = tuple(c[0] for c in cells)
@@ -188,7 +189,12 @@ def _build(data: Any) -> Board:
         if nobody:
             bad = ", ".join(cell_ids[c] for c in sorted(nobody))
             raise BoardError(
-                f"{players} players: no side may choose {bad} (each borders bodies of every side)"
+                Said(
+                    "{players} players: no side may choose {bad} (each borders bodies of every "
+                    "side)",
+                    players=players,
+                    bad=bad,
+                )
             )
     return Board(
         name=name,
@@ -221,27 +227,33 @@ _RawCell = tuple[str, int, int, bool, float]  # id, row, col, up, left x
 
 def _read_rows(rows: list[Any]) -> list[_RawCell]:
     if not rows:
-        raise BoardError("board: 'rows' is empty")
+        raise BoardError(Said("board: 'rows' is empty"))
     cells: list[_RawCell] = []
     seen: set[str] = set()
     for r, row in enumerate(rows):
         where = f"row {r}"
         if not isinstance(row, dict) or set(row) != {"x0", "first", "cells"}:
-            raise BoardError(f"{where}: expected an object with x0, first, cells")
+            raise BoardError(Said("{where}: expected an object with x0, first, cells", where=where))
         x0 = _require(row, "x0", (int, float), where)
         if not math.isfinite(x0) or (2 * x0) != int(2 * x0):
-            raise BoardError(f"{where}: x0 must be a multiple of 0.5")
+            raise BoardError(Said("{where}: x0 must be a multiple of 0.5", where=where))
         first = row["first"]
         if first not in ("up", "down"):
-            raise BoardError(f"{where}: first must be 'up' or 'down'")
+            raise BoardError(Said("{where}: first must be 'up' or 'down'", where=where))
         ids = _require(row, "cells", list, where)
         if not ids:
-            raise BoardError(f"{where}: no cells")
+            raise BoardError(Said("{where}: no cells", where=where))
         for c, cell_id in enumerate(ids):
             if not isinstance(cell_id, str) or not _CELL_ID.match(cell_id):
-                raise BoardError(f"{where}: bad cell id {cell_id!r} (expected like '14n')")
+                raise BoardError(
+                    Said(
+                        "{where}: bad cell id {cell_id!r} (expected like '14n')",
+                        where=where,
+                        cell_id=cell_id,
+                    )
+                )
             if cell_id in seen:
-                raise BoardError(f"cell {cell_id} appears twice")
+                raise BoardError(Said("cell {cell_id} appears twice", cell_id=cell_id))
             seen.add(cell_id)
             up = (first == "up") == (c % 2 == 0)
             cells.append((cell_id, r, c, up, float(x0) + 0.5 * c))
@@ -267,7 +279,11 @@ def _twins(numbers: Sequence[int]) -> tuple[int, ...]:
     for number, group in by_number.items():
         if len(group) != 2:
             raise BoardError(
-                f"number {number} is on {len(group)} cells; each number needs exactly 2"
+                Said(
+                    "number {number} is on {count} cells; each number needs exactly 2",
+                    number=number,
+                    count=len(group),
+                )
             )
         twin[group[0]], twin[group[1]] = group[1], group[0]
     return tuple(twin)
@@ -290,7 +306,13 @@ def _neighbours(cells: Sequence[_RawCell]) -> tuple[int, ...]:
         corners = _integer_corners(raw)
         if any(sum(corner) % 2 != grid for corner in corners):
             # Cells on one triangular grid either share whole edges or do not touch.
-            raise BoardError(f"cell {raw[0]} is off the triangular grid of cell {cells[0][0]}")
+            raise BoardError(
+                Said(
+                    "cell {raw} is off the triangular grid of cell {cells}",
+                    raw=raw[0],
+                    cells=cells[0][0],
+                )
+            )
         for edge in range(3):
             edges[(corners[edge], corners[(edge + 1) % 3])] = (cell, edge)
     neighbour = [-1] * (6 * len(cells))
@@ -304,7 +326,9 @@ def _neighbours(cells: Sequence[_RawCell]) -> tuple[int, ...]:
         neighbour[cell * 6 + 2 * edge + 1] = other * 6 + 2 * other_edge
     for flat, across_flat in enumerate(neighbour):
         if across_flat >= 0 and neighbour[across_flat] != flat:
-            raise BoardError(f"neighbour table is not its own inverse at point {flat}")
+            raise BoardError(
+                Said("neighbour table is not its own inverse at point {flat}", flat=flat)
+            )
     return tuple(neighbour)
 
 
@@ -312,16 +336,16 @@ def _read_sectors(sectors: list[Any], index: Mapping[str, int]) -> tuple[int, ..
     sector = [-1] * len(index)
     for s, members in enumerate(sectors):
         if not isinstance(members, list) or not members:
-            raise BoardError(f"sector {s}: expected a non-empty list of cell ids")
+            raise BoardError(Said("sector {s}: expected a non-empty list of cell ids", s=s))
         for cell_id in members:
             if cell_id not in index:
-                raise BoardError(f"sector {s}: unknown cell {cell_id!r}")
+                raise BoardError(Said("sector {s}: unknown cell {cell_id!r}", s=s, cell_id=cell_id))
             if sector[index[cell_id]] >= 0:
-                raise BoardError(f"cell {cell_id} is in two sectors")
+                raise BoardError(Said("cell {cell_id} is in two sectors", cell_id=cell_id))
             sector[index[cell_id]] = s
     missing = [cell_id for cell_id, cell in index.items() if sector[cell] < 0]
     if missing:
-        raise BoardError(f"cells in no sector: {', '.join(missing)}")
+        raise BoardError(Said("cells in no sector: {names}", names=", ".join(missing)))
     return tuple(sector)
 
 
@@ -335,7 +359,9 @@ def _read_point(value: Any, index: Mapping[str, int], where: str) -> int:
         and 0 <= value[1] <= 5
     )
     if not ok:
-        raise BoardError(f"{where}: expected [cell id, point 0-5], got {value!r}")
+        raise BoardError(
+            Said("{where}: expected [cell id, point 0-5], got {value!r}", where=where, value=value)
+        )
     return int(index[value[0]] * 6 + value[1])
 
 
@@ -350,18 +376,34 @@ def _read_devils(
     for d, devil in enumerate(devils):
         where = f"devil {d}"
         if not isinstance(devil, dict) or set(devil) != {"name", "body", "tail"}:
-            raise BoardError(f"{where}: expected an object with name, body, tail")
+            raise BoardError(Said("{where}: expected an object with name, body, tail", where=where))
         name = _require(devil, "name", str, where)
         if not name or name in names:
-            raise BoardError(f"{where}: name {name!r} is empty or repeated")
+            raise BoardError(
+                Said("{where}: name {name!r} is empty or repeated", where=where, name=name)
+            )
         names.append(name)
         for role, store, value in ((BODY, body, devil["body"]), (TAIL_END, tail, devil["tail"])):
             label = "body" if role == BODY else "tail end"
             flat = _read_point(value, index, f"devil {name} {label}")
             if neighbour[flat] >= 0:
-                raise BoardError(f"devil {name}: {label} {value!r} is not on the boundary")
+                raise BoardError(
+                    Said(
+                        "devil {name}: {label} {value!r} is not on the boundary",
+                        name=name,
+                        label=label,
+                        value=value,
+                    )
+                )
             if end_kind[flat]:
-                raise BoardError(f"devil {name}: {label} {value!r} is already used")
+                raise BoardError(
+                    Said(
+                        "devil {name}: {label} {value!r} is already used",
+                        name=name,
+                        label=label,
+                        value=value,
+                    )
+                )
             end_kind[flat] = role
             end_devil[flat] = d
             store.append(flat)
@@ -369,7 +411,14 @@ def _read_devils(
     if bare:
         cell, point = divmod(bare[0], 6)
         cell_id = next(k for k, v in index.items() if v == cell)
-        raise BoardError(f"{len(bare)} boundary points have no devil, e.g. {cell_id} point {point}")
+        raise BoardError(
+            Said(
+                "{count} boundary points have no devil, e.g. {cell_id} point {point}",
+                count=len(bare),
+                cell_id=cell_id,
+                point=point,
+            )
+        )
     return tuple(names), tuple(body), tuple(tail), tuple(end_kind), tuple(end_devil)
 
 
@@ -377,32 +426,54 @@ def _read_sides(
     sides: dict[str, Any], devils: Sequence[str]
 ) -> tuple[dict[int, tuple[tuple[int, ...], ...]], dict[int, tuple[int, ...]]]:
     if not sides:
-        raise BoardError("board: 'sides' is empty")
+        raise BoardError(Said("board: 'sides' is empty"))
     expected = {"2": 2, "3": 3, "4": 2}
     by_players: dict[int, tuple[tuple[int, ...], ...]] = {}
     devil_side: dict[int, tuple[int, ...]] = {}
     for key, groups in sides.items():
         if key not in expected:
-            raise BoardError(f"sides: unknown player count {key!r} (2, 3 or 4)")
+            raise BoardError(Said("sides: unknown player count {key!r} (2, 3 or 4)", key=key))
         if not isinstance(groups, list) or len(groups) != expected[key]:
-            raise BoardError(f"sides {key}: expected {expected[key]} lists of devil names")
+            raise BoardError(
+                Said(
+                    "sides {key}: expected {expected} lists of devil names",
+                    key=key,
+                    expected=expected[key],
+                )
+            )
         owner = [-1] * len(devils)
         result: list[tuple[int, ...]] = []
         for s, group in enumerate(groups):
             if not isinstance(group, list) or not group:
-                raise BoardError(f"sides {key}: side {s} must be a non-empty list of devil names")
+                raise BoardError(
+                    Said(
+                        "sides {key}: side {s} must be a non-empty list of devil names",
+                        key=key,
+                        s=s,
+                    )
+                )
             members: list[int] = []
             for name in group:
                 if name not in devils:
-                    raise BoardError(f"sides {key}: unknown devil {name!r}")
+                    raise BoardError(
+                        Said("sides {key}: unknown devil {name!r}", key=key, name=name)
+                    )
                 d = devils.index(name)
                 if owner[d] >= 0:
-                    raise BoardError(f"sides {key}: devil {name} is on two sides")
+                    raise BoardError(
+                        Said("sides {key}: devil {name} is on two sides", key=key, name=name)
+                    )
                 owner[d] = s
                 members.append(d)
             result.append(tuple(members))
         if -1 in owner:
-            raise BoardError(f"sides {key}: devil {devils[owner.index(-1)]} has no side")
+            raise BoardError(
+                Said(
+                    "sides {key}: devil {devils} has no side",
+                    key=key,
+                    devils=devils[owner.index(-1)],
+                )
+            )
         by_players[int(key)] = tuple(result)
         devil_side[int(key)] = tuple(owner)
     return by_players, devil_side
@@ -436,7 +507,9 @@ def board_file(ref: str | None) -> Path:
             return Path(str(packaged))
     path = Path(name).expanduser()
     if not path.is_file():
-        raise BoardError(f"no board named {name!r} and no board file at {path}")
+        raise BoardError(
+            Said("no board named {name!r} and no board file at {path}", name=name, path=path)
+        )
     return path
 
 
@@ -454,11 +527,13 @@ def _load_cached(path: str, mtime_ns: int) -> Board:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BoardError(f"cannot read board file {path}: {error}") from None
+        raise BoardError(
+            Said("cannot read board file {path}: {error}", path=path, error=error)
+        ) from None
     try:
         return Board.from_data(data)
     except BoardError as error:
-        raise BoardError(f"board file {path}: {error}") from None
+        raise BoardError(Said("board file {path}: {error}", path=path, error=error)) from None
 
 
 def layout(board: Board) -> dict[str, Any]:

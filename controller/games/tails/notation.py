@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..base import Said
 from .cards import SYMMETRIC
 
 _PLACE = re.compile(r"^(?P<cell>[^:\s]+)\s*:\s*(?P<kind>[A-Za-z])(?P<rotation>[0-9]?)$")
@@ -25,7 +26,12 @@ def parse_move(text: str) -> dict[str, Any]:
         return {"type": "pass"}
     match = _PLACE.match(stripped)
     if match is None:
-        raise NotationError(f"cannot read {stripped!r}: expected a placement like 14n:E2, or pass")
+        raise NotationError(
+            Said(
+                "cannot read {stripped!r}: expected a placement like 14n:E2, or pass",
+                stripped=stripped,
+            )
+        )
     action: dict[str, Any] = {
         "type": "place",
         "cell": match.group("cell"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Refused
+from ..base import Refused, Said, said_of
 from .notation import NotationError, parse_move
 from .rules import TailsRules, TailsState, game_view
 
@@ -22,7 +22,7 @@ class RecordError(ValueError):
     """A record that cannot be scored: ``line`` (1-based) and ``reason``."""
 
     def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}")
+        super().__init__(Said("line {line}: {reason}", line=line, reason=reason))
         self.line = line
         self.reason = reason
 
@@ -43,26 +43,31 @@ def read_record(text: str, board: str | None = None) -> TailsState:
         try:
             state = rules.apply(state, parse_move(line))
         except (NotationError, Refused) as error:
-            reason = error.reason if isinstance(error, Refused) else str(error)
-            raise RecordError(number, reason) from None
+            raise RecordError(number, said_of(error)) from None
     if state is None:
-        raise RecordError(max(last_line, 1), "empty record: the first line must be 'players: N'")
+        raise RecordError(
+            max(last_line, 1), Said("empty record: the first line must be 'players: N'")
+        )
     return state
 
 
 def _start(rules: TailsRules, line: str, number: int, board: str | None) -> TailsState:
     match = _PLAYERS.match(line)
     if match is None:
-        raise RecordError(number, f"expected 'players: 2', '3' or '4' first, not {line!r}")
+        raise RecordError(
+            number, Said("expected 'players: 2', '3' or '4' first, not {line!r}", line=line)
+        )
     if not match.group(1).isdigit():
-        raise RecordError(number, f"players must be 2, 3 or 4, not {match.group(1)!r}")
+        raise RecordError(
+            number, Said("players must be 2, 3 or 4, not {players!r}", players=match.group(1))
+        )
     options: dict[str, Any] = {"players": int(match.group(1))}
     if board is not None:
         options["board"] = board
     try:
         return rules.setup(options)
     except Refused as error:
-        raise RecordError(number, error.reason) from None
+        raise RecordError(number, said_of(error)) from None
 
 
 def score_record(text: str, board: str | None = None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..base import Action, Refused, Viewer, refusal_by_applying
+from ..base import Action, Refused, Viewer, refusal_by_applying, said_of
 from .board import Board, BoardError, load_board
 from .cards import KIND_INDEX, KINDS, SYMMETRIC, code_of, kind_of, rotation_of, rotations
 from .notation import format_move
@@ -188,7 +188,7 @@ class TailsRules:
         try:
             board = load_board(ref)
         except BoardError as error:
-            raise Refused(str(error), "bad-board") from None
+            raise Refused(said_of(error), "bad-board") from None
         players = options.get("players", 2)
         if type(players) is not int or players not in board.player_counts:
             counts = ", ".join(map(str, board.player_counts))

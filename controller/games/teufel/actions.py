@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..base import Refused, Said
+from ..base import Refused, Said, said_of
 from . import flow
 from . import knowledge as kn
 from .board import DEVIL_FACE, NEIGHBOURS, name, names, parse
@@ -56,16 +56,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 """Which action types answer each kind of pending decision."""
 
 TURN_WORDS = {
-    "step": "move",
-    "exchange": "exchange two cards",
-    "pick_up": "shuffle",
-    "pass": "pass (nothing else is possible)",
+    "step": Said("move"),
+    "exchange": Said("exchange two cards"),
+    "pick_up": Said("shuffle"),
+    "pass": Said("pass (nothing else is possible)"),
 }
 
 TOWER_WORDS = {
-    "peek": "peek at a face-down card",
-    "return_devil": "put the devil back on the face",
-    "done": "done",
+    "peek": Said("peek at a face-down card"),
+    "return_devil": Said("put the devil back on the face"),
+    "done": Said("done"),
 }
 
 MAX_PICK = 4
@@ -92,34 +92,46 @@ def _cannot_pass(who: str) -> Said:
     )
 
 
-def prompt(state: State) -> str:
+def prompt(state: State) -> Said:
     """One sentence: what the game waits for."""
     d = state.pending
     who = state.players[d.player].colour if d.player is not None else ""
     where = name(d.square) if d.square is not None else ""
+    if d.kind in ("turn", "tower"):
+        words = TURN_WORDS if d.kind == "turn" else TOWER_WORDS
+        choices = [words[kind] for kind in legal_types(state)]
+        template = (
+            "{who}'s turn: {choices}" if d.kind == "turn" else "{who} is on a tower: {choices}"
+        )
+        english = template.format(who=who, choices=flow.listing(choices, "or"))
+        return Said(template, english, who=who, choices=choices)
     if d.kind == "place":
-        return f"{who} places their sled"
-    if d.kind == "turn":
-        options = [TURN_WORDS[kind] for kind in legal_types(state)]
-        return f"{who}'s turn: {flow.listing(options, 'or')}"
+        return Said("{who} places their sled", who=who)
     if d.kind == "move":
-        return f"{who} is moving: step on or end the move"
+        return Said("{who} is moving: step on or end the move", who=who)
     if d.kind == "pass_or_flip":
-        return f"{who} is on the face-down card on {where}: pass over it or flip it"
+        return Said(
+            "{who} is on the face-down card on {square}: pass over it or flip it",
+            who=who,
+            square=where,
+        )
     if d.kind == "reveal":
-        return f"enter the card flipped on {where}"
+        return Said("enter the card flipped on {square}", square=where)
     if d.kind == "take_devil":
-        return f"{who} takes a devil from another player: choose whom"
+        return Said("{who} takes a devil from another player: choose whom", who=who)
     if d.kind == "give_up":
-        return f"devil, devil: {who} chooses {d.number} letters to give up"
-    if d.kind == "tower":
-        options = [TOWER_WORDS[kind] for kind in legal_types(state)]
-        return f"{who} is on a tower: {flow.listing(options, 'or')}"
+        return Said("devil, devil: {who} chooses {n} letters to give up", who=who, n=d.number)
     if d.kind == "shuffle":
-        return f"{who} is shuffling ({len(d.hand)} cards in hand): pick up more or lay them down"
+        return Said(
+            "{who} is shuffling ({n} cards in hand): pick up more or lay them down",
+            who=who,
+            n=len(d.hand),
+        )
     if d.kind == "flip_two":
-        return f"{who} has left the board: flip a face-down card ({d.number} to go)"
-    return "the game is over"
+        return Said(
+            "{who} has left the board: flip a face-down card ({n} to go)", who=who, n=d.number
+        )
+    return Said("the game is over")
 
 
 # ----------------------------------------------------------------- apply
@@ -180,7 +192,7 @@ def _square(value: object) -> int:
     try:
         return parse(value)
     except ValueError as error:
-        raise Refused(str(error), "bad-square") from None
+        raise Refused(said_of(error), "bad-square") from None
 
 
 def _mover(state: State) -> int:
@@ -235,7 +247,7 @@ def _reveal(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     try:
         card = parse_card(action["card"], state.colours)
     except ValueError as error:
-        raise Refused(str(error), "bad-card") from None
+        raise Refused(said_of(error), "bad-card") from None
     try:
         knowledge = kn.reveal(state.knowledge, square, card)
     except kn.Impossible:
@@ -246,28 +258,61 @@ def _reveal(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     return flow.revealed(state, card, log)
 
 
-def _why_impossible(state: State, square: int, card: str) -> str:
+def _why_impossible(state: State, square: int, card: str) -> Said:
     """A sentence for a flip that contradicts what has been seen."""
-    what = describe(card)
+    what, where = describe(card), name(square)
     if kn.unknown_cards(state.knowledge)[card] == 0:
         up = [s for s, c in enumerate(state.cards) if c == card]
         if is_letter(card):
-            return f"there is no second {what}: it is face up on {name(up[0])}"
-        return f"all {len(up)} {card} cards are already face up ({', '.join(names(up))})"
+            return Said(
+                "there is no second {card}: it is face up on {square}",
+                f"there is no second {what}: it is face up on {name(up[0])}",
+                card=card,
+                square=name(up[0]),
+            )
+        return Said(
+            "all {n} {card} cards are already face up ({squares})",
+            n=len(up),
+            card=card,
+            squares=", ".join(names(up)),
+        )
     here = [group for group in state.knowledge.groups if square in group]
     if here:
-        options = sorted(describe(c) for c in kn.possible(state.knowledge, square))
-        could = flow.listing(options, "or") if len(options) <= 6 else "something else"
-        return (
-            f"{what} cannot be on {name(square)}: that card was shuffled face down onto "
-            f"{', '.join(names(here[0]))} and is {could}"
+        options = sorted(kn.possible(state.knowledge, square), key=describe)
+        if len(options) > 6:
+            return Said(
+                "{card} cannot be on {square}: that card was shuffled face down onto "
+                "{squares} and is something else",
+                f"{what} cannot be on {where}: that card was shuffled face down onto "
+                f"{', '.join(names(here[0]))} and is something else",
+                card=card,
+                square=where,
+                squares=", ".join(names(here[0])),
+            )
+        return Said(
+            "{card} cannot be on {square}: that card was shuffled face down onto "
+            "{squares} and is one of {cards}",
+            f"{what} cannot be on {where}: that card was shuffled face down onto "
+            f"{', '.join(names(here[0]))} and is "
+            + flow.listing(sorted(map(describe, options)), "or"),
+            card=card,
+            square=where,
+            squares=", ".join(names(here[0])),
+            cards=options,
         )
     laid = "; ".join(", ".join(names(g)) for g in kn.groups_with(state.knowledge, card))
-    if is_letter(card):
-        return f"{what} cannot be on {name(square)}: it was shuffled face down onto {laid}"
-    return (
-        f"{what} cannot be on {name(square)}: every {card} not face up was shuffled "
-        f"face down onto {laid}"
+    return Said(
+        "{card} cannot be on {square}: every such card not face up was shuffled face down "
+        "onto {squares}",
+        f"{what} cannot be on {where}: "
+        + (
+            f"it was shuffled face down onto {laid}"
+            if is_letter(card)
+            else f"every {card} not face up was shuffled face down onto {laid}"
+        ),
+        card=card,
+        square=where,
+        squares=laid,
     )
 
 
@@ -367,17 +412,28 @@ def _exchange(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     return flow.end_turn(state, log)
 
 
-def _why_not_exchangeable(state: State, mover: int, square: int) -> str:
+def _why_not_exchangeable(state: State, mover: int, square: int) -> Said:
     card = state.cards[square]
     where = name(square)
     if card is None:
-        return f"there is no card on {where}"
+        return Said("there is no card on {square}", square=where)
     sleds = flow.sleds_on(state, square)
     if sleds:
-        return f"{flow.colours(state, sleds)}'s sled stands on the card on {where}"
-    return (
+        return Said(
+            "{colours}'s sled stands on the card on {square}",
+            f"{flow.colours(state, sleds)}'s sled stands on the card on {where}",
+            colours=[flow.colour(state, s) for s in sleds],
+            square=where,
+        )
+    who = state.players[mover].colour
+    return Said(
+        "the card on {square} is {card}, face up: only face-down cards and {who}'s own "
+        "face-up letters may be exchanged",
         f"the card on {where} is {describe(card)}, face up: only face-down cards and "
-        f"{state.players[mover].colour}'s own face-up letters may be exchanged"
+        f"{who}'s own face-up letters may be exchanged",
+        square=where,
+        card=card,
+        who=who,
     )
 
 
@@ -459,10 +515,10 @@ def _lay_down(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     return flow.end_turn(state._replace(cards=tuple(cards), knowledge=knowledge), log)
 
 
-def _why_not_layable(state: State, square: int) -> str:
+def _why_not_layable(state: State, square: int) -> Said:
     if square == DEVIL_FACE:
-        return "d4 is the devil face: no card may lie there"
-    return f"{name(square)} already holds a card"
+        return Said("d4 is the devil face: no card may lie there")
+    return Said("{square} already holds a card", square=name(square))
 
 
 def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..base import Said
+
 FILES = "abcdefg"
 SIZE = 7
 SQUARES = SIZE * SIZE
@@ -39,7 +41,9 @@ def parse(text: object) -> int:
         or text[0] not in FILES
         or text[1] not in "1234567"
     ):
-        raise ValueError(f"{text!r} is not a square: use a file a-g and a rank 1-7, like 'c4'")
+        raise ValueError(
+            Said("{text!r} is not a square: use a file a-g and a rank 1-7, like 'c4'", text=text)
+        )
     return FILES.index(text[0]) + (int(text[1]) - 1) * SIZE
 
 

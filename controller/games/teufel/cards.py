@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..base import Said
+
 LETTERS = "ABCDEF"
 DEVIL = "devil"
 TOWER = "tower"
@@ -49,8 +51,13 @@ def parse_card(text: object, colours: tuple[str, ...]) -> str:
         if colour in colours and letter in LETTERS and len(letter) == 1:
             return text
     raise ValueError(
-        f"{text!r} is not a card: use 'devil', 'tower' or a colour and a letter A-F "
-        f"like '{letter_card(colours[0], 'D')}' (colours: {', '.join(colours)})"
+        Said(
+            "{text!r} is not a card: use 'devil', 'tower' or a colour and a letter A-F "
+            "like '{example}' (colours: {names})",
+            text=str(text),
+            example=letter_card(colours[0], "D"),
+            names=", ".join(colours),
+        )
     )
 
 

@@ -7,6 +7,7 @@ the action is legal; nothing here refuses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..base import Said
@@ -44,7 +45,7 @@ def colour(state: State, player: int) -> str:
     return state.players[player].colour
 
 
-def listing(words: list[str], last: str = "and") -> str:
+def listing(words: Sequence[str], last: str = "and") -> str:
     """``"green, purple and white"`` (or with ``last="or"``)."""
     if len(words) <= 1:
         return "".join(words)
@@ -83,19 +84,28 @@ def entry(state: State, mover: int, target: int) -> tuple[Outcome, str]:
         on_face = devils_on_face(state)
         if on_face:
             pegs = "peg is" if on_face == 1 else "pegs are"
-            return "blocked", (
-                f"d4 is the devil face: it opens only when all four devils are on players "
-                f"({on_face} {pegs} still on it)"
+            return "blocked", Said(
+                "d4 is the devil face: it opens only when all four devils are on players "
+                "({n} devil pegs still on it)",
+                "d4 is the devil face: it opens only when all four devils are on players "
+                f"({on_face} {pegs} still on it)",
+                n=on_face,
             )
     others = [i for i, p in enumerate(state.players) if p.square == target and i != mover]
     if others:
         where = name(target)
         if len(others) >= 2:
-            return "blocked", f"{where} holds two sleds ({colours(state, others)})"
+            return "blocked", Said(
+                "{square} holds two sleds ({colours})",
+                f"{where} holds two sleds ({colours(state, others)})",
+                square=where,
+                colours=[colour(state, other) for other in others],
+            )
         if not player.devil:
-            return "blocked", (
-                f"{colour(state, others[0])}'s sled is on {where}: "
-                "only a player holding a devil may enter it"
+            return "blocked", Said(
+                "{other}'s sled is on {square}: only a player holding a devil may enter it",
+                other=colour(state, others[0]),
+                square=where,
             )
     card = state.cards[target]
     if card is None:
@@ -103,9 +113,11 @@ def entry(state: State, mover: int, target: int) -> tuple[Outcome, str]:
     if card == FACE_DOWN:
         return ("choose" if player.devil else "flip"), ""
     if card == TOWER and others:
-        return "blocked", (
-            f"{colour(state, others[0])} stands on a tower on {name(target)}: "
-            "nobody may end a move on them, and a tower ends the move"
+        return "blocked", Said(
+            "{other} stands on a tower on {square}: nobody may end a move on them, and a "
+            "tower ends the move",
+            other=colour(state, others[0]),
+            square=name(target),
         )
     return card_outcome(state, mover, card, bool(others)), ""
 
@@ -125,7 +137,11 @@ def step_targets(state: State) -> dict[int, tuple[Outcome, str]]:
         if target in state.path:
             result[target] = (
                 "blocked",
-                f"{colour(state, state.turn)} has already been on {name(target)} during this move",
+                Said(
+                    "{who} has already been on {square} during this move",
+                    who=colour(state, state.turn),
+                    square=name(target),
+                ),
             )
         else:
             result[target] = entry(state, state.turn, target)

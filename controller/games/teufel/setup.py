@@ -25,16 +25,22 @@ POSITION_KEYS = {"sleds", "face_up", "letters", "devils", "left", "empty"}
 def setup(options: Mapping[str, Any]) -> State:
     """The state after setup; raises :class:`Refused` (``bad-option``) on bad options."""
     if not isinstance(options, Mapping):
-        raise _bad("setup options are a JSON object")
+        raise _bad(Said("setup options are a JSON object"))
     extra = set(options) - OPTIONS
     if extra:
-        raise _bad(f"unknown setup option(s): {', '.join(sorted(extra))}")
+        raise _bad(Said("unknown setup option(s): {names}", names=", ".join(sorted(extra))))
     colours = _colours(options.get("colours", list(DEFAULT_COLOURS)))
     players = _players(options.get("players"), colours)
     vines = _squares(options.get("vines", list(DEFAULT_VINES)), "vines")
     first = options.get("first", players[0])
     if first not in players:
-        raise _bad(f"first must be one of the players ({', '.join(players)}), not {first!r}")
+        raise _bad(
+            Said(
+                "first must be one of the players ({names}), not {first!r}",
+                names=", ".join(players),
+                first=first,
+            )
+        )
     empty = set(vines) | {DEVIL_FACE}
     cards = tuple(None if square in empty else FACE_DOWN for square in range(SQUARES))
     state = State(
@@ -57,26 +63,38 @@ def placement_order(state: State) -> list[int]:
     return [(state.first + offset) % count for offset in range(count)]
 
 
-def placement_problem(state: State, player: int, square: int) -> str | None:
+def placement_problem(state: State, player: int, square: int) -> Said | None:
     """Why ``player`` may not place their sled on ``square`` now (``None``: they may)."""
     where = name(square)
     if square == DEVIL_FACE:
-        return "d4 is the devil face: no sled may start there"
+        return Said("d4 is the devil face: no sled may start there")
     placed = [(i, p.square) for i, p in enumerate(state.players) if p.square is not None]
     for other, at in placed:
         gap = distance(square, at)
         if gap < MIN_GAP:
-            return (
+            return Said(
+                "{square} is only {gap} steps from {other}'s sled on {there}: sleds start "
+                "at least {n} steps apart (three free squares between)",
                 f"{where} is only {gap} step{'s' if gap != 1 else ''} from "
                 f"{state.players[other].colour}'s sled on {name(at)}: sleds start at least "
-                f"{MIN_GAP} steps apart (three free squares between)"
+                f"{MIN_GAP} steps apart (three free squares between)",
+                square=where,
+                gap=gap,
+                other=state.players[other].colour,
+                there=name(at),
+                n=MIN_GAP,
             )
     later = [i for i in placement_order(state) if state.players[i].square is None and i != player]
     taken = frozenset([at for _, at in placed] + [square])
     if later and not can_fit(taken, len(later)):
-        return (
+        return Said(
+            "a sled on {square} would leave no room for {colours}: every sled needs {n} "
+            "steps between it and the others",
             f"a sled on {where} would leave no room for {flow.colours(state, later)}: "
-            f"every sled needs {MIN_GAP} steps between it and the others"
+            f"every sled needs {MIN_GAP} steps between it and the others",
+            square=where,
+            colours=[state.players[i].colour for i in later],
+            n=MIN_GAP,
         )
     return None
 
@@ -134,7 +152,7 @@ def _bad(reason: str) -> Refused:
 
 def _colours(value: object) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != len(DEFAULT_COLOURS):
-        raise _bad("colours: give exactly six colour names (there are letter cards for six)")
+        raise _bad(Said("colours: give exactly six colour names (there are letter cards for six)"))
     for colour in value:
         if (
             not isinstance(colour, str)
@@ -144,63 +162,78 @@ def _colours(value: object) -> tuple[str, ...]:
             or any(ch.isspace() for ch in colour)
             or colour in ("devil", "tower")
         ):
-            raise _bad(f"colours: {colour!r} is not a usable name (a short word without '-')")
+            raise _bad(
+                Said(
+                    "colours: {colour!r} is not a usable name (a short word without '-')",
+                    colour=colour,
+                )
+            )
         try:
             clean_text(colour, field="colour", max_len=20)  # the one free-text policy
         except TextRefused as refused:
-            raise _bad(f"colours: {refused}") from None
+            raise _bad(Said("colours: {reason}", reason=refused.said)) from None
     if len(set(value)) != len(value):
-        raise _bad("colours: the six names must differ")
+        raise _bad(Said("colours: the six names must differ"))
     return tuple(value)
 
 
 def _players(value: object, colours: tuple[str, ...]) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= 6:
-        raise _bad("players: give 2 to 6 colours in seat order (clockwise)")
+        raise _bad(Said("players: give 2 to 6 colours in seat order (clockwise)"))
     for colour in value:
         if colour not in colours:
-            raise _bad(f"players: {colour!r} is not one of the colours ({', '.join(colours)})")
+            raise _bad(
+                Said(
+                    "players: {colour!r} is not one of the colours ({names})",
+                    colour=colour,
+                    names=", ".join(colours),
+                )
+            )
     if len(set(value)) != len(value):
-        raise _bad("players: each player needs a different colour")
+        raise _bad(Said("players: each player needs a different colour"))
     return tuple(value)
 
 
 def _squares(value: object, what: str) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != 6:
-        raise _bad(f"{what}: give exactly six squares (42 cards fill the other 42)")
+        raise _bad(Said("{what}: give exactly six squares (42 cards fill the other 42)", what=what))
     try:
         squares = tuple(parse(text) for text in value)
     except ValueError as error:
-        raise _bad(f"{what}: {error}") from None
+        raise _bad(Said("{what}: {error}", what=what, error=error)) from None
     if DEVIL_FACE in squares:
-        raise _bad(f"{what}: d4 is the devil face, it never holds a card anyway")
+        raise _bad(Said("{what}: d4 is the devil face, it never holds a card anyway", what=what))
     if len(set(squares)) != len(squares):
-        raise _bad(f"{what}: the six squares must differ")
+        raise _bad(Said("{what}: the six squares must differ", what=what))
     return squares
 
 
 def _position(state: State, value: object) -> State:
     """Start from a game already under way (see docs/rules-teufel.md, "Position")."""
     if not isinstance(value, Mapping):
-        raise _bad("position: a JSON object with sleds, face_up, letters, devils, left, empty")
+        raise _bad(
+            Said("position: a JSON object with sleds, face_up, letters, devils, left, empty")
+        )
     extra = set(value) - POSITION_KEYS
     if extra:
-        raise _bad(f"position: unknown key(s): {', '.join(sorted(extra))}")
+        raise _bad(Said("position: unknown key(s): {names}", names=", ".join(sorted(extra))))
     index = {p.colour: i for i, p in enumerate(state.players)}
 
     def player_of(colour: object, what: str) -> int:
         if not isinstance(colour, str) or colour not in index:
-            raise _bad(f"position: {what}: {colour!r} is not playing")
+            raise _bad(
+                Said("position: {what}: {colour!r} is not playing", what=what, colour=colour)
+            )
         return index[str(colour)]
 
     left = [player_of(c, "left") for c in _list(value.get("left", []), "left")]
     devils = {player_of(c, "devils") for c in _list(value.get("devils", []), "devils")}
     if len(devils) > DEVIL_PEGS or devils & set(left):
-        raise _bad("position: devils: at most four holders, none of them off the board")
+        raise _bad(Said("position: devils: at most four holders, none of them off the board"))
     letters: dict[int, frozenset[str]] = {i: frozenset(LETTERS) for i in left}
     raw_letters = value.get("letters", {})
     if not isinstance(raw_letters, Mapping):
-        raise _bad('position: letters: an object like {"blue": ["A", "C"]}')
+        raise _bad(Said('position: letters: an object like {{"blue": ["A", "C"]}}'))
     for colour, held in raw_letters.items():
         who = player_of(colour, "letters")
         items = _list(held, f"letters of {colour}")
@@ -209,41 +242,58 @@ def _position(state: State, value: object) -> State:
             or not set(items) <= set(LETTERS)
             or len(set(items)) != len(items)
         ):
-            raise _bad(f"position: letters of {colour}: distinct letters among A-F")
+            raise _bad(
+                Said("position: letters of {colour}: distinct letters among A-F", colour=colour)
+            )
         if who in left and set(items) != set(LETTERS):
-            raise _bad(f"position: {colour} has left the board, so holds all six letters")
+            raise _bad(
+                Said(
+                    "position: {colour} has left the board, so holds all six letters", colour=colour
+                )
+            )
         letters[who] = frozenset(items)
     sleds = value.get("sleds", {})
     if not isinstance(sleds, Mapping):
-        raise _bad('position: sleds: an object like {"blue": "c3"}')
+        raise _bad(Said('position: sleds: an object like {{"blue": "c3"}}'))
     squares: dict[int, int] = {}
     for colour, text in sleds.items():
         who = player_of(colour, "sleds")
         if who in left:
-            raise _bad(f"position: {colour} has left the board and has no sled on it")
+            raise _bad(
+                Said("position: {colour} has left the board and has no sled on it", colour=colour)
+            )
         try:
             squares[who] = parse(text)
         except ValueError as error:
-            raise _bad(f"position: sled of {colour}: {error}") from None
+            raise _bad(
+                Said("position: sled of {colour}: {error}", colour=colour, error=error)
+            ) from None
     missing = [
         state.players[i].colour
         for i in range(len(state.players))
         if i not in squares and i not in left
     ]
     if missing:
-        raise _bad(f"position: sleds: place {', '.join(missing)} (or list them as left)")
+        raise _bad(
+            Said("position: sleds: place {names} (or list them as left)", names=", ".join(missing))
+        )
     crowded = [sq for sq, n in Counter(squares.values()).items() if n > 2]
     if crowded:
-        raise _bad(f"position: sleds: at most two sleds per square ({names(crowded)[0]})")
+        raise _bad(
+            Said("position: sleds: at most two sleds per square ({value})", value=names(crowded)[0])
+        )
     if DEVIL_FACE in squares.values() and len(devils) < DEVIL_PEGS:
-        raise _bad("position: sleds: d4 is closed while devil pegs are on the face")
+        raise _bad(Said("position: sleds: d4 is closed while devil pegs are on the face"))
     if len(squares) < 2:
-        raise _bad("position: at least two sleds must still be on the board")
+        raise _bad(Said("position: at least two sleds must still be on the board"))
     for who in squares:
         if len(letters.get(who, ())) == len(LETTERS) and who not in devils:
             raise _bad(
-                f"position: {state.players[who].colour} holds all six letters and no devil, "
-                "so has left the board: list them under left"
+                Said(
+                    "position: {colour} holds all six letters and no devil, so has left the "
+                    "board: list them under left",
+                    colour=state.players[who].colour,
+                )
             )
     empty = (
         set(_squares(value["empty"], "position: empty")) if "empty" in value else set(state.vines)
@@ -252,24 +302,26 @@ def _position(state: State, value: object) -> State:
     cards: list[str | None] = [None if s in empty else FACE_DOWN for s in range(SQUARES)]
     up = value.get("face_up", {})
     if not isinstance(up, Mapping):
-        raise _bad('position: face_up: an object like {"c4": "blue-A"}')
+        raise _bad(Said('position: face_up: an object like {{"c4": "blue-A"}}'))
     shown: Counter[str] = Counter()
     for text, card_text in up.items():
         try:
             square = parse(text)
             card = parse_card(card_text, state.colours)
         except ValueError as error:
-            raise _bad(f"position: face_up: {error}") from None
+            raise _bad(Said("position: face_up: {error}", error=error)) from None
         if cards[square] is None:
-            raise _bad(f"position: face_up: {text} holds no card")
+            raise _bad(Said("position: face_up: {text} holds no card", text=text))
         cards[square] = card
         shown[card] += 1
     full = deck(state.colours)
     too_many = [card for card, n in shown.items() if n > full[card]]
     if too_many:
-        raise _bad(f"position: face_up: more {too_many[0]} cards than the game has")
+        raise _bad(
+            Said("position: face_up: more {too_many} cards than the game has", too_many=too_many[0])
+        )
     if FACE_DOWN not in cards:
-        raise _bad("position: at least one card must still be face down")
+        raise _bad(Said("position: at least one card must still be face down"))
     players = tuple(
         Player(
             p.colour,
@@ -298,5 +350,5 @@ def _position(state: State, value: object) -> State:
 
 def _list(value: object, what: str) -> list[Any]:
     if not isinstance(value, (list, tuple)):
-        raise _bad(f"position: {what}: a list")
+        raise _bad(Said("position: {what}: a list", what=what))
     return list(value)

@@ -172,6 +172,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "pending": pending,
         "reachable": reachable(state),
         "blocked": blocked_steps(state),
+        "blocked_said": {square: _said(why) for square, why in blocked_steps(state).items()},
         "odds": {p.colour: _floats(_odds(state, chances, p.colour)) for p in players if not p.left},
         "face_down": sum(card == FACE_DOWN for card in state.cards),
         "peeks": [{"player": players[p].colour, "square": name(s)} for p, s in state.peeks],
@@ -188,6 +189,11 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     if viewer == "referee":
         picture["legal"] = legal
     return picture
+
+
+def _said(text: str) -> dict[str, Any]:
+    """A sentence for a page to make in its language (``{"template", "params"}``)."""
+    return text.as_dict() if isinstance(text, Said) else {"template": text, "params": {}}
 
 
 def _square(state: State, square: int) -> dict[str, Any]:

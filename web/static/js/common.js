@@ -22,7 +22,20 @@ export function t(key, values = {}) {
  * language; its English `reason`/`text` when it has no template. */
 export function said(x) {
   if (!x) return "";
-  return x.template ? t(x.template, x.params || {}) : (x.reason || x.text || "");
+  if (typeof x === "string") return x;
+  if (!x.template) return x.reason || x.text || "";
+  const params = {}; // a param that is a sentence itself ({template, params}) is made too
+  for (const [name, value] of Object.entries(x.params || {})) {
+    const made = Array.isArray(value) ? value.map(sentenceOf) : sentenceOf(value);
+    params[name] = name === "choices" && Array.isArray(made) ? orList.format(made.map(String)) : made;
+  }
+  return t(x.template, params);
+}
+
+const orList = new Intl.ListFormat(boot.lang || "en", { type: "disjunction" });
+
+function sentenceOf(value) {
+  return value && typeof value === "object" && value.template ? said(value) : value;
 }
 
 const CLDR_ORDER = ["zero", "one", "two", "few", "many", "other"];
@@ -35,8 +48,12 @@ function pluralIndex(n) {
   return Math.max(0, pluralOrder.indexOf(pluralRules.select(n)));
 }
 
-/** A value as the page's language writes it: fractions with its decimal sign (0,5). */
+const listFormat = new Intl.ListFormat(boot.lang || "en");
+
+/** A value as the page's language writes it: fractions with its decimal sign (0,5), lists
+ * with its words ("a, b und c"). */
 function shown(value) {
+  if (Array.isArray(value)) return listFormat.format(value.map(shown));
   return typeof value === "number" && !Number.isInteger(value) ? numberFormat.format(value) : String(value);
 }
 

@@ -4,6 +4,7 @@
 // Every square is a <g data-square data-card data-sleds> so tests and taps can find it.
 import { svgEl, t } from "../common.js";
 import { cardName, colourCss, colourName, inkOn } from "./teufel-colours.js";
+import { eventText } from "./teufel-words.js";
 
 export const CELL = 48;
 const LEFT = 16; // room for the rank numbers
@@ -175,7 +176,8 @@ export function drawBoard(root, state, opts = {}) {
         svg("path", { d: `M${x + 36} ${y + 12}L${x + 44} ${y + 4}` })));
     }
     g.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, class: "tf-outline" }));
-    const title = squareTitle(square, info, state) + (blocked[square] ? " — " + blocked[square] : "");
+    const why = (state.blocked_said || {})[square];
+    const title = squareTitle(square, info, state) + (why ? " — " + eventText(why, false) : "");
     g.append(svg("title", {}, title));
     parts.push(g);
   }
