@@ -15,6 +15,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from .games.base import Said
 from .journal import APPLICATION_ID, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def backup(journal: Path, target: Path) -> Path:
     """Copy the journal at ``journal`` to ``target`` (written whole, then renamed into
     place: a half-written copy never has the final name). Raises :class:`BackupError`."""
     if not journal.is_file():
-        raise BackupError(f"there is no journal at {journal}")
+        raise BackupError(Said("there is no journal at {journal}", journal=journal))
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     try:
@@ -56,7 +57,9 @@ def backup(journal: Path, target: Path) -> Path:
         os.replace(partial, target)
     except (sqlite3.Error, OSError) as exc:
         partial.unlink(missing_ok=True)
-        raise BackupError(f"the backup to {target} failed: {exc}") from None
+        raise BackupError(
+            Said("the backup to {target} failed: {exc}", target=target, exc=exc)
+        ) from None
     return target
 
 
@@ -68,9 +71,11 @@ def check(path: Path) -> int:
         with open(path, "rb") as file:
             header = file.read(len(SQLITE_HEADER))
     except OSError as exc:
-        raise BackupError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise BackupError(
+            Said("cannot read {path}: {value}", path=path, value=exc.strerror or exc)
+        ) from None
     if header != SQLITE_HEADER:
-        raise BackupError(f"{path} is not a Diablotin journal (not an SQLite file)")
+        raise BackupError(Said("{path} is not a Diablotin journal (not an SQLite file)", path=path))
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -81,15 +86,24 @@ def check(path: Path) -> int:
         finally:
             db.close()
     except sqlite3.Error as exc:
-        raise BackupError(f"{path} is damaged or truncated: {exc}") from None
+        raise BackupError(
+            Said("{path} is damaged or truncated: {exc}", path=path, exc=exc)
+        ) from None
     if problems != ["ok"]:
-        raise BackupError(f"{path} is damaged: {'; '.join(problems[:3])}")
+        raise BackupError(
+            Said("{path} is damaged: {names}", path=path, names="; ".join(problems[:3]))
+        )
     if app not in (0, APPLICATION_ID) or not {"games", "entries"} <= tables:
-        raise BackupError(f"{path} is an SQLite file but not a Diablotin journal")
+        raise BackupError(Said("{path} is an SQLite file but not a Diablotin journal", path=path))
     if version > SCHEMA_VERSION:
         raise BackupError(
-            f"{path} comes from a newer Diablotin (journal schema {version}; this one reads "
-            f"up to {SCHEMA_VERSION}): update diablotin first"
+            Said(
+                "{path} comes from a newer Diablotin (journal schema {version}; this one reads "
+                "up to {newest}): update diablotin first",
+                path=path,
+                version=version,
+                newest=SCHEMA_VERSION,
+            )
         )
     return int(version)
 

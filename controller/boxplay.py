@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .box.base import KEYS, BoxError, BoxFault, LimitRefused
 from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
-from .games.base import Action, Refused, words
+from .games.base import Action, Refused, Said, said_of, words
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
 from .journal import DiskFull
 from .solver_cache import Solvers
@@ -195,7 +195,7 @@ class BoxPlay:
             )
         faults = self.active_faults()
         if faults:
-            raise BoxFault(f"the box has a fault: {faults[0]}; clear it first")
+            raise BoxFault(Said("the box has a fault: {faults}; clear it first", faults=faults[0]))
 
         def fire() -> dict[str, Any]:
             assert self.watch is not None
@@ -220,7 +220,7 @@ class BoxPlay:
         try:
             level = level_name(level) if level is not None else None
         except ValueError as exc:
-            raise Refused(str(exc), "bad-level") from None
+            raise Refused(said_of(exc), "bad-level") from None
         seats = set(self.computer.get(game_id, set()))
         (seats.add if on else seats.discard)(player)
         levels = dict(self.levels.get(game_id, {}))
@@ -388,7 +388,7 @@ class BoxPlay:
             face = svc.toy.face(key)
         except ValueError as exc:  # the toy's die never left: the referee says
             svc.notice(
-                words("the simulated toy cannot show this face ({why}): tap it"), why=str(exc)
+                words("the simulated toy cannot show this face ({why}): tap it"), why=said_of(exc)
             )
             return
         svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
@@ -405,7 +405,7 @@ class BoxPlay:
             self.service.notice(
                 words("{action} not accepted: {reason}"),
                 action=action["type"],
-                reason=refusal.reason,
+                reason=said_of(refusal),
             )
             return False
         except DiskFull:
@@ -497,7 +497,7 @@ class BoxPlay:
         except LimitRefused:  # the coil's minimum gap: press once it has passed
             svc.clock.call_later(0.3, lambda: svc.post(self._computer_move))
         except (Refused, BoxError) as exc:
-            svc.notice(words("computer move refused: {reason}"), reason=str(exc))
+            svc.notice(words("computer move refused: {reason}"), reason=said_of(exc))
 
 
 def box_play(service: Service) -> BoxPlay:
@@ -505,5 +505,5 @@ def box_play(service: Service) -> BoxPlay:
     when the service plays no sauteur on the box."""
     play = service.box_play
     if not isinstance(play, BoxPlay):
-        raise RuntimeError("this service plays no Diable sauteur on the box")
+        raise RuntimeError(Said("this service plays no Diable sauteur on the box"))
     return play

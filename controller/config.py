@@ -22,7 +22,7 @@ import tomli_w
 from . import data
 from .box.base import Limits, LimitsError
 from .games import registry
-from .games.base import Refused
+from .games.base import Refused, Said, said_of
 
 ENV_VAR = "DIABLOTIN_CONFIG"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
@@ -183,29 +183,39 @@ def load_config(path: Path | None) -> Config:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{where}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+        raise ConfigError(
+            Said(
+                "{where}: not UTF-8 text (byte {start}): save it as UTF-8",
+                where=where,
+                start=exc.start,
+            )
+        ) from None
     except FileNotFoundError:
-        raise ConfigError(f"{where}: no such file") from None
+        raise ConfigError(Said("{where}: no such file", where=where)) from None
     except OSError as exc:
-        raise ConfigError(f"{where}: cannot read it ({exc.strerror})") from None
+        raise ConfigError(
+            Said("{where}: cannot read it ({strerror})", where=where, strerror=exc.strerror)
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+        raise ConfigError(Said("{where}: not valid TOML: {exc}", where=where, exc=exc)) from None
     return _from_dict(raw, where, path)
 
 
 def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     def bad(key: str, reason: str) -> ConfigError:
-        return ConfigError(f"{where}: {key}: {reason}")
+        return ConfigError(Said("{where}: {key}: {reason}", where=where, key=key, reason=reason))
 
     for section, values in raw.items():
         if section not in _SCHEMA:
-            raise bad(section, f"unknown section (known: {', '.join(_SCHEMA)})")
+            raise bad(section, Said("unknown section (known: {names})", names=", ".join(_SCHEMA)))
         if not isinstance(values, dict):
-            raise bad(section, "must be a table, e.g. [" + section + "]")
+            raise bad(section, Said("must be a table, e.g. [{section}]", section=section))
         for key, value in values.items():
             known = _SCHEMA[section]
             if key not in known:
-                raise bad(f"{section}.{key}", f"unknown key (known: {', '.join(known)})")
+                raise bad(
+                    f"{section}.{key}", Said("unknown key (known: {names})", names=", ".join(known))
+                )
             expected = known[key]
             if (isinstance(value, bool) and expected is not bool) or not isinstance(
                 value, expected
@@ -215,7 +225,10 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
                     if isinstance(expected, tuple)
                     else expected.__name__
                 )
-                raise bad(f"{section}.{key}", f"expected {names}, got {value!r}")
+                raise bad(
+                    f"{section}.{key}",
+                    Said("expected {names}, got {value!r}", names=names, value=value),
+                )
 
     base = path.parent if path else Path.cwd()
 
@@ -227,36 +240,48 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     box = raw.get("box", {})
     cfg.box.backend = box.get("backend", cfg.box.backend)
     if cfg.box.backend not in BACKENDS:
-        raise bad("box.backend", f"{cfg.box.backend!r} is not one of {', '.join(BACKENDS)}")
+        raise bad(
+            "box.backend",
+            Said(
+                "{backend!r} is not one of {names}",
+                backend=cfg.box.backend,
+                names=", ".join(BACKENDS),
+            ),
+        )
     cfg.box.pin_factory = box.get("pin_factory", cfg.box.pin_factory)
     if cfg.box.pin_factory not in PIN_FACTORIES:
         raise bad(
-            "box.pin_factory", f"{cfg.box.pin_factory!r} is not one of {', '.join(PIN_FACTORIES)}"
+            "box.pin_factory",
+            Said(
+                "{pin_factory!r} is not one of {names}",
+                pin_factory=cfg.box.pin_factory,
+                names=", ".join(PIN_FACTORIES),
+            ),
         )
     if "pins" in box:
         cfg.box.pins = resolve(box["pins"])
         if not cfg.box.pins.is_file():
-            raise bad("box.pins", f"no pin map at {cfg.box.pins}")
+            raise bad("box.pins", Said("no pin map at {pins}", pins=cfg.box.pins))
     cfg.box.serial_port = box.get("serial_port", cfg.box.serial_port)
     cfg.box.seed = box.get("seed", cfg.box.seed)
 
     try:
         cfg.box.limits = Limits.from_settings(raw.get("limits", {}))
     except LimitsError as exc:
-        raise bad(f"limits.{exc.key}", str(exc)) from None
+        raise bad(f"limits.{exc.key}", said_of(exc)) from None
 
     server = raw.get("server", {})
     cfg.server.host = server.get("host", cfg.server.host)
     cfg.server.port = server.get("port", cfg.server.port)
     if not 0 <= cfg.server.port <= 65535:
-        raise bad("server.port", "must be 0-65535")
+        raise bad("server.port", Said("must be 0-65535"))
     cfg.server.referee_pin = server.get("referee_pin", cfg.server.referee_pin)
     pin = cfg.server.referee_pin
     if pin and not (pin.isdigit() and 4 <= len(pin) <= 12):
-        raise bad("server.referee_pin", "must be 4 to 12 digits (or empty to generate one)")
+        raise bad("server.referee_pin", Said("must be 4 to 12 digits (or empty to generate one)"))
     cfg.server.threads = server.get("threads", cfg.server.threads)
     if not 8 <= cfg.server.threads <= 1024:
-        raise bad("server.threads", "must be between 8 and 1024")
+        raise bad("server.threads", Said("must be between 8 and 1024"))
     bounds = {
         "max_streams": (1, 2000),
         "max_streams_per_client": (1, 100),
@@ -267,72 +292,72 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     for key, (low, high) in bounds.items():
         value = server.get(key, getattr(cfg.server, key))
         if not low <= value <= high:
-            raise bad(f"server.{key}", f"must be between {low} and {high}")
+            raise bad(f"server.{key}", Said("must be between {low} and {high}", low=low, high=high))
         setattr(cfg.server, key, type(getattr(cfg.server, key))(value))
     hosts = server.get("allowed_hosts", [])
     if not all(isinstance(h, str) and h and " " not in h for h in hosts):
-        raise bad("server.allowed_hosts", 'a list of host names, e.g. ["diablotin.lan"]')
+        raise bad("server.allowed_hosts", Said('a list of host names, e.g. ["diablotin.lan"]'))
     cfg.server.allowed_hosts = [h.lower() for h in hosts]
 
     if "dir" in raw.get("data", {}):
         cfg.data_dir = resolve(raw["data"]["dir"])
     cfg.daily_backups = raw.get("data", {}).get("backups", cfg.daily_backups)
     if not 0 <= cfg.daily_backups <= 366:
-        raise bad("data.backups", "daily backups kept: a whole number from 0 to 366")
+        raise bad("data.backups", Said("daily backups kept: a whole number from 0 to 366"))
 
     sauteur = raw.get("sauteur", {})
     cfg.sauteur.rule = sauteur.get("rule", cfg.sauteur.rule)
     if cfg.sauteur.rule not in ("A", "B"):
-        raise bad("sauteur.rule", "must be 'A' or 'B'")
+        raise bad("sauteur.rule", Said("must be 'A' or 'B'"))
     cfg.sauteur.rounds = sauteur.get("rounds", cfg.sauteur.rounds)
     faces = sauteur.get("number_faces", cfg.sauteur.number_faces)
     if not faces or not all(
         (isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 99) or f == "devil"
         for f in faces
     ):
-        raise bad("sauteur.number_faces", 'faces are numbers 1-99 or "devil"')
+        raise bad("sauteur.number_faces", Said('faces are numbers 1-99 or "devil"'))
     cfg.sauteur.number_faces = list(faces)
 
     teufel = raw.get("teufel", {})
     for key in ("colours", "vines"):
         value = teufel.get(key, getattr(cfg.teufel, key))
         if not all(isinstance(v, str) for v in value):
-            raise bad(f"teufel.{key}", "must be a list of strings")
+            raise bad(f"teufel.{key}", Said("must be a list of strings"))
         setattr(cfg.teufel, key, list(value))
     if len(cfg.teufel.colours) != 6 or len(set(cfg.teufel.colours)) != 6:
-        raise bad("teufel.colours", "must name six distinct colours")
+        raise bad("teufel.colours", Said("must name six distinct colours"))
 
     tails = raw.get("tails", {})
     if tails.get("board"):
         board = resolve(tails["board"])
         if not board.is_file():
-            raise bad("tails.board", f"no board file at {board}")
+            raise bad("tails.board", Said("no board file at {board}", board=board))
         cfg.tails.board = str(board)
 
     for game in registry.kinds():  # each game's own option parser checks its section
         try:
             game.check_options(game.options(getattr(cfg, game.name, None)))
         except Refused as exc:
-            raise bad(game.name, exc.reason) from None
+            raise bad(game.name, said_of(exc)) from None
 
     camera = raw.get("camera", {})
     kind = camera.get("kind", cfg.camera.kind)
     if kind.partition(":")[0] not in ("none", "simulated", "picamera2", "usb"):
-        raise bad("camera.kind", "must be none, simulated, picamera2 or usb[:N]")
+        raise bad("camera.kind", Said("must be none, simulated, picamera2 or usb[:N]"))
     cfg.camera.kind = kind
     if camera.get("profile"):
         cfg.camera.profile = str(resolve(camera["profile"]))
     cfg.camera.style = camera.get("style", cfg.camera.style)
     if cfg.camera.style not in ("ivory", "ebony", "azure"):
-        raise bad("camera.style", "must be ivory, ebony or azure")
+        raise bad("camera.style", Said("must be ivory, ebony or azure"))
     cfg.camera.read_s = float(camera.get("read_s", cfg.camera.read_s))
     if not 0.2 <= cfg.camera.read_s <= 30:
-        raise bad("camera.read_s", "must be between 0.2 and 30 seconds")
+        raise bad("camera.read_s", Said("must be between 0.2 and 30 seconds"))
     sound = raw.get("sound", {})
     cfg.sound.speak = sound.get("speak", cfg.sound.speak)
     cfg.sound.language = sound.get("language", cfg.sound.language)
     if cfg.sound.language not in ("en", "fr", "de"):
-        raise bad("sound.language", "must be en, fr or de")
+        raise bad("sound.language", Said("must be en, fr or de"))
     return cfg
 
 

@@ -13,6 +13,8 @@ import fcntl
 import os
 from pathlib import Path
 
+from .games.base import Said
+
 LOCK_NAME = "diablotin.lock"
 
 
@@ -37,13 +39,16 @@ class DataDirLock:
             os.close(fd)
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise
-            who = f"pid {holder}" if holder.isdigit() else "its pid is unknown"
+            who = Said("pid {pid}", pid=holder) if holder.isdigit() else Said("its pid is unknown")
             raise DataDirBusy(
                 errno.EWOULDBLOCK,
-                f"another diablotin ({who}) is using the data dir {data_dir}: only one may "
-                "run on it at a time. Stop the other one first (`sudo systemctl stop "
-                "diablotin`, or Ctrl-C in its terminal), or give this one another "
-                "--data-dir",
+                Said(
+                    "another diablotin ({who}) is using the data dir {data_dir}: only one may "
+                    "run on it at a time. Stop the other one first (`sudo systemctl stop "
+                    "diablotin`, or Ctrl-C in its terminal), or give this one another --data-dir",
+                    who=who,
+                    data_dir=data_dir,
+                ),
             ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())

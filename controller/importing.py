@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .games.base import Refused, Rules
+from .games.base import Refused, Rules, said_of
 from .journal import MAX_EXPORT_BYTES, BadExport, Entry, Journal, effective_actions, parse_export
 
 RULES_FAILURES = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
@@ -47,7 +47,7 @@ def check(raw: bytes | Any) -> dict[str, Any]:
     try:
         return parse_export(raw) if isinstance(raw, bytes) else check_export(raw)
     except BadExport as exc:
-        raise Refused(str(exc), "bad-export") from None
+        raise Refused(said_of(exc), "bad-export") from None
 
 
 def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any]:
@@ -60,7 +60,7 @@ def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any
     try:
         state = rules.setup(data["options"])
     except Refused as refusal:
-        raise Refused("options: {reason}", "bad-export", reason=refusal.reason) from None
+        raise Refused("options: {reason}", "bad-export", reason=said_of(refusal)) from None
     except RULES_FAILURES as exc:
         raise Refused(
             "options cannot be set up ({name})", "bad-export", name=type(exc).__name__
@@ -71,7 +71,7 @@ def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any
             state = rules.apply(state, action)
         except Refused as refusal:
             raise Refused(
-                "action {number}: {reason}", "bad-export", number=number, reason=refusal.reason
+                "action {number}: {reason}", "bad-export", number=number, reason=said_of(refusal)
             ) from None
         except RULES_FAILURES as exc:
             raise Refused(
@@ -93,4 +93,4 @@ def store(journal: Journal, data: dict[str, Any], config: Config) -> int:
     try:
         return journal.import_game(data)
     except BadExport as exc:
-        raise Refused(str(exc), "bad-export") from None
+        raise Refused(said_of(exc), "bad-export") from None

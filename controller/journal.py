@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .games.base import Said, said_of
 from .text import NAME_MAX, NOTE_MAX, TITLE_MAX, TextRefused, clean_text
 
 log = logging.getLogger(__name__)
@@ -234,8 +235,13 @@ class Journal:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise JournalError(
-                    f"the journal {self.path} was written by a newer diablotin (schema "
-                    f"{version}; this one reads up to {SCHEMA_VERSION}): update diablotin"
+                    Said(
+                        "the journal {path} was written by a newer diablotin (schema {version}; "
+                        "this one reads up to {newest}): update diablotin",
+                        path=self.path,
+                        version=version,
+                        newest=SCHEMA_VERSION,
+                    )
                 )
             if version < SCHEMA_VERSION and self._file is not None and _has_tables(db):
                 self._back_up_before_migrating(version)
@@ -252,8 +258,12 @@ class Journal:
             if self._file is not None and _damage(exc):
                 raise JournalDamaged(damaged_message(self._file, str(exc))) from None
             if _is_full(exc):
-                raise DiskFull(f"cannot open the journal {self.path}: the disk is full") from None
-            raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+                raise DiskFull(
+                    Said("cannot open the journal {path}: the disk is full", path=self.path)
+                ) from None
+            raise JournalError(
+                Said("cannot open the journal {path}: {exc}", path=self.path, exc=exc)
+            ) from None
         if self._file is not None:
             marker = marker_path(self._file)
             if not marker.exists():
@@ -373,8 +383,10 @@ class Journal:
                         self._disk_full_since = time.time()
                     log.warning("journal write refused: the disk is full (%s)", exc)
                     raise DiskFull(
-                        "the box's disk is full: nothing was recorded; free some space "
-                        "(see docs/install-pi.md, Troubleshooting) and try again"
+                        Said(
+                            "the box's disk is full: nothing was recorded; free some space (see "
+                            "docs/install-pi.md, Troubleshooting) and try again"
+                        )
                     ) from None
                 raise
             if self._disk_full_since is not None:
@@ -411,7 +423,7 @@ class Journal:
     def game(self, game_id: int) -> GameRecord:
         row = self._one(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
         if row is None:
-            raise GameNotFound(f"no game {game_id}")
+            raise GameNotFound(Said("no game {game_id}", game_id=game_id))
         return _record(row)
 
     def games(self, *, finished: bool | None = None) -> list[GameRecord]:
@@ -544,7 +556,7 @@ class Journal:
         try:
             seq = self._write(insert)
         except sqlite3.IntegrityError:
-            raise GameNotFound(f"no game {game_id}") from None
+            raise GameNotFound(Said("no game {game_id}", game_id=game_id)) from None
         self._since_checkpoint += 1
         if self._since_checkpoint >= CHECKPOINT_EVERY:
             self._since_checkpoint = 0
@@ -651,24 +663,35 @@ def parse_export(raw: bytes) -> dict[str, Any]:
     nested too deeply, a number JSON cannot hold (NaN, infinity, 5000 digits), or any
     problem :func:`check_export` finds."""
     if len(raw) > MAX_EXPORT_BYTES:
-        raise BadExport(f"the file is larger than {MAX_EXPORT_BYTES} bytes")
+        raise BadExport(
+            Said(
+                "the file is larger than {limit} bytes",
+                limit=MAX_EXPORT_BYTES,
+            )
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BadExport(f"the file is not UTF-8 text (byte {exc.start})") from None
+        raise BadExport(
+            Said("the file is not UTF-8 text (byte {start})", start=exc.start)
+        ) from None
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
-        raise BadExport("the file is nested too deeply to be an export") from None
+        raise BadExport(Said("the file is nested too deeply to be an export")) from None
     except json.JSONDecodeError as exc:
-        raise BadExport(f"the file is not JSON ({exc.msg}, line {exc.lineno})") from None
+        raise BadExport(
+            Said("the file is not JSON ({msg}, line {lineno})", msg=exc.msg, lineno=exc.lineno)
+        ) from None
     except ValueError as exc:  # NaN/Infinity, an integer of thousands of digits
-        raise BadExport(f"the file holds a number JSON cannot carry ({exc})") from None
+        raise BadExport(
+            Said("the file holds a number JSON cannot carry ({exc})", exc=said_of(exc))
+        ) from None
     return check_export(data)
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite number")
+    raise ValueError(Said("{name} is not a finite number", name=name))
 
 
 def check_export(data: Any) -> dict[str, Any]:
@@ -678,16 +701,22 @@ def check_export(data: Any) -> dict[str, Any]:
     at most ``MAX_DEPTH`` deep; at most ``MAX_ENTRIES`` entries. The rules are not
     consulted: replaying is the caller's check."""
     if not isinstance(data, Mapping):
-        raise BadExport("an export file is a JSON object")
+        raise BadExport(Said("an export file is a JSON object"))
     if data.get("format") != EXPORT_FORMAT:
         shown = data.get("format")
         shown = shown if isinstance(shown, str | int | None) and len(str(shown)) < 40 else "?"
-        raise BadExport(f"format must be {EXPORT_FORMAT!r}, got {shown!r}")
+        raise BadExport(
+            Said(
+                "format must be {form!r}, got {shown!r}",
+                form=EXPORT_FORMAT,
+                shown=shown,
+            )
+        )
     kind = _text(data.get("kind"), "kind", 32)
     title = _text(data.get("title", ""), "title", TITLE_MAX, allow_empty=True)
     options = data.get("options")
     if not isinstance(options, Mapping):
-        raise BadExport("options must be an object")
+        raise BadExport(Said("options must be an object"))
     _plain_json(options, "options")
     created = _number(data.get("created", 0.0), "created")
     finished = data.get("finished")
@@ -697,20 +726,26 @@ def check_export(data: Any) -> dict[str, Any]:
     seats = _seats(data.get("seats"))
     entries = data.get("entries")
     if not isinstance(entries, list):
-        raise BadExport("entries must be a list")
+        raise BadExport(Said("entries must be a list"))
     if len(entries) > MAX_ENTRIES:
-        raise BadExport(f"a game has at most {MAX_ENTRIES} entries, this one {len(entries)}")
+        raise BadExport(
+            Said(
+                "a game has at most {limit} entries, this one {count}",
+                limit=MAX_ENTRIES,
+                count=len(entries),
+            )
+        )
     checked = []
     for i, e in enumerate(entries, 1):
         if not isinstance(e, Mapping) or not isinstance(e.get("action"), Mapping):
-            raise BadExport(f"entry {i}: needs an 'action' object")
+            raise BadExport(Said("entry {i}: needs an 'action' object", i=i))
         undo = e.get("undo", False)
         if not isinstance(undo, bool):
-            raise BadExport(f"entry {i}: undo must be true or false")
+            raise BadExport(Said("entry {i}: undo must be true or false", i=i))
         action = e["action"]
         _plain_json(action, f"entry {i}: action")
         if not undo and not isinstance(action.get("type"), str):
-            raise BadExport(f"entry {i}: an action needs a 'type'")
+            raise BadExport(Said("entry {i}: an action needs a 'type'", i=i))
         at = _number(e.get("at", 0.0), f"entry {i}: at")
         checked.append({"at": at, "undo": undo, "action": dict(action)})
     return {
@@ -732,11 +767,11 @@ def _seats(value: Any) -> list[dict[str, Any]] | None:
     if value is None:
         return None
     if not isinstance(value, list) or len(value) > 8:
-        raise BadExport("seats must be a list of at most 8 seats")
+        raise BadExport(Said("seats must be a list of at most 8 seats"))
     seats = []
     for i, seat in enumerate(value, 1):
         if not isinstance(seat, Mapping):
-            raise BadExport(f"seat {i}: must be an object")
+            raise BadExport(Said("seat {i}: must be an object", i=i))
         name, mark, computer = seat.get("name"), seat.get("mark"), seat.get("computer")
         seats.append(
             {
@@ -756,14 +791,14 @@ def _text(value: Any, field: str, max_len: int, allow_empty: bool = False) -> st
     try:
         return clean_text(value, field=field, max_len=max_len, allow_empty=allow_empty)
     except TextRefused as exc:
-        raise BadExport(str(exc)) from None
+        raise BadExport(said_of(exc)) from None
 
 
 def _number(value: Any, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise BadExport(f"{field} must be a number (seconds since 1970)")
+        raise BadExport(Said("{field} must be a number (seconds since 1970)", field=field))
     if not math.isfinite(value) or abs(value) > 1e12:
-        raise BadExport(f"{field} is not a finite number of seconds")
+        raise BadExport(Said("{field} is not a finite number of seconds", field=field))
     return float(value)
 
 
@@ -775,14 +810,16 @@ def _plain_json(value: Any, where: str) -> None:
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise BadExport(f"{where} is nested more than {MAX_DEPTH} deep")
+            raise BadExport(
+                Said("{where} is nested more than {limit} deep", where=where, limit=MAX_DEPTH)
+            )
         if isinstance(item, str):
             _text(item, path, VALUE_MAX, allow_empty=True)
         elif isinstance(item, bool) or item is None or isinstance(item, int):
             pass
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise BadExport(f"{path} is not a finite number")
+                raise BadExport(Said("{path} is not a finite number", path=path))
         elif isinstance(item, Mapping):
             for key, sub in item.items():
                 _text(key, f"{path} key", VALUE_MAX)
@@ -790,7 +827,13 @@ def _plain_json(value: Any, where: str) -> None:
         elif isinstance(item, list):
             stack.extend((sub, f"{path}[{n}]"[:80], depth + 1) for n, sub in enumerate(item))
         else:
-            raise BadExport(f"{path} holds a value that is not JSON ({type(item).__name__})")
+            raise BadExport(
+                Said(
+                    "{path} holds a value that is not JSON ({kind})",
+                    path=path,
+                    kind=type(item).__name__,
+                )
+            )
 
 
 def _record(row: tuple[Any, ...]) -> GameRecord:
@@ -816,22 +859,30 @@ def _add_column(db: sqlite3.Connection, table: str, column: str, decl: str) -> N
 # -- a journal file's health: damaged, missing, set aside, salvaged ----------------------------
 
 
-def damaged_message(path: Path, detail: str) -> str:
+def damaged_message(path: Path, detail: str) -> Said:
     """What to tell a person whose journal is damaged (one paragraph)."""
-    return (
-        f"the journal {path} is damaged ({detail[:200]}). Restore a copy of the file to {path}; "
+    return Said(
+        "the journal {path} is damaged ({detail}). Restore a copy of the file to {path}; "
         "or save what can still be read with `diablotin export --raw -o FOLDER` (one file per "
         "game, each for `diablotin replay FILE --import`), then start a new journal with "
-        f"{NEW_JOURNAL_HINT} (the damaged file is kept beside it)"
+        "{command} (the damaged file is kept beside it)",
+        path=path,
+        detail=detail[:200],
+        command=NEW_JOURNAL_HINT,
     )
 
 
-def _lost_message(path: Path, what: str) -> str:
+def _lost_message(path: Path, what: Said) -> Said:
     marker = marker_path(path)
-    return (
-        f"the journal {path} {what}, but {marker.name} says a journal existed there: starting "
-        f"now would lose its games. Restore a copy of the file to {path}; or, to start a new "
-        f"empty journal on purpose, run {NEW_JOURNAL_HINT} (or delete {marker})"
+    return Said(
+        "the journal {path} {what}, but {marker} says a journal existed there: starting "
+        "now would lose its games. Restore a copy of the file to {path}; or, to start a new "
+        "empty journal on purpose, run {command} (or delete {marker_path})",
+        path=path,
+        what=what,
+        marker=marker.name,
+        command=NEW_JOURNAL_HINT,
+        marker_path=marker,
     )
 
 
@@ -857,11 +908,11 @@ def _refuse_if_lost(path: Path, *, before_open: bool) -> None:
         return
     if before_open:
         if not path.exists():
-            raise JournalDamaged(_lost_message(path, "is missing"))
+            raise JournalDamaged(_lost_message(path, Said("is missing")))
         return
     size = path.stat().st_size if path.exists() else 0
     raise JournalDamaged(
-        _lost_message(path, "is empty (0 bytes)" if size == 0 else "has no games table")
+        _lost_message(path, Said("is empty (0 bytes)") if size == 0 else Said("has no games table"))
     )
 
 
@@ -906,11 +957,17 @@ def _make_room(path: Path) -> None:
     found = inspect_file(path)
     if found.state == "ok" and found.games:
         raise JournalError(
-            f"--new-journal: {path} holds {found.games} game(s) and is not damaged, so it is "
-            "kept; move it away yourself first if you really want a new journal"
+            Said(
+                "--new-journal: {path} holds {games} game(s) and is not damaged, so it is "
+                "kept; move it away yourself first if you really want a new journal",
+                path=path,
+                games=found.games,
+            )
         )
     if found.state == "unreadable":
-        raise JournalError(f"cannot read the journal {path}: {found.detail}")
+        raise JournalError(
+            Said("cannot read the journal {path}: {detail}", path=path, detail=found.detail)
+        )
     if path.exists():
         label = "damaged" if found.state == "damaged" else "old"
         aside = f"{path}.{label}-{time.strftime('%Y%m%dT%H%M%S')}"
@@ -937,7 +994,7 @@ def salvage(path: str | Path) -> Salvage:
     one by one and reported. Raises :class:`JournalError` if there is no such file."""
     path = Path(path)
     if not path.is_file():
-        raise JournalError(f"there is no journal at {path}")
+        raise JournalError(Said("there is no journal at {path}", path=path))
     result = Salvage()
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "journal.sqlite3"

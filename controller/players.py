@@ -35,7 +35,7 @@ MARK_MAX = 8
 
 
 def _refused(exc: TextRefused) -> Refused:
-    return Refused(str(exc), exc.code, **exc.params)
+    return Refused(exc.said, exc.code)
 
 
 def clean_name(value: object) -> str:

@@ -26,7 +26,7 @@ from .box.base import Box, BoxEvent
 from .clock import Clock, RealClock
 from .config import Config
 from .games import registry
-from .games.base import Action, Refused, Rules, words
+from .games.base import Action, Refused, Rules, Said, said_of, words
 from .hub import Hub
 from .journal import GameNotFound, Journal, JournalError
 from .system import PinFile
@@ -43,7 +43,9 @@ class GameDamaged(RuntimeError):
     """A game in the journal no longer replays; ``reason`` says why."""
 
     def __init__(self, game_id: int, reason: str) -> None:
-        super().__init__(f"game {game_id} is damaged: {reason}")
+        super().__init__(
+            Said("game {game_id} is damaged: {reason}", game_id=game_id, reason=reason)
+        )
         self.game_id = game_id
         self.reason = reason
 
@@ -292,7 +294,7 @@ class Service:
         try:
             clean = clean_text(title, field="title", max_len=TITLE_MAX)
         except TextRefused as exc:
-            raise Refused(str(exc), exc.code, **exc.params) from None
+            raise Refused(exc.said, exc.code) from None
         assert self.journal is not None
         self.journal.rename(game_id, clean)
         table.title = clean
@@ -387,10 +389,15 @@ class Service:
             raise
         except sqlite3.Error as exc:  # the file, not the game: `doctor` checks it in full
             raise JournalError(
-                f"reading game {game_id} from the journal failed ({exc}): run `diablotin doctor`"
+                Said(
+                    "reading game {game_id} from the journal failed ({exc}): "
+                    "run `diablotin doctor`",
+                    game_id=game_id,
+                    exc=exc,
+                )
             ) from exc
         except Exception as exc:
-            reason = exc.reason if isinstance(exc, Refused) else f"{type(exc).__name__}: {exc}"
+            reason = said_of(exc) if isinstance(exc, Refused) else f"{type(exc).__name__}: {exc}"
             self.damaged[game_id] = reason
             log.warning("game %d no longer replays; set aside as damaged: %s", game_id, reason)
             raise GameDamaged(game_id, reason) from exc
@@ -412,7 +419,7 @@ class Service:
                         "there is no game {game_id}", "no-game", game_id=game_id
                     ) from None
                 except GameDamaged as exc:
-                    raise Refused(str(exc), "damaged") from None
+                    raise Refused(said_of(exc), "damaged") from None
             return self.tables[game_id]
 
     def games(self) -> list[dict[str, Any]]:
@@ -439,7 +446,10 @@ class Service:
             summary["on_box"] = holder is not None and holder.game_id == record.id
             summary["default_title"] = _default_title(record)
             if record.id in self.damaged:
-                summary["damaged"] = self.damaged[record.id]
+                reason = self.damaged[record.id]
+                summary["damaged"] = str(reason)
+                if isinstance(reason, Said):  # for a page to word in its language
+                    summary["damaged_said"] = reason.as_dict()
             out.append(summary)
         return out
 
@@ -476,7 +486,7 @@ class Service:
         try:
             backup.daily(Path(journal.path), self.config.data_dir, self.config.daily_backups)
         except backup.BackupError as exc:
-            self.notice(words("the daily backup failed: {reason}"), reason=str(exc))
+            self.notice(words("the daily backup failed: {reason}"), reason=said_of(exc))
         self.clock.call_later(3600, lambda: self.post(self._daily_backup))
 
     # -- the box ------------------------------------------------------------------
@@ -508,10 +518,12 @@ class Service:
     def notice(self, template: str, **params: Any) -> None:
         """Tell the Box page (and the log) something the referee should know: ``template``
         (marked with ``words``, English) and its ``params``; each page makes the words in
-        its own language (``text`` is the English)."""
+        its own language (``text`` is the English; a param that is a ``Said`` is sent as its
+        template and params, to be made in the page's language too)."""
         text = template.format(**params) if params else template
         log.warning(text)
-        entry = {"at": self.clock.now(), "text": text, "template": template, "params": params}
+        sent = {name: v.as_dict() if isinstance(v, Said) else v for name, v in params.items()}
+        entry = {"at": self.clock.now(), "text": text, "template": template, "params": sent}
         self._notices.append(entry)
         del self._notices[:-100]
         self.hub.publish("box", {"event": "Notice", **entry})

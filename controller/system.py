@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .games.base import Said
+
 Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 CLOCK_TOLERANCE_S = 60.0
@@ -107,7 +109,9 @@ class System:
         try:
             done = self.run(command)
         except (OSError, subprocess.SubprocessError) as exc:
-            raise SystemRefused(f"cannot {what}: {' '.join(command)}: {exc}") from None
+            raise SystemRefused(
+                Said("cannot {what}: {names}: {exc}", what=what, names=" ".join(command), exc=exc)
+            ) from None
         if done.returncode == 0:
             return
         said = (done.stderr or done.stdout or "").strip().splitlines()
@@ -121,7 +125,15 @@ class System:
                 " (the service is not allowed to: see docs/install-pi.md, 'The clock, restart "
                 f"and shut down'; or run `sudo {' '.join(command)}` on the box)"
             )
-        raise SystemRefused(f"cannot {what}: {' '.join(command)}: {detail}{hint}")
+        raise SystemRefused(
+            Said(
+                "cannot {what}: {names}: {detail}{hint}",
+                what=what,
+                names=" ".join(command),
+                detail=detail,
+                hint=hint,
+            )
+        )
 
 
 class PinFile:

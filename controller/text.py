@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from .games.base import Said
+
 #: Length limits per field, in characters (code points).
 TITLE_MAX = 80
 NAME_MAX = 24
@@ -33,13 +35,14 @@ _INVISIBLE = (
 
 class TextRefused(ValueError):
     """Text that breaks the policy. ``code`` is stable (for translations and clients);
-    ``params`` hold the field name and, where it applies, the limit or the offending
-    character as ``U+XXXX``; ``str()`` is the English sentence."""
+    ``params`` (its sentence's) hold the field name and, where it applies, the limit or the
+    offending character as ``U+XXXX``; ``str()`` is the English sentence."""
 
-    def __init__(self, code: str, message: str, **params: object) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, said: str) -> None:
+        super().__init__(said)
         self.code = code
-        self.params = params
+        self.said = said
+        self.params = said.params if isinstance(said, Said) else {}
 
 
 def _is_emoji(ch: str) -> bool:
@@ -61,13 +64,12 @@ def clean_text(
     """``value`` trimmed and NFC-normalised; raises :class:`TextRefused` (a ``ValueError``)
     if it is not a string, breaks the policy above, or is too long or empty."""
     if not isinstance(value, str):
-        raise TextRefused("text-type", f"{field} must be text", field=field)
+        raise TextRefused("text-type", Said("{field} must be text", field=field))
     for ch in value:
         if 0xD800 <= ord(ch) <= 0xDFFF:
             raise TextRefused(
                 "text-surrogate",
-                f"{field} holds a broken character (a lone surrogate)",
-                field=field,
+                Said("{field} holds a broken character (a lone surrogate)", field=field),
             )
     text = unicodedata.normalize("NFC", value.strip())
     for i, ch in enumerate(text):
@@ -76,40 +78,34 @@ def clean_text(
         if unicodedata.category(ch) == "Cc":
             raise TextRefused(
                 "text-control",
-                f"{field} holds a control character ({where})",
-                field=field,
-                char=where,
+                Said("{field} holds a control character ({char})", field=field, char=where),
             )
         if cp in _BIDI:
             raise TextRefused(
                 "text-bidi",
-                f"{field} holds a text-direction override ({where})",
-                field=field,
-                char=where,
+                Said("{field} holds a text-direction override ({char})", field=field, char=where),
             )
         if ch == ZWJ:
             inside = 0 < i < len(text) - 1 and _is_emoji(text[i - 1]) and _is_emoji(text[i + 1])
             if not inside:
                 raise TextRefused(
                     "text-invisible",
-                    f"{field} holds an invisible character ({where}) outside an emoji",
-                    field=field,
-                    char=where,
+                    Said(
+                        "{field} holds an invisible character ({char}) outside an emoji",
+                        field=field,
+                        char=where,
+                    ),
                 )
         elif cp in _INVISIBLE:
             raise TextRefused(
                 "text-invisible",
-                f"{field} holds an invisible character ({where})",
-                field=field,
-                char=where,
+                Said("{field} holds an invisible character ({char})", field=field, char=where),
             )
     if not text and not allow_empty:
-        raise TextRefused("text-empty", f"{field} must not be empty", field=field)
+        raise TextRefused("text-empty", Said("{field} must not be empty", field=field))
     if len(text) > max_len:
         raise TextRefused(
             "text-too-long",
-            f"{field} must be at most {max_len} characters",
-            field=field,
-            max=max_len,
+            Said("{field} must be at most {max} characters", field=field, max=max_len),
         )
     return text

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from ..games.base import Said
+
 KEYS = (1, 2, 3, 4)
 
 
@@ -136,12 +138,26 @@ class Limits:
         for name, low, high, low_open, unit in bounds:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise LimitsError(name, f"{name} must be a number, got {value!r}")
+                raise LimitsError(
+                    name, Said("{name} must be a number, got {value!r}", name=name, value=value)
+                )
             if not math.isfinite(value):
-                raise LimitsError(name, f"{name} must be a finite number, got {value!r}")
+                raise LimitsError(
+                    name,
+                    Said("{name} must be a finite number, got {value!r}", name=name, value=value),
+                )
             if (value <= low if low_open else value < low) or value > high:
                 span = f"({low:g}, {high:g}]" if low_open else f"[{low:g}, {high:g}]"
-                raise LimitsError(name, f"{name} must be in {span}{unit}, got {value:g}")
+                raise LimitsError(
+                    name,
+                    Said(
+                        "{name} must be in {span}{unit}, got {value:g}",
+                        name=name,
+                        span=span,
+                        unit=unit,
+                        value=value,
+                    ),
+                )
             object.__setattr__(self, name, float(value))
 
     @classmethod
@@ -156,13 +172,19 @@ class Limits:
         if isinstance(window, bool) or window != cls.DUTY_WINDOW_S:  # NaN != 10 too
             raise LimitsError(
                 "duty_window_s",
-                f"the duty window is fixed at {cls.DUTY_WINDOW_S:g} s (hardware/README.md), "
-                f"got {window!r}: remove the key",
+                Said(
+                    "the duty window is fixed at {fixed:g} s (hardware/README.md), got "
+                    "{window!r}: remove the key",
+                    fixed=cls.DUTY_WINDOW_S,
+                    window=window,
+                ),
             )
         known = [f.name for f in fields(cls)]
         for key in values:
             if key not in known:
-                raise LimitsError(key, f"unknown key (known: {', '.join(known)}, duty_window_s)")
+                raise LimitsError(
+                    key, Said("unknown key (known: {names}, duty_window_s)", names=", ".join(known))
+                )
         return cls(**values)  # type: ignore[arg-type]  # __post_init__ checks every type
 
     @property

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..clock import Clock
+from ..games.base import Said
 from .base import Box, Limits
 from .gpio import GpioBox
 from .pins import load_pin_map
@@ -59,7 +60,13 @@ def make_box(
     """
     backend = settings.backend
     if backend not in BACKENDS:
-        raise ValueError(f"unknown box backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        raise ValueError(
+            Said(
+                "unknown box backend {backend!r}: choose one of {names}",
+                backend=backend,
+                names=", ".join(BACKENDS),
+            )
+        )
     section = "pico" if backend in ("serial", "virtual") else "pi"
     pins = load_pin_map(settings.pins, section)
     limits = settings.limits

@@ -29,6 +29,7 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice
 from gpiozero.pins import Factory
 
 from ..clock import Clock, RealClock
+from ..games.base import Said
 from .base import (
     KEYS,
     Box,
@@ -56,11 +57,11 @@ COIL_ON_TIMEOUT_S = 1.0
 """How long ``fire`` waits for the coil thread to switch the coil on before giving up."""
 
 _FIXES = {
-    "lgpio": (
+    "lgpio": Said(
         "on a Raspberry Pi install it with `pip install 'diablotin[pi]'` or "
         '`sudo apt install python3-lgpio`; on a laptop set the pin factory to "mock"'
     ),
-    "rpigpio": (
+    "rpigpio": Said(
         "install it with `pip install 'diablotin[rpigpio]'` (Pi 4 and older only: "
         'RPi.GPIO does not work on a Pi 5: use lgpio); on a laptop use "mock"'
     ),
@@ -88,10 +89,19 @@ def load_pin_factory(name: str) -> Factory:
             return RPiGPIOFactory()
     except Exception as exc:  # ImportError off a Pi, RuntimeError/lgpio.error without GPIO
         raise FactoryUnavailable(
-            f"pin factory {name!r} cannot load ({type(exc).__name__}: {exc}): {_FIXES[name]}"
+            Said(
+                "pin factory {name!r} cannot load ({error}): {fix}",
+                name=name,
+                error=f"{type(exc).__name__}: {exc}",
+                fix=_FIXES[name],
+            )
         ) from exc
     raise FactoryUnavailable(
-        f"unknown pin factory {name!r}: choose one of {', '.join(FACTORY_NAMES)}"
+        Said(
+            "unknown pin factory {name!r}: choose one of {names}",
+            name=name,
+            names=", ".join(FACTORY_NAMES),
+        )
     )
 
 
@@ -204,7 +214,14 @@ class GpioBox(Box):
         try:
             return make()
         except Exception as exc:
-            raise BoxFault(f"cannot open the {role} pin: {type(exc).__name__}: {exc}") from exc
+            raise BoxFault(
+                Said(
+                    "cannot open the {role} pin: {kind}: {exc}",
+                    role=role,
+                    kind=type(exc).__name__,
+                    exc=exc,
+                )
+            ) from exc
 
     def _open_devices(self) -> None:
         factory = self._factory
@@ -269,9 +286,9 @@ class GpioBox(Box):
         the ``CoilFired`` event switches every coil off and the error propagates.
         """
         if self._closed:
-            raise BoxFault("the gpio box is closed")
+            raise BoxFault(Said("the gpio box is closed"))
         if self._faults:
-            raise BoxFault(f"the box has a fault: {self._fault_text()}")
+            raise BoxFault(Said("the box has a fault: {value}", value=self._fault_text()))
         length = self._guard.admit(key, pulse_ms)
         pulse = _Pulse(key, length, self._generation)
         with self._coil_cond:
@@ -279,9 +296,17 @@ class GpioBox(Box):
         self._pulses.put(pulse)
         if not pulse.on.wait(COIL_ON_TIMEOUT_S):
             self.all_off()
-            raise BoxFault(f"coil {key} did not switch on within {COIL_ON_TIMEOUT_S:g} s")
+            raise BoxFault(
+                Said(
+                    "coil {key} did not switch on within {timeout:g} s",
+                    key=key,
+                    timeout=COIL_ON_TIMEOUT_S,
+                )
+            )
         if pulse.error is not None:
-            raise BoxFault(f"coil {key} failed: {pulse.error}") from pulse.error
+            raise BoxFault(
+                Said("coil {key} failed: {error}", key=key, error=pulse.error)
+            ) from pulse.error
         try:
             self.emit(CoilFired(key, length, pulse.at))
         except BaseException:
@@ -301,7 +326,7 @@ class GpioBox(Box):
         try:
             with self._coil_cond:
                 if self._closed or pulse.generation != self._generation:
-                    raise BoxFault("every coil was switched off before this pulse began")
+                    raise BoxFault(Said("every coil was switched off before this pulse began"))
                 if self._timed is not None:
                     self._timed.start(self.pins.coils[pulse.key - 1], pulse.length_ms)
                 else:

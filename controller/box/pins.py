@@ -15,6 +15,8 @@ from typing import Literal
 
 from controller import data
 
+from ..games.base import Said
+
 DEFAULT_PATH = data.pins_file()
 
 SECTIONS = ("pi", "pico")
@@ -78,26 +80,52 @@ def _check(pins: PinMap, source: str, valid: range | None) -> None:
     for key in ("coils", "sensors"):
         value = getattr(pins, key)
         if not isinstance(value, tuple | list) or not all(_is_pin(p) for p in value):
-            raise PinMapError(source, key, f"must be a list of 4 pin numbers, got {value!r}")
+            raise PinMapError(
+                source, key, Said("must be a list of 4 pin numbers, got {value!r}", value=value)
+            )
         if len(value) != 4:
-            raise PinMapError(source, key, f"needs exactly 4 pins (keys 1-4), got {len(value)}")
+            raise PinMapError(
+                source, key, Said("needs exactly 4 pins (keys 1-4), got {count}", count=len(value))
+            )
     if pins.sensor_present not in _PRESENT_LEVELS:
         raise PinMapError(
-            source, "sensor_present", f'must be "low" or "high", got {pins.sensor_present!r}'
+            source,
+            "sensor_present",
+            Said(
+                'must be "low" or "high", got {sensor_present!r}',
+                sensor_present=pins.sensor_present,
+            ),
         )
     for key in ("lid", "led"):
         value = getattr(pins, key)
         if value is not None and not _is_pin(value):
-            raise PinMapError(source, key, f"must be a pin number, got {value!r}")
+            raise PinMapError(source, key, Said("must be a pin number, got {value!r}", value=value))
     seen: dict[int, str] = {}
     for role, pin in pins.all_pins().items():
         key = role.split()[0] + "s" if " " in role else role
         if valid is not None and pin not in valid:
             raise PinMapError(
-                source, key, f"{role}: pin {pin} is outside {valid.start}-{valid.stop - 1}"
+                source,
+                key,
+                Said(
+                    "{role}: pin {pin} is outside {start}-{value}",
+                    role=role,
+                    pin=pin,
+                    start=valid.start,
+                    value=valid.stop - 1,
+                ),
             )
         if pin in seen:
-            raise PinMapError(source, key, f"pin {pin} is used twice ({seen[pin]} and {role})")
+            raise PinMapError(
+                source,
+                key,
+                Said(
+                    "pin {pin} is used twice ({seen} and {role})",
+                    pin=pin,
+                    seen=seen[pin],
+                    role=role,
+                ),
+            )
         seen[pin] = role
 
 
@@ -106,10 +134,12 @@ def pin_map_from_mapping(data: Mapping[str, object], source: str, section: str =
     unknown = sorted(set(data) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         allowed = ", ".join(_REQUIRED + _OPTIONAL)
-        raise PinMapError(source, unknown[0], f"unknown key (allowed: {allowed})")
+        raise PinMapError(
+            source, unknown[0], Said("unknown key (allowed: {allowed})", allowed=allowed)
+        )
     for key in _REQUIRED:
         if key not in data:
-            raise PinMapError(source, key, "missing (a list of 4 pin numbers)")
+            raise PinMapError(source, key, Said("missing (a list of 4 pin numbers)"))
     try:
         pins = PinMap(
             coils=data["coils"],  # type: ignore[arg-type]
@@ -138,10 +168,12 @@ def load_pin_map(path: str | Path | None = None, section: str = "pi") -> PinMap:
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise PinMapError(str(file), None, f"cannot read the pin map ({exc.strerror})") from exc
+        raise PinMapError(
+            str(file), None, Said("cannot read the pin map ({strerror})", strerror=exc.strerror)
+        ) from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PinMapError(str(file), None, f"not valid TOML: {exc}") from exc
+        raise PinMapError(str(file), None, Said("not valid TOML: {exc}", exc=exc)) from exc
     table = data.get(section)
     if not isinstance(table, dict):
-        raise PinMapError(str(file), f"[{section}]", "section missing (or not a table)")
+        raise PinMapError(str(file), f"[{section}]", Said("section missing (or not a table)"))
     return pin_map_from_mapping(table, f"{file} [{section}]", section)

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from controller import data
+from controller.games.base import Said
 
 from .base import (
     KEYS,
@@ -51,8 +52,11 @@ def firmware_dir() -> Path:
     path = Path(os.environ.get("DIABLOTIN_FIRMWARE_DIR", FIRMWARE_DIR))
     if not (path / FIRMWARE_PACKAGE / "__init__.py").is_file():
         raise FileNotFoundError(
-            f"the Pico firmware sources are not in {path}: reinstall diablotin, or set "
-            "DIABLOTIN_FIRMWARE_DIR to a firmware/ directory"
+            Said(
+                "the Pico firmware sources are not in {path}: reinstall diablotin, or set "
+                "DIABLOTIN_FIRMWARE_DIR to a firmware/ directory",
+                path=str(path),
+            )
         )
     return path
 
@@ -361,8 +365,8 @@ class HostLink:
     def refusal(self) -> str:
         """Why coils cannot be driven now (for BoxFault)."""
         if self.phase == MISMATCH:
-            return f"the Pico does not match this service: {self.mismatch}"
-        return f"link to the Pico is down ({self.detail})"
+            return Said("the Pico does not match this service: {why}", why=self.mismatch)
+        return Said("link to the Pico is down ({why})", why=self.detail)
 
     def receive(self, data: bytes, now: float) -> None:
         """Handle received bytes: valid frames act, bad ones are counted and re-asked."""
@@ -393,7 +397,11 @@ class HostLink:
             assert head.first_sent is not None and head.last_sent is not None
             if now - head.first_sent > REQUEST_TIMEOUT_S:
                 self._queue.pop(0)
-                head.error = f"the Pico did not answer {head.kind!r} within {REQUEST_TIMEOUT_S:g} s"
+                head.error = Said(
+                    "the Pico did not answer {kind!r} within {timeout:g} s",
+                    kind=head.kind,
+                    timeout=REQUEST_TIMEOUT_S,
+                )
                 if head.kind == "hello":
                     head.error += (
                         ": is the Diablotin firmware installed? (`diablotin firmware flash`)"
@@ -447,7 +455,7 @@ class HostLink:
             )
             self.events.append(LinkChanged(False, reason, self.stamp(0.0)))
         self.detail = reason
-        self._fail_all(f"link to the Pico is down ({reason})")
+        self._fail_all(Said("link to the Pico is down ({why})", why=reason))
 
     def _restart(self, now: float, reason: str) -> None:
         """(Re)run the handshake on the current connection."""
@@ -526,7 +534,9 @@ class HostLink:
         age_s = reply["age"] / 1000 if isinstance(reply.get("age"), int) else 0.0
         if reply.get("err") == "hello" and pending.kind != "hello":
             pending.reply = None
-            pending.error = "the Pico lost the session (restart or host silence): resynchronising"
+            pending.error = Said(
+                "the Pico lost the session (restart or host silence): resynchronising"
+            )
             self._restart(now, "the Pico lost the session")
         elif pending.kind == "hello":
             self._hello_answered(reply, age_s, now)

@@ -11,6 +11,7 @@ import threading
 from collections import deque
 
 from ..clock import Clock
+from ..games.base import Said
 from .base import KEYS, LimitRefused, Limits
 
 
@@ -35,20 +36,28 @@ class CoilGuard:
         last one of this coil, or one that would exceed the duty limit.
         """
         if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
-            raise LimitRefused(f"there is no key {key!r}: keys are 1-4")
+            raise LimitRefused(Said("there is no key {key!r}: keys are 1-4", key=key))
         if pulse_ms is not None and (
             not isinstance(pulse_ms, int | float) or isinstance(pulse_ms, bool)
         ):
-            raise LimitRefused(f"pulse_ms must be a number of milliseconds, got {pulse_ms!r}")
+            raise LimitRefused(
+                Said(
+                    "pulse_ms must be a number of milliseconds, got {pulse_ms!r}", pulse_ms=pulse_ms
+                )
+            )
         length = self.limits.pulse_ms if pulse_ms is None else float(pulse_ms)
         if not 0 < length <= self.limits.MAX_PULSE_MS:
             raise LimitRefused(
-                f"a {length:g} ms pulse is outside (0, {self.limits.MAX_PULSE_MS:g}] ms"
+                Said(
+                    "a {length:g} ms pulse is outside (0, {max_ms:g}] ms",
+                    length=length,
+                    max_ms=self.limits.MAX_PULSE_MS,
+                )
             )
         with self._lock:
             now = self.clock.now()
             if now < self._busy_until:
-                raise LimitRefused("another coil is energised: one coil at a time")
+                raise LimitRefused(Said("another coil is energised: one coil at a time"))
             pulses = self._pulses[key]
             window = self.limits.duty_window_s
             while pulses and pulses[0][0] + pulses[0][1] / 1000 <= now - window:
@@ -57,14 +66,25 @@ class CoilGuard:
                 gap_ms = (now - (pulses[-1][0] + pulses[-1][1] / 1000)) * 1000
                 if gap_ms < self.limits.min_gap_ms:
                     raise LimitRefused(
-                        f"key {key} fired {gap_ms:.0f} ms ago: wait at least "
-                        f"{self.limits.min_gap_ms:g} ms between pulses"
+                        Said(
+                            "key {key} fired {gap_ms:.0f} ms ago: wait at least {min_gap_ms:g} "
+                            "ms between pulses",
+                            key=key,
+                            gap_ms=gap_ms,
+                            min_gap_ms=self.limits.min_gap_ms,
+                        )
                     )
             on_s = sum(min(d / 1000, s + d / 1000 - (now - window)) for s, d in pulses)
             if on_s + length / 1000 > self.limits.max_duty * window:
                 raise LimitRefused(
-                    f"key {key} would be on {(on_s * 1000 + length):.0f} ms in {window:g} s: "
-                    f"over its {self.limits.max_duty:.0%} duty limit"
+                    Said(
+                        "key {key} would be on {value:.0f} ms in {window:g} s: over its "
+                        "{max_duty:.0%} duty limit",
+                        key=key,
+                        value=on_s * 1000 + length,
+                        window=window,
+                        max_duty=self.limits.max_duty,
+                    )
                 )
             pulses.append((now, length))
             self._busy_until = now + length / 1000

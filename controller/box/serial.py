@@ -33,6 +33,7 @@ import serial
 import serial.tools.list_ports
 
 from ..clock import Clock, RealClock
+from ..games.base import Said
 from .base import KEYS, Box, BoxEvent, BoxFault, LimitRefused, Limits
 from .pins import PinMap
 from .protocol import (
@@ -88,10 +89,15 @@ def resolve_port(port: str) -> str:
     ports = find_pico_ports()
     if not ports:
         raise PortNotFound(
-            f"no Pico found in {BY_ID} (is it plugged in, with MicroPython flashed?)"
+            Said(
+                "no Pico found in {folder} (is it plugged in, with MicroPython flashed?)",
+                folder=BY_ID,
+            )
         )
     if len(ports) > 1:
-        raise PortNotFound(f"several Picos found ({', '.join(ports)}): set the port explicitly")
+        raise PortNotFound(
+            Said("several Picos found ({names}): set the port explicitly", names=", ".join(ports))
+        )
     return ports[0]
 
 
@@ -161,7 +167,11 @@ class SerialBox(Box):
         length = self.guard.admit(key, pulse_ms)
         reply = self._request("fire", k=key, ms=length)
         if reply["ok"] is not True:
-            why = f"the Pico refused to pulse key {key}: {reply.get('why', reply.get('err'))}"
+            why = Said(
+                "the Pico refused to pulse key {key}: {why}",
+                key=key,
+                why=reply.get("why", reply.get("err")),
+            )
             if reply.get("err") == "limit":
                 raise LimitRefused(why)
             raise BoxFault(why)
@@ -243,7 +253,7 @@ class SerialBox(Box):
             self._changed.wait_for(lambda: pending.done, timeout)
         if pending.reply is not None:
             return pending.reply
-        raise BoxFault(pending.error or f"the Pico did not answer {kind!r} in time")
+        raise BoxFault(pending.error or Said("the Pico did not answer {kind!r} in time", kind=kind))
 
     def _flush_locked(self) -> None:
         out = self._link.take_output()
@@ -265,7 +275,7 @@ class SerialBox(Box):
         port = self._port
         path = port() if callable(port) else resolve_port(port)
         if path is None:
-            raise PortNotFound("the Pico's port is not there")
+            raise PortNotFound(Said("the Pico's port is not there"))
         return path
 
     def _run(self) -> None:
@@ -381,7 +391,7 @@ def mpremote_command() -> list[str]:
     found = shutil.which("mpremote")
     if found:
         return [found]
-    raise FileNotFoundError("mpremote is not installed: pip install mpremote")
+    raise FileNotFoundError(Said("mpremote is not installed: pip install mpremote"))
 
 
 def stage_firmware(target: Path, settings: dict[str, Any]) -> Path:
@@ -432,7 +442,12 @@ def flash_firmware(
     settings = expected_settings(pins, limits)
     problems = core.check_settings(settings)
     if problems:
-        raise ValueError("the firmware would refuse these settings: " + "; ".join(problems))
+        raise ValueError(
+            Said(
+                "the firmware would refuse these settings: {problems}",
+                problems="; ".join(problems),  # the firmware's words (English)
+            )
+        )
     with tempfile.TemporaryDirectory(prefix="diablotin-fw-") as tmp:
         staged = stage_firmware(Path(tmp), settings)
         commands = flash_commands(
@@ -450,8 +465,10 @@ def flash_firmware(
         result = run(commands[1], check=False, timeout=120)
         if getattr(result, "returncode", 0) != 0:
             raise RuntimeError(
-                "mpremote could not copy the firmware: is the service still holding the "
-                "port (stop it first), or is the Pico in BOOTSEL mode without MicroPython?"
+                Said(
+                    "mpremote could not copy the firmware: is the service still holding the "
+                    "port (stop it first), or is the Pico in BOOTSEL mode without MicroPython?"
+                )
             )
         out(f"flashed firmware {sys.modules[FIRMWARE_PACKAGE].VERSION} to {path}")
         return commands

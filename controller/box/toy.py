@@ -24,6 +24,7 @@ from gpiozero.exc import PinInvalidPull
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from ..clock import Clock
+from ..games.base import Said
 from .base import KEYS, Limits
 from .gpio import GpioBox
 from .pins import PinMap
@@ -58,7 +59,7 @@ class ToyFaults:
 
 def _check_key(key: int) -> int:
     if not isinstance(key, int) or isinstance(key, bool) or key not in KEYS:
-        raise ValueError(f"there is no key {key!r}: keys are 1-4")
+        raise ValueError(Said("there is no key {key!r}: keys are 1-4", key=key))
     return key
 
 
@@ -235,7 +236,7 @@ class SimulatedToy:
 
     def _require_lid(self) -> DrivenPin:
         if self._lid_pin is None:
-            raise ValueError("this toy has no lid switch (no lid pin in the pin map)")
+            raise ValueError(Said("this toy has no lid switch (no lid pin in the pin map)"))
         return self._lid_pin
 
     def move_die(self, key: int, present: bool) -> None:
@@ -247,7 +248,7 @@ class SimulatedToy:
         with self._lock:
             die = self._hidden_under.get(key)
             if die is None:
-                raise ValueError(f"no die was hidden under key {key}")
+                raise ValueError(Said("no die was hidden under key {key}", key=key))
             self._dice[key] = die if present else None
         self._drive_slot(key, present)
 
@@ -277,9 +278,9 @@ class SimulatedToy:
         with self._lock:
             die = self._hidden_under.get(key)
             if die is None:
-                raise ValueError(f"no die was hidden under key {key}")
+                raise ValueError(Said("no die was hidden under key {key}", key=key))
             if self._dice[key] is not None:
-                raise ValueError(f"the die under key {key} has not jumped out")
+                raise ValueError(Said("the die under key {key} has not jumped out", key=key))
             if key not in self._faces:
                 self._faces[key] = (
                     DEVIL if die == _DEVIL_DIE else self._face_rng.choice(self.number_faces)

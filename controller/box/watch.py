@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock, Timer
+from ..games.base import Said
 from .base import (
     KEYS,
     Box,
@@ -159,7 +160,7 @@ class ToyWatch:
         the box's :class:`LimitRefused` through. Nothing changes when it raises.
         """
         if key not in KEYS or isinstance(key, bool):
-            raise PressRefused(f"there is no key {key!r}: keys are 1-4")
+            raise PressRefused(Said("there is no key {key!r}: keys are 1-4", key=key))
         with self._lock:
             self._check_can_press(key)
             press = _Press(key)
@@ -252,23 +253,30 @@ class ToyWatch:
 
     def _check_can_press(self, key: int) -> None:
         if self._closed:
-            raise BoxFault("the watch is closed")
+            raise BoxFault(Said("the watch is closed"))
         if self._jammed is not None:
-            raise BoxFault(f"key {self._jammed} jammed: retry it or mark it popped by hand first")
+            raise BoxFault(
+                Said(
+                    "key {jammed} jammed: retry it or mark it popped by hand first",
+                    jammed=self._jammed,
+                )
+            )
         if self._link_down is not None:
-            raise BoxFault(f"the box link is down: {self._link_down}")
+            raise BoxFault(Said("the box link is down: {link_down}", link_down=self._link_down))
         if self._faults:
-            raise BoxFault("the box has a fault: " + "; ".join(self._faults.values()))
+            raise BoxFault(
+                Said("the box has a fault: {faults}", faults="; ".join(self._faults.values()))
+            )
         if self._phase != HIDDEN:
-            raise PressRefused("the dice are not hidden yet")
+            raise PressRefused(Said("the dice are not hidden yet"))
         if self._pending is not None:
-            raise PressRefused(f"key {self._pending.key} is still being pressed")
+            raise PressRefused(Said("key {key} is still being pressed", key=self._pending.key))
         if key in self._popped or not self._slots[key]:
-            raise PressRefused(f"slot {key} is empty: its die already jumped")
+            raise PressRefused(Said("slot {key} is empty: its die already jumped", key=key))
 
     def _require_jammed(self, key: int) -> None:
         if self._jammed != key:
-            raise PressRefused(f"key {key} is not jammed")
+            raise PressRefused(Said("key {key} is not jammed", key=key))
 
     # -- pressing -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..games.base import Said
 from .profile import DEVIL, FACE_NAMES, Profile, face_from_name
 from .reader import (
     colour_distance,
@@ -40,16 +41,16 @@ def load_image(path: Path) -> np.ndarray:
     """An RGB uint8 image from a file; :class:`ValueError` saying why it cannot be read."""
     path = Path(path)
     if path.is_dir():
-        raise ValueError("is a folder, not an image")
+        raise ValueError(Said("is a folder, not an image"))
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
         raise ValueError(exc.strerror or str(exc)) from None
     if data.size == 0:
-        raise ValueError("empty file")
+        raise ValueError(Said("empty file"))
     image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
     if image is None:
-        raise ValueError("not a JPEG or PNG image (or damaged)")
+        raise ValueError(Said("not a JPEG or PNG image (or damaged)"))
     if image.ndim == 3 and image.shape[2] == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
     elif image.ndim == 3 and image.shape[2] == 4:
@@ -61,22 +62,41 @@ def scan_folder(root: Path) -> dict[str, list[Path]]:
     """The photos per face; :class:`CalibrationError` for a wrong layout or a missing face."""
     root = Path(root)
     if not root.is_dir():
-        raise CalibrationError(f"{root}: not a folder (want subfolders {', '.join(FACE_NAMES)})")
+        raise CalibrationError(
+            Said(
+                "{root}: not a folder (want subfolders {names})",
+                root=root,
+                names=", ".join(FACE_NAMES),
+            )
+        )
     allowed = {*FACE_NAMES, "none"}
     stray = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in allowed)
     if stray:
         raise CalibrationError(
-            f"{root}: unknown subfolder(s) {', '.join(stray)}: "
-            f"only {', '.join(FACE_NAMES)} and none"
+            Said(
+                "{root}: unknown subfolder(s) {names}: only {known} and none",
+                root=root,
+                names=", ".join(stray),
+                known=", ".join(FACE_NAMES),
+            )
         )
     out: dict[str, list[Path]] = {}
     for name in FACE_NAMES:
         folder = root / name
         if not folder.is_dir():
-            raise CalibrationError(f"{root}: face {name} is missing (no folder {folder.name}/)")
+            raise CalibrationError(
+                Said(
+                    "{root}: face {name} is missing (no folder {found}/)",
+                    root=root,
+                    name=name,
+                    found=folder.name,
+                )
+            )
         files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
         if not files:
-            raise CalibrationError(f"{folder}: no JPEG/PNG photos of face {name}")
+            raise CalibrationError(
+                Said("{folder}: no JPEG/PNG photos of face {name}", folder=folder, name=name)
+            )
         out[name] = files
     return out
 
@@ -124,11 +144,15 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
             try:
                 images.setdefault(name, []).append(as_rgb(load_image(path)))
             except ValueError as exc:
-                raise CalibrationError(f"{path}: cannot read it: {exc}") from None
+                raise CalibrationError(
+                    Said("{path}: cannot read it: {exc}", path=path, exc=exc)
+                ) from None
     every = [img for imgs in images.values() for img in imgs]
     candidates = [c for c in (_die_colour_candidate(img) for img in every) if c is not None]
     if len(candidates) < len(every) // 2:
-        raise CalibrationError(f"{root}: no die found in most photos (one die, seen from above)")
+        raise CalibrationError(
+            Said("{root}: no die found in most photos (one die, seen from above)", root=root)
+        )
     cand = np.array(candidates)
     die = np.median(cand, axis=0)
     spread = colour_distance(cand[None, :, :], die, 0.7)[0]
@@ -150,7 +174,12 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
             break
     if len(sides) < len(every) * 0.5:
         raise CalibrationError(
-            f"{root}: the die was found in only {len(sides)} of {len(every)} photos"
+            Said(
+                "{root}: the die was found in only {count} of {total} photos",
+                root=root,
+                count=len(sides),
+                total=len(every),
+            )
         )
     prof.die_side = float(np.median(sides))
     for name, imgs in images.items():
@@ -169,10 +198,14 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
     missing = [n for n in FACE_NAMES if n not in found]
     if missing:
         raise CalibrationError(
-            f"{root}: the die was not found in any photo of face(s) {', '.join(missing)}"
+            Said(
+                "{root}: the die was not found in any photo of face(s) {names}",
+                root=root,
+                names=", ".join(missing),
+            )
         )
     if not far_feats:
-        raise CalibrationError(f"{root}: no pips seen on the number faces")
+        raise CalibrationError(Said("{root}: no pips seen on the number faces", root=root))
     prof.pip_colour = list(map(float, np.median(np.array(far_feats), axis=0)))
     scale = (prof.die_side * 0.92 / 48) ** 2
     for _ in range(2):  # refine the pip area with the pip-ness map
@@ -194,7 +227,11 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
     missing = [n for n in FACE_NAMES if n not in templates]
     if missing:
         raise CalibrationError(
-            f"{root}: the pips could not be counted on any photo of face(s) {', '.join(missing)}"
+            Said(
+                "{root}: the pips could not be counted on any photo of face(s) {names}",
+                root=root,
+                names=", ".join(missing),
+            )
         )
     prof.templates = templates
     prof.images = len(every)

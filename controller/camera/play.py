@@ -22,6 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..games.base import Said, said_of
 from .profile import Profile
 from .reader import read_face
 from .sources import CameraFailed
@@ -121,7 +122,9 @@ class CameraWatch:
 
         self._jobs.put(grab)
         if not done.wait(timeout_s) or got[0] is None:
-            raise CameraFailed(self.error or f"no frame in {timeout_s:g} s")
+            raise CameraFailed(
+                self.error or Said("no frame in {timeout_s:g} s", timeout_s=timeout_s)
+            )
         return got[0]
 
     def status(self) -> dict[str, Any]:
@@ -129,6 +132,7 @@ class CameraWatch:
             "kind": getattr(self.camera, "kind", "?"),
             "up": self.up,
             "error": self.error,
+            "error_said": self.error.as_dict() if isinstance(self.error, Said) else None,
             "last_read": self.last,
             "auto_threshold": self.profile.auto_threshold,
         }
@@ -159,7 +163,7 @@ class CameraWatch:
             frame = self.camera.grab()
         except (CameraFailed, OSError, RuntimeError) as exc:
             self.up = False
-            self.error = str(exc)
+            self.error = said_of(exc)
             if self.on_down is not None:
                 self.on_down(self.error)
             return None

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..games.base import Said
+
 FORMAT = "diablotin-faces/1"
 DEVIL = "devil"
 FACES: tuple[int | str, ...] = (1, 2, 3, 4, 5, 6, DEVIL)
@@ -101,16 +103,22 @@ def load_profile(path: Path) -> Profile:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ProfileError(
-            f"{path}: no such profile (make one with diablotin faces calibrate)"
+            Said("{path}: no such profile (make one with diablotin faces calibrate)", path=path)
         ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProfileError(f"{path}: not a profile ({exc})") from None
+        raise ProfileError(Said("{path}: not a profile ({exc})", path=path, exc=exc)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ProfileError(f"{path}: not a {FORMAT} profile")
+        raise ProfileError(Said("{path}: not a {form} profile", path=path, form=FORMAT))
     try:
         templates = data["templates"]
         if set(templates) != set(FACE_NAMES) or not all(templates.values()):
-            raise ProfileError(f"{path}: templates must cover faces {', '.join(FACE_NAMES)}")
+            raise ProfileError(
+                Said(
+                    "{path}: templates must cover faces {names}",
+                    path=path,
+                    names=", ".join(FACE_NAMES),
+                )
+            )
         return Profile(
             die_colour=[float(v) for v in data["die_colour"]],
             pip_colour=[float(v) for v in data["pip_colour"]],
@@ -127,4 +135,4 @@ def load_profile(path: Path) -> Profile:
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, ProfileError):
             raise
-        raise ProfileError(f"{path}: damaged profile ({exc!r})") from None
+        raise ProfileError(Said("{path}: damaged profile ({exc!r})", path=path, exc=exc)) from None

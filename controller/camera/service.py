@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config
+from ..games.base import Said, said_of, words
 from . import require
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def profile_path(config: Config) -> Path:
     return config.data_dir / DEFAULT_NAME
 
 
-def start_camera(config: Config, toy: Any, notice: Callable[[str], None]) -> Any:
+def start_camera(config: Config, toy: Any, notice: Callable[..., None]) -> Any:
     """A running :class:`~controller.camera.play.CameraWatch`, or None (with a notice) when
     the camera cannot start: the referee taps the faces. Raises
     :class:`~controller.camera.CameraMissing` without the [camera] extra."""
@@ -52,7 +53,7 @@ def start_camera(config: Config, toy: Any, notice: Callable[[str], None]) -> Any
         profile = load_profile(path)
         camera = open_camera(config.camera.kind, toy, config.camera.style, config.box.seed)
     except (ProfileError, CameraFailed, ValueError) as exc:
-        notice(f"camera off: {exc}; the referee taps the faces")
+        notice(words("camera off: {reason}; the referee taps the faces"), reason=said_of(exc))
         return None
     if camera is None:
         return None
@@ -60,11 +61,12 @@ def start_camera(config: Config, toy: Any, notice: Callable[[str], None]) -> Any
     return CameraWatch(camera, profile, read_s=config.camera.read_s, on_down=down_notice(notice))
 
 
-def down_notice(notice: Callable[[str], None]) -> Callable[[str], None]:
-    """What the referee is told when the camera fails mid-game."""
+def down_notice(notice: Callable[..., None]) -> Callable[[str], None]:
+    """What the referee is told when the camera fails mid-game (``notice``: the service's,
+    a template and its params)."""
 
     def down(reason: str) -> None:
-        notice(f"the camera failed ({reason}): tap the faces from now on")
+        notice(words("the camera failed ({reason}): tap the faces from now on"), reason=reason)
 
     return down
 
@@ -91,7 +93,9 @@ def snapshot_name(round_no: int, hiding: int, key: int) -> str:
 def snapshot_path(data_dir: Path, game_id: int, name: str) -> Path:
     """Where the snapshot ``name`` of a game lives; ValueError for a malformed name."""
     if not SNAPSHOT_NAME.fullmatch(name):
-        raise ValueError(f"a snapshot is named <round>-<hiding>-<key>, not {name!r}")
+        raise ValueError(
+            Said("a snapshot is named <round>-<hiding>-<key>, not {name!r}", name=name)
+        )
     return data_dir / "snapshots" / str(int(game_id)) / f"{name}.jpg"
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..games.base import Said
+
 KINDS = ("none", "simulated", "picamera2", "usb")
 
 
@@ -26,10 +28,13 @@ def parse_kind(value: str) -> tuple[str, int | str]:
     kind, _, where = value.partition(":")
     if kind not in KINDS:
         raise ValueError(
-            f"camera must be one of none, simulated, picamera2, usb[:N|:PATH], got {value!r}"
+            Said(
+                "camera must be one of none, simulated, picamera2, usb[:N|:PATH], got {value!r}",
+                value=value,
+            )
         )
     if where and kind != "usb":
-        raise ValueError("only usb takes a device: usb:0, usb:/dev/video2 or usb:FILE")
+        raise ValueError(Said("only usb takes a device: usb:0, usb:/dev/video2 or usb:FILE"))
     if where.isdigit() or not where:
         return kind, int(where or 0)
     return kind, where
@@ -59,7 +64,7 @@ class SimulatedCamera:
         from .render import BACKGROUNDS, Scene, random_scene, render
 
         if self.failing:
-            raise CameraFailed("the simulated camera was unplugged")
+            raise CameraFailed(Said("the simulated camera was unplugged"))
         if self.shown is not None:
             rng = random.Random(self._rng.getrandbits(32))
             return render(self.style, self.shown, rng, scene=random_scene(rng))
@@ -115,8 +120,10 @@ class Picamera2Camera:
             from picamera2 import Picamera2
         except ImportError:
             raise CameraFailed(
-                "picamera2 is missing: on Pi OS, sudo apt install python3-picamera2 "
-                "(the installer does it; the venv needs --system-site-packages)"
+                Said(
+                    "picamera2 is missing: on Pi OS, sudo apt install python3-picamera2 "
+                    "(the installer does it; the venv needs --system-site-packages)"
+                )
             ) from None
         try:
             self._cam = Picamera2()
@@ -126,13 +133,13 @@ class Picamera2Camera:
             self._cam.configure(config)
             self._cam.start()
         except Exception as exc:  # the library raises bare RuntimeErrors
-            raise CameraFailed(f"the Pi camera did not start: {exc}") from None
+            raise CameraFailed(Said("the Pi camera did not start: {exc}", exc=exc)) from None
 
     def grab(self) -> np.ndarray:
         try:
             frame = self._cam.capture_array("main")
         except Exception as exc:
-            raise CameraFailed(f"the Pi camera gave no frame: {exc}") from None
+            raise CameraFailed(Said("the Pi camera gave no frame: {exc}", exc=exc)) from None
         # picamera2's "RGB888" is B, G, R in memory
         return np.ascontiguousarray(frame[:, :, 2::-1])
 
@@ -157,14 +164,14 @@ class UsbCamera:
         self._cap = cv2.VideoCapture(source)
         if not self._cap.isOpened():
             where = f"/dev/video{source}" if isinstance(source, int) else source
-            raise CameraFailed(f"no USB camera or readable video at {where}")
+            raise CameraFailed(Said("no USB camera or readable video at {where}", where=where))
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, 640)
         self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 480)
 
     def grab(self) -> np.ndarray:
         ok, frame = self._cap.read()
         if not ok or frame is None:
-            raise CameraFailed("the USB camera gave no frame")
+            raise CameraFailed(Said("the USB camera gave no frame"))
         return self._cv2.cvtColor(frame, self._cv2.COLOR_BGR2RGB)
 
     def close(self) -> None:
@@ -179,7 +186,7 @@ def open_camera(value: str, toy: Any = None, style: str = "ivory", seed: int | N
     if kind == "simulated":
         if toy is None:
             raise CameraFailed(
-                "--camera simulated draws the simulated toy's dice: use --box simulated"
+                Said("--camera simulated draws the simulated toy's dice: use --box simulated")
             )
         return SimulatedCamera(toy, style, seed)
     if kind == "picamera2":

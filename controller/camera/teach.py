@@ -18,6 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..games.base import Said, said_of
 from .calibrate import CalibrationError, calibrate
 from .profile import FACE_NAMES, Profile, face_from_name
 
@@ -27,7 +28,7 @@ SHOTS_PER_FACE = 5
 class TeachRefused(ValueError):
     """A teaching step that cannot be taken now; ``code`` says which (API: 409)."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: Said) -> None:
         super().__init__(reason)
         self.code = code
 
@@ -57,7 +58,7 @@ class Teacher:
         self.active = False
         self.face_index = 0
         self.taken = 0
-        self.error: str | None = None
+        self.error: str | None = None  # why the last calibration failed (a Said)
 
     def status(self) -> dict[str, Any]:
         """What the Box page draws: the face to show, shots taken, progress 0..1."""
@@ -75,6 +76,7 @@ class Teacher:
             "faces": list(FACE_NAMES),
             "progress": round(done / total, 3),
             "error": self.error,
+            "error_said": self.error.as_dict() if isinstance(self.error, Said) else None,
         }
 
     def start(self) -> dict[str, Any]:
@@ -99,11 +101,13 @@ class Teacher:
         frame, calibration failed: the photos stay and that face can be retaken)."""
         with self._lock:
             if not self.active:
-                raise TeachRefused("not-teaching", "start teaching first")
+                raise TeachRefused("not-teaching", Said("start teaching first"))
             try:
                 frame = self._grab()
             except OSError as exc:
-                raise TeachRefused("camera-down", f"the camera gave no picture: {exc}") from None
+                raise TeachRefused(
+                    "camera-down", Said("the camera gave no picture: {why}", why=said_of(exc))
+                ) from None
             face = FACE_NAMES[self.face_index]
             path = self.folder / face / f"{self.taken + 1}.png"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,9 +123,11 @@ class Teacher:
             try:
                 profile = calibrate(self.folder)
             except CalibrationError as exc:
-                self.error = str(exc)
+                self.error = said_of(exc)
                 self.taken = 0  # retake the last face; the others are kept
-                raise TeachRefused("calibration-failed", f"calibration failed: {exc}") from None
+                raise TeachRefused(
+                    "calibration-failed", Said("calibration failed: {why}", why=self.error)
+                ) from None
             self.active, self.face_index, self.taken, self.error = False, 0, 0, None
             self._show(None)
         self._done(profile)
@@ -131,9 +137,11 @@ class Teacher:
         """Go back to ``face`` (one of 1…6, devil) and take its photos again."""
         with self._lock:
             if not self.active:
-                raise TeachRefused("not-teaching", "start teaching first")
+                raise TeachRefused("not-teaching", Said("start teaching first"))
             if face not in FACE_NAMES:
-                raise TeachRefused("bad-face", f"face must be one of {', '.join(FACE_NAMES)}")
+                raise TeachRefused(
+                    "bad-face", Said("face must be one of {names}", names=", ".join(FACE_NAMES))
+                )
             shutil.rmtree(self.folder / face, ignore_errors=True)
             self.face_index, self.taken = FACE_NAMES.index(face), 0
             self._show(face_from_name(face))

@@ -15,18 +15,28 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from controller.games.base import Said
+
 
 def _folder(package: str) -> Path:
     path = Path(str(resources.files(package)))
     if not path.is_dir():
-        raise FileNotFoundError(f"the package data {package} is not a directory ({path})")
+        raise FileNotFoundError(
+            Said(
+                "the package data {package} is not a directory ({path})",
+                package=package,
+                path=str(path),
+            )
+        )
     return path
 
 
 def _file(package: str, name: str) -> Path:
     path = _folder(package) / name
     if not path.is_file():
-        raise FileNotFoundError(f"{name} is missing from the installed package ({path})")
+        raise FileNotFoundError(
+            Said("{name} is missing from the installed package ({path})", name=name, path=str(path))
+        )
     return path
 
 

@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
-from controller.games.base import Refused, Said, Viewer, words
+from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
@@ -65,15 +65,15 @@ def guarded(fn: Callable[[], Any]) -> Any:
     except Refused as exc:
         raise refusal(exc) from None
     except BoxFault as exc:
-        raise ApiError(409, "box-fault", str(exc)) from None
+        raise ApiError(409, "box-fault", said_of(exc)) from None
     except BoxError as exc:
-        raise ApiError(409, "box-refused", str(exc)) from None
+        raise ApiError(409, "box-refused", said_of(exc)) from None
     except TimeoutError:
         raise ApiError(503, "busy", Said("the box did not answer in time: try again")) from None
     except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
         if exc.errno != errno.ENOSPC:
             raise
-        raise ApiError(507, "disk-full", str(exc)) from None
+        raise ApiError(507, "disk-full", said_of(exc)) from None
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
@@ -152,7 +152,7 @@ def new_game() -> tuple[Response, int]:
     try:
         title = clean_text(title, field="title", allow_empty=True)
     except TextRefused as exc:
-        raise ApiError(400, exc.code, str(exc)) from None
+        raise ApiError(400, exc.code, exc.said) from None
     seats = body.get("seats")
     game_id = guarded(lambda: service().new_game(kind, options, title, seats))
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
@@ -401,7 +401,7 @@ def face_snapshot(game_id: int, name: str) -> Response:
     try:
         path = snapshot_path(service().config.data_dir, game_id, name)
     except ValueError as exc:
-        raise ApiError(404, "no-snapshot", str(exc)) from None
+        raise ApiError(404, "no-snapshot", said_of(exc)) from None
     if not path.is_file():
         raise ApiError(404, "no-snapshot", Said("no camera snapshot {name}", name=name))
     resp = Response(path.read_bytes(), mimetype="image/jpeg")
@@ -435,7 +435,7 @@ def camera_teach() -> Response:
     try:
         return jsonify(step())
     except TeachRefused as exc:
-        raise ApiError(409, exc.code, str(exc)) from None
+        raise ApiError(409, exc.code, said_of(exc)) from None
 
 
 def _teacher() -> Any:
@@ -530,7 +530,7 @@ def set_box_clock() -> Response:
     try:
         command = _system().set_time(float(when))
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", str(exc)) from None
+        raise ApiError(409, "not-permitted", said_of(exc)) from None
     service().notice(
         words("clock set from the referee's phone: {offset} s ({command})"),
         offset=f"{when - before:+.0f}",
@@ -551,7 +551,7 @@ def _power(do: str) -> Response:
     try:
         command = _system().restart() if do == "restart" else _system().poweroff()
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", str(exc)) from None
+        raise ApiError(409, "not-permitted", said_of(exc)) from None
     if do == "restart":
         service().notice(
             words("restart asked by the referee ({command})"), command=" ".join(command)

@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from controller import __version__, data
 from controller.games import registry
-from controller.games.base import Refused
+from controller.games.base import Refused, Said
 
 from . import security
 from .assets import digest, shell, static_url
@@ -38,6 +38,7 @@ from .i18n import (
     language_name,
     page_messages,
     request_language,
+    said_text,
     translate,
 )
 from .payloads import available_kinds
@@ -195,6 +196,12 @@ def history_game(game_id: int) -> str:
     )
 
 
+def error_page(why: Said) -> str:
+    """The page for an HTTP error (404, 405 ...): why, in the page's language, and the way
+    home."""
+    return _render("error.html", "error", "rules", why=said_text(request_language(), why))
+
+
 def _title(game_id: int) -> str:
     """The game's title as typed, or its kind's name in the page's language when the box
     made the title (:func:`controller.service._default_title`)."""
@@ -216,7 +223,7 @@ def _damaged_or_404(exc: Refused, game_id: int) -> str:
         "history_damaged",
         game_id=game_id,
         title=_title(game_id),
-        reason=service.damaged[game_id],
+        reason=said_text(request_language(), service.damaged[game_id]),
     )
 
 

@@ -62,9 +62,9 @@ class StreamCounter:
         """Count a new stream; returns why it may not open (``None``: it may)."""
         with self._lock:
             if self.open >= limit:
-                return "too many live pages open"
+                return Said("too many live pages open")
             if self.by_client.get(client, 0) >= per_client:
-                return f"at most {per_client} live pages per phone"
+                return Said("at most {count} live pages per phone", count=per_client)
             self.open += 1
             self.by_client[client] = self.by_client.get(client, 0) + 1
             return None
@@ -119,7 +119,12 @@ def stream() -> Response:
         client, current_app.config["MAX_STREAMS"], current_app.config["MAX_STREAMS_PER_CLIENT"]
     )
     if refused:
-        raise ApiError(503, "busy", f"{refused}: retrying", {"Retry-After": str(RETRY_AFTER_S)})
+        raise ApiError(
+            503,
+            "busy",
+            Said("{reason}: retrying", reason=refused),
+            {"Retry-After": str(RETRY_AFTER_S)},
+        )
     sub = service.hub.subscribe(topics)
     try:
         first = _snapshot(service, topics, tables, referee)

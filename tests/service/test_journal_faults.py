@@ -87,7 +87,7 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     assert resp.get_json() == {
         "error": "bad-export",
         "code": "bad-export",
-        "params": {},
+        "params": {"field": "entry 1: at"},
         "reason": "entry 1: at must be a number (seconds since 1970)",
     }
     illegal = sauteur_export([{"action": {"type": "face", "face": 3}}])
@@ -99,7 +99,7 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     assert resp.get_json() == {
         "error": "bad-export",
         "code": "bad-export",
-        "params": {},
+        "params": {"field": "title", "max": 80},
         "reason": "title must be at most 80 characters",
     }
     deep = b'{"a":' * 50_000 + b"1" + b"}" * 50_000  # found by this work: a 500
@@ -112,7 +112,7 @@ def test_api_import_with_a_bad_entry_is_400_and_stores_nothing(
     assert resp.get_json() == {
         "error": "bad-export",
         "code": "bad-export",
-        "params": {},
+        "params": {"where": "options", "limit": 8},
         "reason": "options is nested more than 8 deep",
     }
     assert service.journal is not None and service.journal.games() == []
@@ -320,6 +320,7 @@ def test_a_tails_game_whose_board_file_moved_is_quarantined(tmp_path: Path) -> N
         summary = json.loads(documented.replace("…", "0"))  # title "0", created 0
         assert set(summary) == set(games[moved])
         assert summary["damaged"] == games[moved]["damaged"]
+        assert summary["damaged_said"] == games[moved]["damaged_said"]
         assert "damaged" not in games[fine]
         resp = client.get(f"/api/games/{moved}")
         assert resp.status_code == 409

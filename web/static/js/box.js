@@ -53,7 +53,7 @@ function renderCamera() {
   const cam = status.camera || { kind: "none" };
   $("camera-card").hidden = cam.kind === "none";
   if (cam.kind === "none") return;
-  $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${cam.error})` : ""}`;
+  $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
   const last = cam.last_read;
   $("camera-last").textContent = last
     ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
@@ -70,7 +70,7 @@ function renderCamera() {
 // snapshot calibrates and the new profile is used from the next read.
 function renderTeach(state) {
   const face = state.face === "devil" ? t("face.devil") : state.face;
-  $("teach-step").textContent = state.error ? state.error
+  $("teach-step").textContent = state.error ? said(state.error_said || state.error)
     : state.active ? t("teach.show", { face, i: state.taken + 1, n: state.shots_per_face })
     : t("teach.intro");
   $("teach-progress").value = state.progress;

@@ -1,5 +1,5 @@
 // History: finished games and all games (live), export links, import (referee).
-import { api, el, fill, live, seatList, t } from "./common.js";
+import { api, el, fill, live, said, seatList, t } from "./common.js";
 
 function row(g) {
   return el("li", {},
@@ -7,7 +7,7 @@ function row(g) {
       el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
       el("span", { class: "muted" }, ` #${g.id} · ${g.abandoned ? t("hist.abandoned") : g.finished ? t("hist.done") : t("hist.inprogress")}`),
       seatList(g.seats) ? el("span", { class: "muted small seats-line" }, seatList(g.seats)) : null,
-      g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: g.damaged })}`) : null),
+      g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: said(g.damaged_said || g.damaged) })}`) : null),
     g.finished || g.damaged ? el("a", { href: `/api/games/${g.id}/export`, class: "chip", download: `diablotin-game-${g.id}.json` }, t("hist.export")) : null);
 }
 

@@ -1,5 +1,5 @@
 // Home: games in progress (live), start a game (referee), the QR code to join.
-import { act, api, el, fill, live, seatList, t, toast } from "./common.js";
+import { act, api, el, fill, live, said, seatList, t, toast } from "./common.js";
 import { setupTeufelForm } from "./games/teufel-start.js";
 import { colourName } from "./games/teufel-colours.js";
 
@@ -13,7 +13,7 @@ function render(games) {
       el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
       g.on_box ? el("span", { class: "badge on-box", "data-on-box": "true" }, t("home.onbox")) : null,
       el("span", { class: g.damaged ? "error damaged" : "muted" },
-        ` #${g.id} · ${g.damaged ? t("hist.damaged", { reason: g.damaged }) : t("home.actions", { n: g.actions ?? 0 })}`),
+        ` #${g.id} · ${g.damaged ? t("hist.damaged", { reason: said(g.damaged_said || g.damaged) }) : t("home.actions", { n: g.actions ?? 0 })}`),
       seatList(g.seats) ? el("span", { class: "muted small seats-line" }, seatList(g.seats)) : null))));
 }
 
