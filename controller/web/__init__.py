@@ -12,7 +12,7 @@ from datetime import timedelta
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from flask import Flask, Response, request
+from flask import Flask, Response, make_response, request
 from flask_babel import Babel
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -46,6 +46,19 @@ MAX_JSON_DEPTH = 32
 
 MAX_ID = 2**31 - 1
 """Ids (games, steps, keys) in URLs above this do not match a route: 404."""
+
+HTTP_SENTENCES = {
+    400: Said("this request could not be read"),
+    403: Said("this is not allowed"),
+    404: Said("there is nothing at this address"),
+    405: Said("this address does not take this kind of request"),
+    413: Said("this is too large to send"),
+    415: Said("this must be sent as JSON"),
+    429: Said("too many requests: wait a moment and try again"),
+    500: Said("something went wrong inside the box; the journal is safe"),
+}
+"""What an HTTP error tells a person (a page, or an API answer's ``reason``), in their
+language; werkzeug's own descriptions are English only."""
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -174,9 +187,16 @@ def create_app(
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Response | HTTPException:
+        status = exc.code or 500
+        why = HTTP_SENTENCES.get(status)
         if request.path.startswith("/api/") or request.path.startswith("/stream"):
             code = (exc.name or "error").lower().replace(" ", "-")
-            return ApiError(exc.code or 500, code, exc.description or code).response()
-        return exc
+            return ApiError(status, code, why or exc.description or code).response()
+        if why is None:
+            return exc
+        resp = make_response(pages.error_page(why), status)
+        resp.headers.update(exc.get_headers())
+        resp.headers["Content-Type"] = "text/html; charset=utf-8"
+        return resp
 
     return app

@@ -80,7 +80,7 @@ def test_no_serious_or_critical_axe_violation_on_any_page(
             pytest.fail(message + " (CI requires it)")
         pytest.skip(message)
     base, service = server
-    paths = pages(service)
+    paths = [*pages(service), "/no/such/page"]  # and the page that says it is not there
     found: dict[str, Any] = {}
     errors: list[str] = []
     for size, (width, height) in SIZES.items():

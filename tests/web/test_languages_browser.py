@@ -111,5 +111,6 @@ def test_no_english_shows_through_on_a_german_or_french_page(browser: Any, serve
     ):
         table.submit(action)
     paths.append(f"/games/{sauteur}")
+    paths.append("/no/such/page")  # the 404 page says so in the reader's language
     found = english_on(browser, base, service, paths)
     assert not found, "\n".join(f"{where}: {left}" for where, left in found.items())
