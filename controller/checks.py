@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .config import Config, ConfigError, find_config_path, load_config
+from .games.base import Said
 
 SAMPLE_S = 0.3
 """How long the gpio check watches the sensors (seconds)."""
@@ -675,11 +676,13 @@ def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool
         print(format_results(problems), file=stream)
     blocking = [r for r in problems if r.hard]
     if blocking:
-        print(
-            f"diablotin: refusing to start: {summary(results)} "
-            "(`diablotin doctor` shows every check)",
-            file=stream,
+        from .cli import say
+
+        why = Said(
+            "refusing to start: {summary} (`diablotin doctor` shows every check)",
+            summary=summary(results),
         )
+        print("diablotin: " + say(why), file=stream)
         return False
     print(f"diablotin: start checks: {summary(results)}", file=stream)
     return True
@@ -760,13 +763,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.checks", description=__doc__)
     parser.add_argument("--config", help="config file (default: $DIABLOTIN_CONFIG, /etc/...)")
     args = parser.parse_args(argv)
+    from .cli import fail
+    from .games.base import Said, said_of
+
     try:
         config = load_config(find_config_path(args.config))
     except ConfigError as exc:
-        print(f"diablotin: config error: {exc}", file=sys.stderr)
+        fail(Said("config error: {reason}", reason=said_of(exc)))
         return 2
     except OSError as exc:
-        print(f"diablotin: cannot read the config: {exc} (try sudo)", file=sys.stderr)
+        fail(Said("cannot read the config: {reason} (try sudo)", reason=str(exc)))
         return 2
     return doctor(config)
 

@@ -34,6 +34,7 @@ from .config import (
     to_toml,
 )
 from .datadir import DataDirBusy
+from .games.base import Said, said_of
 from .journal import JournalError
 from .logs import complain, configure_logging
 
@@ -57,9 +58,13 @@ BENCH_AREAS = (
 def _box_arg(value: str) -> tuple[str, str | None]:
     backend, _, port = value.partition(":")
     if backend not in BACKENDS:
-        raise argparse.ArgumentTypeError(f"--box must be one of {', '.join(BACKENDS)}")
+        raise argparse.ArgumentTypeError(
+            say(Said("--box must be one of {names}", names=", ".join(BACKENDS)))
+        )
     if port and backend != "serial":
-        raise argparse.ArgumentTypeError("only --box serial takes a port: serial:/dev/ttyACM0")
+        raise argparse.ArgumentTypeError(
+            say(Said("only --box serial takes a port: serial:/dev/ttyACM0"))
+        )
     return backend, port or None
 
 
@@ -305,7 +310,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
+ARGPARSE_MESSAGES = (
+    "usage: ",
+    "%(prog)s: error: %(message)s\n",
+    "argument %(argument_name)s: %(message)s",
+    "the following arguments are required: %s",
+    "unrecognized arguments: %s",
+    "invalid choice: %(value)r (choose from %(choices)s)",
+    "invalid %(type)s value: %(value)r",
+    "expected one argument",
+    "ambiguous option: %(option)s could match %(matches)s",
+    "not allowed with argument %s",
+    "one of the arguments %s is required",
+    "ignored explicit argument %r",
+    "positional arguments",
+    "options",
+    "show this help message and exit",
+)
+"""argparse's own words that a user meets (its usage line, its errors), in the catalogs:
+argparse asks the standard :mod:`gettext` for them (domain ``messages``), which reads the
+language from the same variables as :func:`environment_language`. A Python whose argparse
+words them differently shows them in English."""
+
+
+def _argparse_speaks_the_catalogs() -> None:
+    import gettext
+    from importlib import resources
+
+    with resources.as_file(resources.files("controller") / "locales") as folder:
+        gettext.bindtextdomain("messages", str(folder))
+
+
 def _main(argv: Sequence[str] | None) -> int:
+    _argparse_speaks_the_catalogs()
     args = build_parser().parse_args(argv)
     configure_logging(args.verbose)
     try:
@@ -316,10 +353,10 @@ def _main(argv: Sequence[str] | None) -> int:
             prepare_lgpio_workdir(config.data_dir)  # import lgpio makes a pipe in the cwd
         return int(COMMANDS[args.command](args, config) or 0)
     except ConfigError as exc:
-        complain(f"config error: {exc}")
+        fail(Said("config error: {reason}", reason=said_of(exc)))
         return EXIT_CONFIG
     except (DataDirBusy, JournalError) as exc:  # e.g. `play` while the service runs
-        complain(str(exc))
+        fail(exc)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -341,10 +378,10 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
         try:
             if config.camera.kind.partition(":")[0] not in ("simulated", "picamera2", "usb"):
-                raise ConfigError("--camera must be none, simulated, picamera2 or usb[:N]")
+                raise ConfigError(Said("--camera must be none, simulated, picamera2 or usb[:N]"))
             require()
         except CameraMissing as exc:
-            complain(str(exc))
+            fail(exc)
             return 2
     from .checks import preflight
 
@@ -360,7 +397,7 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         service.start()
     except (BoxError, DataDirBusy, JournalError) as exc:
         service.stop()
-        complain(str(exc))
+        fail(exc)
         return 1
     from .watchdog import Watchdog, systemd_ready
 
@@ -391,7 +428,7 @@ def cmd_selftest(args: argparse.Namespace, config: Config) -> int:
     try:
         box, toy = make_box(config.box, clock)
     except BoxError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 1
     try:
         return 0 if run_selftest(box, toy, sys.stdout) else 1
@@ -410,6 +447,25 @@ def cmd_coils_off(args: argparse.Namespace, config: Config) -> int:
     from .coils_off import coils_off
 
     return coils_off(config)
+
+
+def fail(what: str | BaseException) -> None:
+    """Say why the command stops, on stderr (:func:`~controller.logs.complain`), in the
+    environment's language: a ``Said`` (or an error raised with one) is made from the
+    catalogs; other text is shown as it is."""
+    complain(say(what if isinstance(what, str) else said_of(what)))
+
+
+def tell(said: str) -> None:
+    """A line about what the command did, on stderr (stdout carries its data)."""
+    print(say(said), file=sys.stderr)
+
+
+def say(said: str) -> str:
+    """``said`` in the environment's language (:func:`environment_language`)."""
+    from .web.i18n import said_text
+
+    return said_text(environment_language(), said)
 
 
 def environment_language(environ: Mapping[str, str] | None = None) -> str:
@@ -438,7 +494,7 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
         try:
             journal = Journal(args.journal or Path(scratch) / "play.sqlite3")
         except JournalError as exc:
-            print(f"diablotin: {exc}", file=sys.stderr)
+            fail(exc)
             return 1
         return play_sauteur(
             config,
@@ -455,17 +511,17 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
     from .sim_tails import ADVISORS, duel
 
     if args.games < 1:
-        print("diablotin: --games must be at least 1", file=sys.stderr)
+        fail(Said("{option} must be at least 1", option="--games"))
         return 2
     if args.game == "tails":
         p1, p2 = args.p1 or "rollouts", args.p2 or "lookahead"
         if args.rollouts is not None and args.rollouts < 1:
-            print("diablotin: --rollouts must be at least 1", file=sys.stderr)
+            fail(Said("{option} must be at least 1", option="--rollouts"))
             return 2
         for name in (p1, p2):
             if name not in ADVISORS:
-                print(
-                    f"diablotin: unknown advisor {name!r}: {', '.join(ADVISORS)}", file=sys.stderr
+                fail(
+                    Said("unknown advisor {name!r}: {known}", name=name, known=", ".join(ADVISORS))
                 )
                 return 2
         result = duel(args.games, args.seed, p1, p2, args.rollouts, args.budget).as_json()
@@ -484,7 +540,7 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
     for name in poppers.values():
         if name not in STRATEGIES:
             known = ", ".join(STRATEGIES)
-            print(f"diablotin: unknown level {name!r} for the sauteur: {known}", file=sys.stderr)
+            fail(Said("unknown level {name!r} for the sauteur: {known}", name=name, known=known))
             return 2
     report = simulate_parallel(
         args.rule, args.games, args.seed, poppers, args.hider, workers=args.workers
@@ -507,7 +563,7 @@ def _open_journal(config: Config) -> Any:
     try:
         return _journal(config)
     except JournalError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return None
 
 
@@ -521,37 +577,41 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
     try:
         rows: list[tuple[str, ...]] = []
         for game in journal.games():
-            state = (
-                "abandoned" if game.abandoned else "finished" if game.finished else "in progress"
+            state = say(
+                Said("abandoned")
+                if game.abandoned
+                else Said("finished")
+                if game.finished
+                else Said("in progress")
             )
             damage = ""
             try:
                 importing.replay_export(importing.check(journal.export(game.id)), config)
             except Refused as exc:
-                state, damage = "damaged", f"  (damaged: {_one_line(exc.reason, 120)})"
+                state = say(Said("damaged"))
+                why = _one_line(say(said_of(exc)), 120)
+                damage = "  " + say(Said("(damaged: {reason})", reason=why))
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.created))
             named = [s["name"] or s["computer"] for s in game.seats or []]
             players = ", ".join(n for n in named if n) or "-"
             title = game.title + damage
             rows.append((str(game.id), _kind_title(game.kind), state, started, players, title))
         if not rows:
-            print("no games yet: start one on the dashboard (diablotin serve)")
+            print(say(Said("no games yet: start one on the dashboard (diablotin serve)")))
         else:
-            _print_table(("id", "game", "state", "started", "players", "title"), rows)
+            header = [Said("id"), Said("game"), Said("state"), Said("started"), Said("players")]
+            _print_table((*map(say, header), say(Said("title"))), rows)
     finally:
         journal.close()
     return 0
 
 
 def _kind_title(kind: str) -> str:
-    """A game kind's English title (the kind itself for one this install does not know)."""
-    from .games import registry
-    from .games.base import Refused
+    """A game kind's title in the environment's language (the kind itself for one this
+    install does not know)."""
+    from .web.i18n import kind_title
 
-    try:
-        return registry.get(kind).title.english()
-    except Refused:
-        return kind
+    return kind_title(environment_language(), kind)
 
 
 def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -571,7 +631,7 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
     if args.all:
         return _export_all(args, config)
     if args.game_id is None:
-        print("diablotin: export needs a game id (or --raw -o FOLDER)", file=sys.stderr)
+        fail(Said("export needs a game id (or --raw -o FOLDER)"))
         return 2
     journal = _open_journal(config)
     if journal is None:
@@ -579,14 +639,14 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
     try:
         data = journal.export(args.game_id)
     except GameNotFound as exc:
-        print(f"diablotin: {exc.args[0]}", file=sys.stderr)
+        fail(exc)
         return 2
     finally:
         journal.close()
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
-        print(f"game {args.game_id} written to {args.output}", file=sys.stderr)
+        tell(Said("game {game_id} written to {path}", game_id=args.game_id, path=args.output))
     else:
         sys.stdout.write(text)
     return 0
@@ -599,7 +659,7 @@ def _export_all(args: argparse.Namespace, config: Config) -> int:
     from . import exports
 
     if args.game_id is not None or (args.format == "zip" and not args.output):
-        print("diablotin: export --all takes no game id; a zip needs -o FILE.zip", file=sys.stderr)
+        fail(Said("export --all takes no game id; a zip needs -o FILE.zip"))
         return 2
     journal = _open_journal(config)
     if journal is None:
@@ -607,7 +667,7 @@ def _export_all(args: argparse.Namespace, config: Config) -> int:
     try:
         if args.format == "zip":
             count = exports.write_zip(journal, Path(args.output))
-            print(f"{count} game(s) written to {args.output}", file=sys.stderr)
+            tell(Said("{n} game(s) written to {path}", n=count, path=args.output))
         elif args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as file:
                 exports.write_csv(journal, file)
@@ -626,7 +686,7 @@ def _export_raw(args: argparse.Namespace, config: Config) -> int:
     from .service import JOURNAL_NAME
 
     if not args.output or args.game_id is not None:
-        print("diablotin: export --raw takes no game id and needs -o FOLDER", file=sys.stderr)
+        fail(Said("export --raw takes no game id and needs -o FOLDER"))
         return 2
     folder = Path(args.output)
     try:
@@ -636,11 +696,11 @@ def _export_raw(args: argparse.Namespace, config: Config) -> int:
             text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
             (folder / f"game-{game_id}.json").write_text(text, encoding="utf-8")
     except (JournalError, OSError) as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 1
     for problem in saved.problems:
-        print(f"diablotin: {problem}", file=sys.stderr)
-    print(f"{len(saved.games)} game(s) written to {folder}", file=sys.stderr)
+        fail(problem)
+    tell(Said("{n} game(s) written to {path}", n=len(saved.games), path=folder))
     return 1 if saved.problems else 0
 
 
@@ -653,7 +713,7 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
         data = importing.read_export(args.file)
         rules, state = importing.replay_export(data, config)
     except Refused as exc:
-        print(f"diablotin: {args.file}: {_one_line(exc.reason)}", file=sys.stderr)
+        fail(_one_line(f"{args.file}: {say(said_of(exc))}"))
         return 2
     print(json.dumps(rules.view(state, "public"), indent=1, ensure_ascii=False))
     if args.store:
@@ -664,9 +724,9 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
             finally:
                 journal.close()
         except JournalError as exc:
-            print(f"diablotin: {_one_line(str(exc), 2000)}", file=sys.stderr)
+            fail(_one_line(say(said_of(exc)), 2000))
             return 1
-        print(f"stored as game {game_id}", file=sys.stderr)
+        tell(Said("stored as game {game_id}", game_id=game_id))
     return 0
 
 
@@ -695,7 +755,7 @@ def cmd_faces(args: argparse.Namespace, config: Config) -> int:
     try:
         require()
     except CameraMissing as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 2
     from .camera.cli import main as faces_main
     from .camera.profile import DEFAULT_NAME
@@ -717,7 +777,7 @@ def cmd_firmware(args: argparse.Namespace, config: Config) -> int:
             dry_run=args.dry_run,
         )
     except (ValueError, OSError, RuntimeError, subprocess.SubprocessError) as exc:
-        print(f"diablotin: firmware flash failed: {exc}", file=sys.stderr)
+        fail(Said("firmware flash failed: {reason}", reason=said_of(exc)))
         return 1
     return 0
 
@@ -745,9 +805,9 @@ def cmd_backup(args: argparse.Namespace, config: Config) -> int:
     try:
         backup.backup(config.data_dir / JOURNAL_NAME, target)
     except backup.BackupError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 1
-    print(f"backup written to {target}")
+    print(say(Said("backup written to {path}", path=target)))
     return 0
 
 
@@ -760,19 +820,32 @@ def cmd_restore(args: argparse.Namespace, config: Config) -> int:
     try:
         lock = DataDirLock(config.data_dir)
     except DataDirBusy as exc:
-        print(
-            f"diablotin: {exc}: stop it first (`sudo systemctl stop diablotin`), then restore",
-            file=sys.stderr,
+        fail(
+            Said(
+                "{reason}: stop it first (`sudo systemctl stop diablotin`), then restore",
+                reason=said_of(exc),
+            )
         )
         return 1
     try:
         kept = backup.restore(args.file, config.data_dir / JOURNAL_NAME)
     except backup.BackupError as exc:
-        print(f"diablotin: {exc}; nothing was changed", file=sys.stderr)
+        fail(Said("{reason}; nothing was changed", reason=said_of(exc)))
         return 2
     finally:
         lock.release()
-    print(f"restored {args.file}" + (f"; the journal before is kept as {kept}" if kept else ""))
+    if kept:
+        print(
+            say(
+                Said(
+                    "restored {path}; the journal before is kept as {kept}",
+                    path=args.file,
+                    kept=kept,
+                )
+            )
+        )
+    else:
+        print(say(Said("restored {path}", path=args.file)))
     return 0
 
 
@@ -783,29 +856,39 @@ def cmd_pin(args: argparse.Namespace, config: Config) -> int:
 
     if config.server.referee_pin:
         if args.reset:
-            print(
-                f"diablotin: the PIN is set in {config.source or 'the config'} "
-                "([server] referee_pin): change it there and restart the service "
-                "(`sudo systemctl restart diablotin`)",
-                file=sys.stderr,
+            fail(
+                Said(
+                    "the PIN is set in {source} ([server] referee_pin): change it there and "
+                    "restart the service (`sudo systemctl restart diablotin`)",
+                    source=config.source or Said("the config"),
+                )
             )
             return 2
-        print(f"{config.server.referee_pin}  (from {config.source or 'the config'})")
+        source = say(Said("from {source}", source=config.source or Said("the config")))
+        print(f"{config.server.referee_pin}  ({source})")
         return 0
     pins = PinFile(config.data_dir)
     try:
         pin = pins.reset() if args.reset else pins.current()
     except OSError as exc:
-        print(
-            f"diablotin: cannot {'write' if args.reset else 'read'} {pins.path}: "
-            f"{exc.strerror or exc} (run it as the service's user: "
-            "`sudo -u diablotin diablotin pin`)",
-            file=sys.stderr,
+        template = (
+            "cannot write {path}: {reason} (run it as the service's user: "
+            "`sudo -u diablotin diablotin pin`)"
+            if args.reset
+            else "cannot read {path}: {reason} (run it as the service's user: "
+            "`sudo -u diablotin diablotin pin`)"
         )
+        fail(Said(template, path=pins.path, reason=exc.strerror or str(exc)))
         return 1
     print(pin)
     if args.reset:
-        print("new PIN: every referee session has ended (the running service uses it at once)")
+        print(
+            say(
+                Said(
+                    "new PIN: every referee session has ended (the running service uses it at once)"
+                )
+            )
+        )
     return 0
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
+from .cli import say
+from .games.base import Said
 from .games.tails import RecordError, score_record
 
 
@@ -19,12 +21,15 @@ def score_main(path: str) -> int:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
-        print(f"{path}: cannot read the record: {error}", file=sys.stderr)
+        print(
+            say(Said("{path}: cannot read the record: {error}", path=path, error=error)),
+            file=sys.stderr,
+        )
         return 2
     try:
         result = score_record(text)
     except RecordError as error:
-        print(f"{path}:{error.line}: {error.reason}", file=sys.stderr)
+        print(f"{path}:{error.line}: {say(error.reason)}", file=sys.stderr)
         return 2
     # exactly the documented shape: {"devils": {...all 18}, "totals": [...]}
     print(json.dumps({"devils": result["devils"], "totals": result["totals"]}, indent=2))

@@ -49,6 +49,8 @@ class Words:
             if name == "figure"
             else ", ".join(self("figure." + f) for f in value)
             if name == "figures"
+            else self.said(value)
+            if isinstance(value, Mapping) and "template" in value
             else value
             for name, value in said["params"].items()
         }

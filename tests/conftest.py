@@ -9,6 +9,12 @@ from typing import Any
 
 import pytest
 
+# Tests read English unless one asks for a language: a developer's German locale must not
+# change what the CLI says (controller.cli.environment_language) in the tests that run it.
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",

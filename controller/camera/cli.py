@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from ..cli import fail, say
+from ..games.base import Said
 from .calibrate import CalibrationError, calibrate, load_image
 from .profile import DEVIL, ProfileError, face_from_name, load_profile
 from .reader import read_face
@@ -24,11 +25,17 @@ def cmd_calibrate(source: str, output: str) -> int:
     try:
         profile = calibrate(Path(source))
     except CalibrationError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 2
     profile.save(Path(output))
     counts = ", ".join(f"{k}: {len(v) // 4}" for k, v in profile.templates.items())
-    print(f"profile written to {output} ({profile.images} photos; used per face: {counts})")
+    written = Said(
+        "profile written to {output} ({images} photos; used per face: {counts})",
+        output=str(output),
+        images=profile.images,
+        counts=counts,
+    )
+    print(say(written))
     return 0
 
 
@@ -36,7 +43,7 @@ def cmd_read(profile_path: Path, images: list[str]) -> int:
     try:
         profile = load_profile(profile_path)
     except ProfileError as exc:
-        print(f"diablotin: {exc}", file=sys.stderr)
+        fail(exc)
         return 2
     for name in images:
         line: dict[str, Any] = {"image": name}
@@ -135,7 +142,7 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
     if args.do == "read":
         profile = Path(args.profile) if args.profile else default_profile
         if profile is None:
-            print("diablotin: give --profile PROFILE", file=sys.stderr)
+            fail(Said("give --profile PROFILE"))
             return 2
         return cmd_read(profile, args.images)
     return cmd_evaluate(args.style or [HELD_OUT, *DEV_STYLES], args.per_face, args.seed)

@@ -17,6 +17,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
+from controller.cli import ARGPARSE_MESSAGES
 from controller.games import registry
 from controller.web.i18n import DOMAIN, ENGLISH, PLURALS
 
@@ -36,6 +37,8 @@ def template() -> Catalog:
         pot.add(kind.title.msgid)
     for template_ in refusal_templates() + engine_words():
         pot.add(template_, flags=("python-brace-format",))
+    for msgid in ARGPARSE_MESSAGES:
+        pot.add(msgid, flags=("python-format",))
     return pot
 
 
