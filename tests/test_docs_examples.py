@@ -283,3 +283,21 @@ def test_the_sound_section_loads_and_the_table_is_what_the_box_says(tmp_path: Pa
         line = next(line for line in text.splitlines() if line.startswith(f"| {event} |"))
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         assert cells[1:] == [sentence(lang, announcement) for lang in ("en", "fr", "de")]
+
+
+def test_the_cli_speaks_the_languages_the_doc_shows(tmp_path: Path) -> None:
+    doc = (REPO / "docs" / "translations.md").read_text(encoding="utf-8")
+    block = doc.split("docs/examples/cli-languages.sh -->", 1)[1]
+    printed = re.search(r"prints\n\n```text\n(.*?)```", block, re.S)
+    assert printed, "translations.md shows what cli-languages.sh prints"
+    env = {k: v for k, v in _env(tmp_path).items() if k not in ("LC_ALL", "LC_MESSAGES")}
+    result = subprocess.run(
+        ["sh", str(EXAMPLES / "cli-languages.sh")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in result.stderr
+    assert (result.stderr + result.stdout).splitlines() == printed[1].splitlines()
