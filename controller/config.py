@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,12 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
     def bad(key: str, reason: str) -> ConfigError:
         return ConfigError(Said("{where}: {key}: {reason}", where=where, key=key, reason=reason))
 
+    def one_of(key: str, value: str, allowed: Sequence[str]) -> str:
+        if value not in allowed:
+            names = ", ".join(allowed)
+            raise bad(key, Said("{value!r} is not one of {names}", value=value, names=names))
+        return value
+
     for section, values in raw.items():
         if section not in _SCHEMA:
             raise bad(section, Said("unknown section (known: {names})", names=", ".join(_SCHEMA)))
@@ -238,26 +245,10 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
 
     cfg = Config(source=path)
     box = raw.get("box", {})
-    cfg.box.backend = box.get("backend", cfg.box.backend)
-    if cfg.box.backend not in BACKENDS:
-        raise bad(
-            "box.backend",
-            Said(
-                "{backend!r} is not one of {names}",
-                backend=cfg.box.backend,
-                names=", ".join(BACKENDS),
-            ),
-        )
-    cfg.box.pin_factory = box.get("pin_factory", cfg.box.pin_factory)
-    if cfg.box.pin_factory not in PIN_FACTORIES:
-        raise bad(
-            "box.pin_factory",
-            Said(
-                "{pin_factory!r} is not one of {names}",
-                pin_factory=cfg.box.pin_factory,
-                names=", ".join(PIN_FACTORIES),
-            ),
-        )
+    cfg.box.backend = one_of("box.backend", box.get("backend", cfg.box.backend), BACKENDS)
+    cfg.box.pin_factory = one_of(
+        "box.pin_factory", box.get("pin_factory", cfg.box.pin_factory), PIN_FACTORIES
+    )
     if "pins" in box:
         cfg.box.pins = resolve(box["pins"])
         if not cfg.box.pins.is_file():

@@ -189,18 +189,25 @@ def test_the_api_session_runs_against_a_real_server(tmp_path: Path) -> None:
     assert [e["action"]["cell"] for e in saved["entries"]] == ["14n"]
 
 
+def _sh(
+    example: str, cwd: Path, env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run the shell example ``docs/examples/<example>`` in ``cwd``; its output as text."""
+    return subprocess.run(
+        ["sh", str(EXAMPLES / example)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def test_the_cli_session_runs_on_a_temporary_data_dir(tmp_path: Path) -> None:
     env = _env(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
-    result = subprocess.run(
-        ["sh", str(EXAMPLES / "cli.sh")],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _sh("cli.sh", work, env, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert load_config(work / "effective.toml").data_dir == tmp_path / "data"
@@ -291,13 +298,6 @@ def test_the_cli_speaks_the_languages_the_doc_shows(tmp_path: Path) -> None:
     printed = re.search(r"prints\n\n```text\n(.*?)```", block, re.S)
     assert printed, "translations.md shows what cli-languages.sh prints"
     env = {k: v for k, v in _env(tmp_path).items() if k not in ("LC_ALL", "LC_MESSAGES")}
-    result = subprocess.run(
-        ["sh", str(EXAMPLES / "cli-languages.sh")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _sh("cli-languages.sh", tmp_path, env)
     assert "Traceback" not in result.stderr
     assert (result.stderr + result.stdout).splitlines() == printed[1].splitlines()
