@@ -31,6 +31,7 @@ from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .config import ServerConfig
+from .games.base import Said
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
@@ -62,14 +63,16 @@ def dashboard_url(host: str, port: int) -> str:
 
 def banner(url: str, pin: str) -> str:
     """What the console shows at start: the address, a QR code of it, and the PIN."""
+    from .cli import say  # in the console's language (LANGUAGE, LANG ...)
+
     qr = segno.make(url, error="m")
     lines = [
         "",
-        f"Diablotin dashboard: {url}",
-        "Scan with a phone on the same Wi-Fi:",
+        say(Said("Diablotin dashboard: {url}", url=url)),
+        say(Said("Scan with a phone on the same Wi-Fi:")),
         _terminal_qr(qr),
-        f"Referee PIN: {pin}",
-        "Stop with Ctrl+C (coils are switched off on the way out).",
+        say(Said("Referee PIN: {pin}", pin=pin)),
+        say(Said("Stop with Ctrl+C (coils are switched off on the way out).")),
         "",
     ]
     return "\n".join(lines)

@@ -13,6 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.server import banner, bound_port, dashboard_url, serve, stop_server
 
 from .conftest import PIN, make_service
@@ -35,6 +37,14 @@ def test_banner_has_the_address_a_qr_code_and_the_pin() -> None:
     qr_lines = [line for line in text.splitlines() if set(line) <= set(" ▀▄█") and line]
     assert len(qr_lines) >= 12  # a version-2 code at least, two modules per line
     assert len({len(line) for line in qr_lines}) == 1  # square, aligned
+
+
+def test_banner_speaks_the_consoles_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANGUAGE", "de")
+    text = banner("http://192.168.1.20:8000/", "123456")
+    assert "Diablotin-Dashboard: http://192.168.1.20:8000/" in text
+    assert "Schiedsrichter-PIN: 123456" in text
+    assert "Beenden mit Strg+C (die Spulen werden dabei ausgeschaltet)." in text
 
 
 def test_serve_answers_then_stops_the_service(tmp_path: Path) -> None:
