@@ -599,8 +599,15 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
         if not rows:
             print(say(Said("no games yet: start one on the dashboard (diablotin serve)")))
         else:
-            header = [Said("id"), Said("game"), Said("state"), Said("started"), Said("players")]
-            _print_table((*map(say, header), say(Said("title"))), rows)
+            header = (
+                Said("id"),
+                Said("game"),
+                Said("state"),
+                Said("started"),
+                Said("players"),
+                Said("title"),
+            )
+            _print_table(tuple(map(say, header)), rows)
     finally:
         journal.close()
     return 0

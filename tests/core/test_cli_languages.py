@@ -117,3 +117,12 @@ def test_lang_is_read_when_language_is_unset(tmp_path: Path) -> None:
         timeout=60,
     )
     assert result.stderr.strip() == "diablotin: kein Spiel 7"
+
+
+def test_the_games_table_is_in_the_users_language(tmp_path: Path) -> None:
+    example = REPO / "docs" / "examples" / "game-tails.json"
+    stored = diablotin("de", "--data-dir", str(tmp_path), "replay", str(example), "--import")
+    assert stored.returncode == 0 and "als Spiel 1 gespeichert" in stored.stderr
+    table = diablotin("de", "--data-dir", str(tmp_path), "games").stdout.splitlines()
+    assert table[0].split() == ["Nr.", "Spiel", "Stand", "begonnen", "Spieler", "Titel"]
+    assert "Auf Teufel komm raus!  beendet" in table[1]
