@@ -146,6 +146,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         pending["hand"] = [
             {"from": name(s), "card": None if c == FACE_DOWN else c} for s, c in decision.hand
         ]
+    blocked = blocked_steps(state)
     picture: dict[str, Any] = {
         "game": "teufel",
         "phase": {"place": "setup", "over": "over"}.get(decision.kind, "play"),
@@ -171,8 +172,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "move": {"path": [name(s) for s in state.path]} if state.path else None,
         "pending": pending,
         "reachable": reachable(state),
-        "blocked": blocked_steps(state),
-        "blocked_said": {square: _said(why) for square, why in blocked_steps(state).items()},
+        "blocked": blocked,
+        "blocked_said": {square: _said(why) for square, why in blocked.items()},
         "odds": {p.colour: _floats(_odds(state, chances, p.colour)) for p in players if not p.left},
         "face_down": sum(card == FACE_DOWN for card in state.cards),
         "peeks": [{"player": players[p].colour, "square": name(s)} for p, s in state.peeks],
