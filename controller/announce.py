@@ -184,6 +184,10 @@ class Announcer:
         self._last[table.game_id] = table.state
         table.listeners.append(self._changed)
 
+    def detach(self, game_id: int) -> None:
+        """Forget a game that left play (deleted, abandoned)."""
+        self._last.pop(game_id, None)
+
     def _changed(self, table: Any) -> None:
         before, after = self._last.get(table.game_id), table.state
         self._last[table.game_id] = after

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .games.base import Said
-from .journal import APPLICATION_ID, SCHEMA_VERSION
+from .journal import APPLICATION_ID, SCHEMA_VERSION, id_marks, raise_id_marks
 
 log = logging.getLogger(__name__)
 
@@ -115,13 +115,30 @@ def restore(source: Path, journal: Path) -> Path | None:
     data dir's lock). Raises :class:`BackupError`; the journal is then unchanged."""
     check(source)
     kept = None
+    marks: dict[str, int] = {}
     if journal.exists():
         kept = journal.with_name(journal.name + ".bak")
         backup(journal, kept)
+        marks = _id_marks(kept)
     for suffix in ("-wal", "-shm"):
         journal.with_name(journal.name + suffix).unlink(missing_ok=True)
     backup(source, journal)
+    if marks:
+        db = sqlite3.connect(journal)
+        try:
+            with db:
+                raise_id_marks(db, marks)  # a game made after the copy keeps its id to itself
+        finally:
+            db.close()
     return kept
+
+
+def _id_marks(path: Path) -> dict[str, int]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return id_marks(db)
+    finally:
+        db.close()
 
 
 def daily(journal: Path, data_dir: Path, keep: int, now: float | None = None) -> Path | None:

@@ -71,9 +71,7 @@ class BoxPlay:
         svc = self.service
         table.listeners.append(lambda _t: svc.post(self._after_change))
         assert svc.journal is not None
-        seats = svc.journal.setting(table.game_id, "computer", [])
-        if seats:
-            self.computer[table.game_id] = set(seats)
+        self.computer[table.game_id] = set(svc.journal.setting(table.game_id, "computer", []))
         self.levels[table.game_id] = dict(svc.journal.setting(table.game_id, "computer_levels", {}))
         if svc.started:
             svc.post(self._after_change)  # a new game: maybe a hiding to start
@@ -146,7 +144,10 @@ class BoxPlay:
         self.service.post(self._after_change)
 
     def released(self, table: Table) -> None:
-        """``table`` left play (abandoned, deleted): the newest unfinished game takes the box."""
+        """``table`` left play (abandoned, deleted): its computer seats go, and the newest
+        unfinished game takes the box."""
+        self.computer.pop(table.game_id, None)
+        self.levels.pop(table.game_id, None)
         if table.game_id != self.owner:
             return
         following = self._next_holder(leaving=table)

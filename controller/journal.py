@@ -59,10 +59,11 @@ MARKER_SUFFIX = ".marker"
 """``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
 NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """``PRAGMA user_version`` of a journal this code writes. 0: before versions (commit
 3786bd4 and earlier); 1: the same tables, stamped (commit afb35ad); 2: adds the roster
-(``players``), ``games.abandoned`` and ``box`` (which game holds the toy). Opening an
+(``players``), ``games.abandoned`` and ``box`` (which game holds the toy); 3: adds
+``id_high``, the highest game and player id ever given, so that no id is given twice. Opening an
 older journal backs it up beside itself (``<name>.schema<N>-<time>.bak``), then
 migrates it in place."""
 APPLICATION_ID = 0x44424C54
@@ -97,6 +98,10 @@ CREATE TABLE IF NOT EXISTS players (
     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
     mark TEXT NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS id_high (
+    tbl TEXT PRIMARY KEY,
+    last INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS box (
     one INTEGER PRIMARY KEY CHECK (one = 1),
@@ -168,6 +173,60 @@ class Entry:
     at: float
     undo: bool
     action: dict[str, Any]
+
+
+ID_TABLES = ("games", "players")
+"""The tables whose ids are never given twice (``id_high`` keeps each one's highest)."""
+
+
+def _keep_mark(db: sqlite3.Connection, table: str) -> None:
+    """Raise ``table``'s mark in ``id_high`` to its highest present id (before a delete, and
+    for a journal from before schema 3). Call inside a write transaction."""
+    assert table in ID_TABLES
+    db.execute("INSERT OR IGNORE INTO id_high (tbl, last) VALUES (?, 0)", (table,))
+    db.execute(
+        f"UPDATE id_high SET last = max(last, (SELECT coalesce(max(id), 0) FROM {table}))"
+        " WHERE tbl = ?",
+        (table,),
+    )
+
+
+def _next_id(db: sqlite3.Connection, table: str) -> int:
+    """The id for a new row of ``table``: one past the highest ever given. Call inside the
+    inserting transaction."""
+    _keep_mark(db, table)
+    db.execute("UPDATE id_high SET last = last + 1 WHERE tbl = ?", (table,))
+    return int(db.execute("SELECT last FROM id_high WHERE tbl = ?", (table,)).fetchone()[0])
+
+
+def id_marks(db: sqlite3.Connection) -> dict[str, int]:
+    """The highest id ever given per table of :data:`ID_TABLES` (0: none), from ``id_high``
+    where the journal has it (schema 3) and from the rows themselves."""
+    has_high = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'id_high'"
+    ).fetchone()
+    marks = {}
+    for table in ID_TABLES:
+        present = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        high = (
+            db.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0] if present else 0
+        )
+        if has_high:
+            row = db.execute("SELECT last FROM id_high WHERE tbl = ?", (table,)).fetchone()
+            high = max(high, row[0] if row else 0)
+        marks[table] = int(high)
+    return marks
+
+
+def raise_id_marks(db: sqlite3.Connection, marks: Mapping[str, int]) -> None:
+    """Make sure no id up to ``marks[table]`` is given again (a restore keeps the marks of
+    the journal it replaces: a game made after the backup keeps its id to itself)."""
+    db.execute("CREATE TABLE IF NOT EXISTS id_high (tbl TEXT PRIMARY KEY, last INTEGER NOT NULL)")
+    for table, last in marks.items():
+        db.execute("INSERT OR IGNORE INTO id_high (tbl, last) VALUES (?, 0)", (table,))
+        db.execute("UPDATE id_high SET last = max(last, ?) WHERE tbl = ?", (last, table))
 
 
 def marker_path(path: str | Path) -> Path:
@@ -407,16 +466,16 @@ class Journal:
         options_json = json.dumps(dict(options), sort_keys=True)
 
         def insert(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO games (kind, options, title, created) VALUES (?, ?, ?, ?)",
-                (kind, options_json, title, time.time()),
+            game_id = _next_id(db, "games")
+            db.execute(
+                "INSERT INTO games (id, kind, options, title, created) VALUES (?, ?, ?, ?, ?)",
+                (game_id, kind, options_json, title, time.time()),
             )
-            assert cur.lastrowid is not None
             db.executemany(
                 "INSERT INTO settings (game_id, name, value) VALUES (?, ?, ?)",
-                [(cur.lastrowid, k, json.dumps(v)) for k, v in (settings or {}).items()],
+                [(game_id, k, json.dumps(v)) for k, v in (settings or {}).items()],
             )
-            return cur.lastrowid
+            return game_id
 
         return self._write(insert)
 
@@ -467,6 +526,7 @@ class Journal:
         self.game(game_id)
 
         def delete(db: sqlite3.Connection) -> None:
+            _keep_mark(db, "games")
             db.execute("DELETE FROM entries WHERE game_id = ?", (game_id,))
             db.execute("DELETE FROM settings WHERE game_id = ?", (game_id,))
             db.execute("UPDATE box SET game_id = NULL WHERE game_id = ?", (game_id,))
@@ -505,12 +565,12 @@ class Journal:
 
         def write(db: sqlite3.Connection) -> int:
             if player_id is None:
-                cur = db.execute(
-                    "INSERT INTO players (name, mark, created) VALUES (?, ?, ?)",
-                    (name, mark, time.time()),
+                new_id = _next_id(db, "players")
+                db.execute(
+                    "INSERT INTO players (id, name, mark, created) VALUES (?, ?, ?, ?)",
+                    (new_id, name, mark, time.time()),
                 )
-                assert cur.lastrowid is not None
-                return cur.lastrowid
+                return new_id
             db.execute(
                 "UPDATE players SET name = ?, mark = ? WHERE id = ?", (name, mark, player_id)
             )
@@ -520,6 +580,18 @@ class Journal:
             return self._write(write)
         except sqlite3.IntegrityError:
             raise DuplicateName(name) from None
+
+    def delete_player(self, player_id: int) -> None:
+        """Remove a roster player; past games keep the name they were played under (their
+        seats hold it). The id is never given again. Raises :class:`JournalError` when there
+        is no such player."""
+
+        def delete(db: sqlite3.Connection) -> None:
+            _keep_mark(db, "players")
+            if db.execute("DELETE FROM players WHERE id = ?", (player_id,)).rowcount == 0:
+                raise JournalError(Said("no player {player_id}", player_id=player_id))
+
+        self._write(delete)
 
     def set_setting(self, game_id: int, name: str, value: Any) -> None:
         """Keep a per-game setting that is not a game action (e.g. computer seats)."""
@@ -613,10 +685,12 @@ class Journal:
         options = json.dumps(game["options"], sort_keys=True)
 
         def insert(db: sqlite3.Connection) -> int:
-            cur = db.execute(
-                "INSERT INTO games (kind, options, title, created, finished, abandoned)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+            game_id = _next_id(db, "games")
+            db.execute(
+                "INSERT INTO games (id, kind, options, title, created, finished, abandoned)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
+                    game_id,
                     game["kind"],
                     options,
                     game["title"],
@@ -625,17 +699,16 @@ class Journal:
                     game["abandoned"],
                 ),
             )
-            assert cur.lastrowid is not None
             if game["seats"] is not None:
                 db.execute(
                     "INSERT INTO settings (game_id, name, value) VALUES (?, 'seats', ?)",
-                    (cur.lastrowid, json.dumps(game["seats"])),
+                    (game_id, json.dumps(game["seats"])),
                 )
             db.executemany(
                 "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
-                [(cur.lastrowid, *row) for row in rows],
+                [(game_id, *row) for row in rows],
             )
-            return int(cur.lastrowid)
+            return game_id
 
         return self._write(insert)
 

@@ -336,6 +336,8 @@ class Service:
         """A game left play (abandoned, deleted): its pages and the lists hear of it, and
         the box passes to the next game."""
         self.hub.publish(table.topic, table.view("public"))
+        if self.announcer is not None:
+            self.announcer.detach(table.game_id)
         if self.box_play is not None and table.rules.name == self.box_play.kind:
             self.box_play.released(table)
         self.hub.publish("games", self.games())

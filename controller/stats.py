@@ -327,7 +327,11 @@ class StatsCache:
         from .games.base import Refused
 
         facts, skipped = [], []
-        for record in counted(journal.games()):
+        records = counted(journal.games())
+        with self._lock:  # a deleted or abandoned game's facts go with it
+            for gone in set(self._facts) - {record.id for record in records}:
+                del self._facts[gone]
+        for record in records:
             assert record.finished is not None
             with self._lock:
                 cached = self._facts.get(record.id)
