@@ -9,6 +9,10 @@
   the journal's fsync and the fan-out.
 - **action acknowledged**: the same requests' round trip to their 200 (all client counts):
   where the dashboard's time goes when it is not the fan-out.
+- **where an action's time goes** (``bench stages``, an in-process server with 0, 50 and 100
+  phones): acknowledged p50/p99 per phone count, each stage's time on the request thread
+  with 50 phones (parse, rules, commit, publish, reply), the raw SQLite commit floor
+  measured in the same run (WAL, ``synchronous=FULL``, one 300-byte row) and the ratio.
 - **naive baseline**, in the same server run: a page polling ``GET /api/games/<id>`` once
   a second, latency from the action to the first poll showing its version, side by side
   with one live stream on the same actions, and their ratio.
@@ -56,6 +60,16 @@ ACK = "  action acknowledged, HTTP 200 (ms)"
 POLLING = "baseline: page polling 1/s (ms)"
 POLLING_LIVE = "  same actions, 1 live stream (ms)"
 RATIO = "  polling / live stream (x)"
+STAGE_PHONES = (0, 50, 100)
+ACKED = {n: f"action acknowledged, {n} phones, in-process (ms)" for n in STAGE_PHONES}
+STAGE = {
+    stage: f"  stage with 50 phones: {stage} (ms)"
+    for stage in ("parse", "rules", "commit", "publish", "reply")
+}
+FLOOR = "  raw SQLite commit, same run (ms)"
+FLOOR_RATIO = "  acknowledged / commit, 50 phones (x)"
+TARGET_ACK_P50_MS = 1.5
+TARGET_ACK_P99_MS = 5.0
 COIL = "tap -> coil high, server time (ms)"
 IDLE = "idle CPU of diablotin serve (%)"
 RSS_IDLE = "server RSS idle (MB)"
@@ -71,6 +85,10 @@ ROWS = (
     POLLING,
     POLLING_LIVE,
     RATIO,
+    *ACKED.values(),
+    *STAGE.values(),
+    FLOOR,
+    FLOOR_RATIO,
     COIL,
     IDLE,
     RSS_IDLE,
@@ -94,6 +112,7 @@ class Sizes:
     boards: int
     teufel_games: int
     camera_reads: int = 200
+    stage_actions: int = 300
 
 
 FULL = Sizes(
@@ -114,6 +133,7 @@ QUICK = Sizes(
     boards=3,
     teufel_games=8,
     camera_reads=20,
+    stage_actions=30,
 )
 
 
@@ -284,6 +304,29 @@ class ServerBench:
             stop.wait(max(0.0, asked + POLL_S - time.monotonic()))
 
 
+def stage_rows(sizes: Sizes, log: Callable[[str], None]) -> list[Row]:
+    """``bench stages``: acknowledged per phone count, the stages with 50 phones, the floor."""
+    from . import stages
+
+    results = stages.run(sizes.stage_actions, 0.05, STAGE_PHONES, log)
+    rows = []
+    for count, result in results.items():
+        ack = result["acknowledged"]
+        p50, p99 = rel.quantile(ack, 0.5), rel.quantile(ack, 0.99)
+        ok = p50 <= TARGET_ACK_P50_MS and p99 <= TARGET_ACK_P99_MS
+        target = f"<= {TARGET_ACK_P50_MS:g}|{TARGET_ACK_P99_MS:g}"
+        rows.append(Row(ACKED[count], len(ack), p50, p99, target, ok))
+    middle = results[50]
+    rows += [spread(name, middle["stages"][stage]) for stage, name in STAGE.items()]
+    rows.append(spread(FLOOR, middle["floor"]))
+    floor_p50 = rel.quantile(middle["floor"], 0.5)
+    floor_p99 = rel.quantile(middle["floor"], 0.99)
+    ack_p50 = rel.quantile(middle["acknowledged"], 0.5)
+    ack_p99 = rel.quantile(middle["acknowledged"], 0.99)
+    rows.append(Row(FLOOR_RATIO, len(middle["floor"]), ack_p50 / floor_p50, ack_p99 / floor_p99))
+    return rows
+
+
 def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
     """Tap -> coil and sim games/s (``bench service``), tails scoring, Teufel apply."""
     from controller.games.tails import score
@@ -327,8 +370,13 @@ def measure(
         bench.run()
     except (OSError, RuntimeError, rel.HttpError) as exc:
         bench.errors.append(f"{type(exc).__name__}: {exc}")
+    staged: list[Row] = []
+    try:
+        staged = stage_rows(sizes, log)
+    except (OSError, RuntimeError) as exc:
+        bench.errors.append(f"stages: {type(exc).__name__}: {exc}")
     log(f"tap -> coil ({sizes.coil_samples} samples) and engines")
-    rows = {row.name: row for row in [*bench.rows, *engine_rows(sizes, seed)]}
+    rows = {row.name: row for row in [*bench.rows, *staged, *engine_rows(sizes, seed)]}
     return [rows[name] for name in ROWS if name in rows], bench.errors
 
 
