@@ -297,7 +297,7 @@ class Service:
             raise Refused(exc.said, exc.code) from None
         assert self.journal is not None
         self.journal.rename(game_id, clean)
-        table.title = clean
+        table.retitle(clean)
         self.hub.publish(table.topic, table.view("public"))
         self.hub.publish("games", self.games)
 
@@ -312,7 +312,7 @@ class Service:
         assert self.journal is not None
         with table.lock:
             self.journal.abandon(game_id)
-            table.abandoned = table.finished = True
+            table.leave_play()
         self._closed(table)
 
     def delete(self, game_id: int) -> None:
@@ -327,7 +327,7 @@ class Service:
             table = self.tables.pop(game_id, None)
             self.damaged.pop(game_id, None)
         if table is not None:
-            table.abandoned = table.finished = True  # a page still open can change nothing
+            table.leave_play()  # a page still open can change nothing
             self._closed(table)
         else:
             self.hub.publish("games", self.games)

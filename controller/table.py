@@ -51,6 +51,9 @@ class Table:
             journal.mark_finished(game_id, self.finished)  # killed between the two writes
         self.listeners: list[ChangeListener] = []
         self.last_change = time.time()
+        self._now = self._facts()
+        """What views are made of, as of the last change: read without the lock, so a
+        page's request never waits for an action's commit."""
 
     @property
     def topic(self) -> str:
@@ -93,9 +96,21 @@ class Table:
             return self.rules.legal_actions(self.state)
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        """The one choke point for what leaves the service about this game."""
+        """The one choke point for what leaves the service about this game: the last
+        committed change (never waits for one being committed)."""
+        return self._view_of(self._now, viewer)
+
+    def retitle(self, title: str) -> None:
+        """The game's new title (already journaled)."""
         with self.lock:
-            return self._view_of(self._facts(), viewer)
+            self.title = title
+            self._now = self._facts()
+
+    def leave_play(self) -> None:
+        """Abandoned or deleted (already journaled): ended, and nothing changes it."""
+        with self.lock:
+            self.abandoned = self.finished = True
+            self._now = self._facts()
 
     def _facts(self) -> tuple[Any, ...]:
         """What a view is made of, as it is now (the state itself is never changed: the
@@ -149,7 +164,7 @@ class Table:
                 self.journal.mark_finished(self.game_id, over)
             except DiskFull:  # the action is journaled; the next start replays the flag
                 log.warning("game %d: the finished flag waits for disk space", self.game_id)
+        facts = self._now = self._facts()
         for listener in list(self.listeners):
             listener(self)
-        facts = self._facts()
         self.hub.publish(self.topic, lambda: self._view_of(facts, "public"))

@@ -2,8 +2,8 @@
 the raw commit floor measured in the same run.
 
 A real service (simulated box, temporary data dir) and the real server (waitress, as
-``diablotin serve`` sets it up) run in this process on loopback. The referee is another
-process: one keep-alive connection with the PIN header, entering tail-tile placements and
+``diablotin serve`` sets it up) run in a process of their own on loopback. The referee is
+another process: one keep-alive connection with the PIN header, entering tail-tile placements and
 undos (``reliability``'s walk), about 20 a second. 0, 50 and 100 phones hold live streams
 (``bench web``'s client process). Each accepted action is timed on the server's request
 thread with ``time.perf_counter``, around the functions that do each stage:
@@ -36,9 +36,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+from . import piclass, slowdisk
 
 PIN = "246810"
 PHONES = (0, 50, 100)
@@ -73,8 +74,10 @@ def _referee(port: int, gid: int, count: int, interval_s: float, floor_dir: str,
         started = time.perf_counter()
         try:
             send_op(api, gid, op)
-        except HttpError as exc:
-            errors.append(str(exc))
+        except (HttpError, OSError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, OSError):
+                break
             continue
         trips.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
@@ -176,68 +179,132 @@ def quantile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def run(
-    actions: int, interval_s: float, phones: tuple[int, ...], log: Callable[[str], None]
-) -> dict[int, dict[str, Any]]:
-    """Every phone count in turn on one server; returns, per count, the stage durations,
-    the round trips and the floor (ms lists) and the errors."""
+def _server(data_dir: str, max_phones: int, pipe: Any) -> None:
+    """The server process: a service and the dashboard, instrumented; answers ``("game",)``
+    with a new tail-tile game's id, ``("records",)`` with the stage records since the last
+    ask, ``("stop",)`` by stopping."""
     from controller import server as server_module
     from controller.config import Config
-    from controller.reliability.live import spawn_clients, stop_clients
     from controller.service import Service
     from controller.web import create_app
 
-    data_dir = Path(tempfile.mkdtemp(prefix="diablotin-stages-"))
-    config = Config(data_dir=data_dir)
+    config = Config(data_dir=Path(data_dir))
     config.server.referee_pin = PIN
     service = Service(config, hide_delay_s=3600.0, think_s=3600.0, face_delay_s=3600.0)
     service.start()
-    app = create_app(service, max_streams=max(phones, default=0) + 8)
+    app = create_app(service, max_streams=max_phones + 8)
     timer = StageTimer()
     app.wsgi_app = timer.wsgi(app)  # type: ignore[method-assign]
     srv = server_module.make_server(app, "127.0.0.1", 0, config.server.threads)
-    port = server_module.bound_port(srv)
     threading.Thread(target=srv.serve, daemon=True).start()
-    results: dict[int, dict[str, Any]] = {}
-    ctx = multiprocessing.get_context("spawn")
+    pipe.send((os.getpid(), server_module.bound_port(srv)))
     try:
         with instrumented(timer):
-            for count in phones:
-                gid = service.new_game("tails", {"players": 4})
-                log(f"{count} phones, {actions} actions")
-                streams = spawn_clients(port, count, f"game:{gid}") if count else None
-                timer.records.clear()
-                ours, theirs = ctx.Pipe()
-                referee = ctx.Process(
-                    target=_referee, args=(port, gid, actions, interval_s, str(data_dir), theirs)
-                )
-                referee.start()
-                trips, floor, errors = _receive(ours, referee)
-                if streams is not None:
-                    stop_clients(*streams)
-                    service.hub.publish(f"game:{gid}", {"drain": True})  # end their streams
-                    time.sleep(0.2)
-                results[count] = {
-                    "stages": timer.stages_ms(),
-                    "acknowledged": trips,
-                    "floor": floor,
-                    "errors": errors,
-                }
+            while (message := pipe.recv()) != ("stop",):
+                if message == ("game",):
+                    pipe.send(service.new_game("tails", {"players": 4}))
+                elif message[0] == "drain":  # end the streams of phones that left
+                    service.hub.publish(f"game:{message[1]}", {"drain": True})
+                    pipe.send(True)
+                else:
+                    pipe.send(timer.stages_ms())
+                    timer.records.clear()
     finally:
         service.hub.close_all()
         time.sleep(0.2)
         srv.stop()
         service.stop()
+
+
+def run(
+    actions: int,
+    interval_s: float,
+    phones: tuple[int, ...],
+    log: Callable[[str], None],
+    *,
+    confine: Callable[[int], None] | None = None,
+    server_env: dict[str, str] | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Every phone count in turn on one server process; returns, per count, the stage
+    durations, the round trips and the floor (ms lists) and the errors. ``confine(pid)``
+    is called with the server's pid (``--pi-class``); ``server_env`` is added to the
+    server's environment (an ``LD_PRELOAD`` shim)."""
+    from controller.reliability.live import spawn_clients, stop_clients
+
+    data_dir = Path(tempfile.mkdtemp(prefix="diablotin-stages-"))
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    with _environment(server_env or {}):
+        server = ctx.Process(
+            target=_server, args=(str(data_dir), max(phones, default=0), theirs), daemon=True
+        )
+        server.start()
+    results: dict[int, dict[str, Any]] = {}
+    try:
+        if not ours.poll(60):
+            raise RuntimeError("the server process did not start")
+        pid, port = ours.recv()
+        if confine is not None:
+            confine(pid)
+        for count in phones:
+            ours.send(("game",))
+            gid = ours.recv()
+            log(f"{count} phones, {actions} actions")
+            streams = spawn_clients(port, count, f"game:{gid}") if count else None
+            ours.send(("records",))
+            ours.recv()  # drop what the set-up did
+            referee_end, referee_pipe = ctx.Pipe()
+            with _environment(server_env or {}):  # the floor is on the same (slow) disk
+                referee = ctx.Process(
+                    target=_referee,
+                    args=(port, gid, actions, interval_s, str(data_dir), referee_pipe),
+                )
+                referee.start()
+            trips, floor, errors = _receive(referee_end, referee)
+            ours.send(("records",))
+            stages = ours.recv()
+            if streams is not None:
+                stop_clients(*streams)
+                ours.send(("drain", gid))
+                ours.recv()
+                time.sleep(0.2)
+            results[count] = {
+                "stages": stages,
+                "acknowledged": trips,
+                "floor": floor,
+                "errors": errors,
+            }
+    finally:
+        if server.is_alive():
+            ours.send(("stop",))
+            server.join(15)
+        if server.is_alive():
+            server.kill()
     return results
 
 
-def _receive(pipe: Connection, process: Any) -> tuple[list[float], list[float], list[str]]:
+def _receive(pipe: Any, process: Any) -> tuple[list[float], list[float], list[str]]:
     if not pipe.poll(600):
         process.kill()
         raise RuntimeError("the referee's process did not report")
     trips, floor, errors = pipe.recv()
     process.join(10)
     return trips, floor, errors
+
+
+@contextmanager
+def _environment(extra: dict[str, str]) -> Iterator[None]:
+    """``extra`` in ``os.environ`` while a child process is spawned."""
+    saved = {name: os.environ.get(name) for name in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, float, float]]:
@@ -275,8 +342,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--phones", type=int, nargs="+", default=list(PHONES), help="live streams to hold"
     )
+    parser.add_argument(
+        "--pi-class", action="store_true", help="the server as slow as a Pi Zero 2 W (piclass)"
+    )
+    parser.add_argument(
+        "--fsync-delay", type=float, default=0.0, metavar="MS", help="a slow disk (slowdisk)"
+    )
     args = parser.parse_args(argv)
-    results = run(args.actions, args.interval, tuple(args.phones), print)
+    env = slowdisk.environment(args.fsync_delay) if args.fsync_delay > 0 else None
+    confinement = piclass.calibrated()[0] if args.pi_class else None
+    try:
+        results = run(
+            args.actions,
+            args.interval,
+            tuple(args.phones),
+            print,
+            confine=confinement.add if confinement else None,
+            server_env=env,
+        )
+    finally:
+        if confinement is not None:
+            held, seconds = confinement.throttled()
+            print(f"pi-class: the server was held {held} times, {seconds:.2f} s in all")
+            confinement.close()
     print(report(results))
     return 1 if any(r["errors"] for r in results.values()) else 0
 

@@ -173,3 +173,28 @@ def test_a_failing_event_does_not_stop_the_live_updates():
     hub.publish("t", {"n": 3})
     assert hub.flush()
     assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 3}
+
+
+def test_a_view_never_waits_for_a_commit(setup):
+    """A slow disk (an SD card's 20 ms fsync, or worse) holds the action being committed,
+    not the pages: a view during the commit is the last committed one, whole."""
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    entered, release = threading.Event(), threading.Event()
+    real_append = journal.append
+
+    def slow_append(*args, **kwargs):
+        entered.set()
+        release.wait(5)
+        return real_append(*args, **kwargs)
+
+    journal.append = slow_append  # type: ignore[method-assign]
+    writer = threading.Thread(target=table.submit, args=({"type": "add", "n": 2},))
+    writer.start()
+    assert entered.wait(5)
+    during = table.view("public")  # would block on the table's lock before
+    release.set()
+    writer.join(5)
+    assert (during["version"], during["state"]["total"]) == (0, 0)
+    after = table.view("public")
+    assert (after["version"], after["state"]["total"]) == (1, 2)
