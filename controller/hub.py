@@ -75,6 +75,35 @@ class Hub:
         self._busy = 0
         """Events handed over and not yet delivered (under ``_pending``)."""
         self._fanout: threading.Thread | None = None
+        self._holding = threading.local()
+
+    def hold(self) -> None:
+        """Keep what this thread publishes from now until :meth:`release` (the web server
+        holds a request's live updates until its reply is handed over, so the reply never
+        waits for the phones). Holding again releases what was held first."""
+        self.release()
+        self._holding.events = []
+
+    @property
+    def holding(self) -> bool:
+        """This thread holds events not yet released."""
+        return bool(getattr(self._holding, "events", None))
+
+    def release(self) -> None:
+        """Send what this thread held, in order (nothing held: nothing happens)."""
+        held = getattr(self._holding, "events", None)
+        self._holding.events = None
+        if held:
+            with self._pending:
+                self._outbox.extend(held)
+                self._busy += len(held)
+                self._start_fanout()
+                self._pending.notify_all()
+
+    def _start_fanout(self) -> None:
+        if self._fanout is None:  # under _pending
+            self._fanout = threading.Thread(target=self._fan_out, name="hub-fanout", daemon=True)
+            self._fanout.start()
 
     def subscribe(self, topics: Iterable[str]) -> Subscription:
         sub = Subscription(self, frozenset(topics), self.max_backlog)
@@ -100,14 +129,14 @@ class Hub:
             targets = [s for s in self._subs if topic in s.topics]
         if not targets:
             return 0
+        held = getattr(self._holding, "events", None)
+        if held is not None:
+            held.append((topic, data, next(self._ids), targets))
+            return len(targets)
         with self._pending:
             self._outbox.append((topic, data, next(self._ids), targets))
             self._busy += 1
-            if self._fanout is None:
-                self._fanout = threading.Thread(
-                    target=self._fan_out, name="hub-fanout", daemon=True
-                )
-                self._fanout.start()
+            self._start_fanout()
             self._pending.notify_all()
         return len(targets)
 

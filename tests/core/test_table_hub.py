@@ -198,3 +198,20 @@ def test_a_view_never_waits_for_a_commit(setup):
     assert (during["version"], during["state"]["total"]) == (0, 0)
     after = table.view("public")
     assert (after["version"], after["state"]["total"]) == (1, 2)
+
+
+def test_a_thread_holds_its_live_updates_until_it_releases_them():
+    """The web server holds a request's updates until its reply is handed over."""
+    hub = Hub()
+    sub = hub.subscribe(["t"])
+    hub.hold()
+    hub.publish("t", {"n": 1})
+    other = threading.Thread(target=hub.publish, args=("t", {"n": 2}))  # not held
+    other.start()
+    other.join(5)
+    assert hub.flush() and hub.holding
+    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 2}
+    assert sub.get(0) is None
+    hub.release()
+    assert hub.flush() and not hub.holding
+    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 1}
