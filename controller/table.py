@@ -100,6 +100,11 @@ class Table:
         committed change (never waits for one being committed)."""
         return self._view_of(self._now, viewer)
 
+    def committed(self) -> tuple[int, Any]:
+        """The version and state of the last committed change (never waits for a commit)."""
+        facts = self._now
+        return facts[1], facts[-1]
+
     def retitle(self, title: str) -> None:
         """The game's new title (already journaled)."""
         with self.lock:

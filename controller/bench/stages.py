@@ -14,7 +14,9 @@ thread with ``time.perf_counter``, around the functions that do each stage:
 - **publish**: ``Table._set`` (listeners, the public view, the hand-off to the hub);
 - **reply**: the referee's payload and the response;
 - **server**: the whole request in the WSGI app;
-- **acknowledged**: the referee's round trip, request sent -> 200 read (client side).
+- **acknowledged**: the referee's round trip, request sent -> 200 read (client side);
+- **a page's GET meanwhile**: a spectator's page asking for the game's view every 20 ms
+  while the actions go on (is the page still responsive when a commit is slow?).
 
 **Commit floor**: the referee's process commits one 300-byte row per transaction into its
 own SQLite file in the same data dir (WAL, ``synchronous=FULL``) right after each action:
@@ -88,6 +90,23 @@ def _referee(port: int, gid: int, count: int, interval_s: float, floor_dir: str,
         time.sleep(max(0.0, next_at - time.monotonic()))
     floor_db.close()
     pipe.send((trips, floor, errors))
+
+
+def _reader(port: int, gid: int, pipe: Any) -> None:
+    """A spectator's page asking for the game's view every 20 ms until told to stop; sends
+    the round trips (ms)."""
+    from controller.reliability.common import Api
+
+    api = Api(port, PIN, keep_alive=True)
+    trips: list[float] = []
+    while not pipe.poll(0.02):
+        started = time.perf_counter()
+        try:
+            api.call("GET", f"/api/games/{gid}", referee=False)
+        except OSError:
+            break
+        trips.append((time.perf_counter() - started) * 1000)
+    pipe.send(trips)
 
 
 # --- the server's stages (this process) -----------------------------------------------------
@@ -253,6 +272,9 @@ def run(
             streams = spawn_clients(port, count, f"game:{gid}") if count else None
             ours.send(("records",))
             ours.recv()  # drop what the set-up did
+            reader_end, reader_pipe = ctx.Pipe()
+            reader = ctx.Process(target=_reader, args=(port, gid, reader_pipe))
+            reader.start()
             referee_end, referee_pipe = ctx.Pipe()
             with _environment(server_env or {}):  # the floor is on the same (slow) disk
                 referee = ctx.Process(
@@ -261,6 +283,9 @@ def run(
                 )
                 referee.start()
             trips, floor, errors = _receive(referee_end, referee)
+            reader_end.send("stop")
+            views = reader_end.recv() if reader_end.poll(30) else []
+            reader.join(10)
             ours.send(("records",))
             stages = ours.recv()
             if streams is not None:
@@ -272,6 +297,7 @@ def run(
                 "stages": stages,
                 "acknowledged": trips,
                 "floor": floor,
+                "views": views,
                 "errors": errors,
             }
     finally:
@@ -316,6 +342,10 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, float, float]]:
         ack, floor = r["acknowledged"], r["floor"]
         out.append((f"{count} phones: acknowledged", quantile(ack, 0.5), quantile(ack, 0.99)))
         out.append((f"{count} phones: commit floor", quantile(floor, 0.5), quantile(floor, 0.99)))
+        views = r["views"]
+        out.append(
+            (f"{count} phones: a page's GET meanwhile", quantile(views, 0.5), quantile(views, 0.99))
+        )
         out.append(
             (
                 f"{count} phones: acknowledged / floor (x)",
