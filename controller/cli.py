@@ -47,6 +47,7 @@ BENCH_AREAS = (
     "box",
     "serial",
     "web",
+    "stages",
     "service",
     "journal",
     "stats",

@@ -1,7 +1,11 @@
 """Live-update fan-out: one publisher, many subscribers (the phones' event streams).
 
-Each event is serialised once to an SSE frame and handed to every subscriber's
-queue, so 50 phones cost one ``json.dumps``. A subscriber that falls more than
+``publish`` only notes who is subscribed and hands the event to the hub's fan-out
+thread, so the thread that made the change (a referee's request) answers without
+waiting for the phones: the fan-out thread builds the data (``publish`` takes a
+zero-argument function too, called there once), serialises it once to an SSE frame
+and hands that frame to every subscriber's queue, in publishing order. 50 phones
+cost one ``json.dumps``; no phone costs nothing. A subscriber that falls more than
 ``max_backlog`` events behind is cut off (its stream ends; the phone reconnects
 and gets a fresh snapshot) so a stalled phone cannot grow the service's memory.
 """
@@ -10,10 +14,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 class Subscription:
@@ -63,6 +70,40 @@ class Hub:
         self._subs: set[Subscription] = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._outbox: deque[tuple[str, Any, int, list[Subscription]] | None] = deque()
+        self._pending = threading.Condition()
+        self._busy = 0
+        """Events handed over and not yet delivered (under ``_pending``)."""
+        self._fanout: threading.Thread | None = None
+        self._holding = threading.local()
+
+    def hold(self) -> None:
+        """Keep what this thread publishes from now until :meth:`release` (the web server
+        holds a request's live updates until its reply is handed over, so the reply never
+        waits for the phones). Holding again releases what was held first."""
+        self.release()
+        self._holding.events = []
+
+    @property
+    def holding(self) -> bool:
+        """This thread holds events not yet released."""
+        return bool(getattr(self._holding, "events", None))
+
+    def release(self) -> None:
+        """Send what this thread held, in order (nothing held: nothing happens)."""
+        held = getattr(self._holding, "events", None)
+        self._holding.events = None
+        if held:
+            with self._pending:
+                self._outbox.extend(held)
+                self._busy += len(held)
+                self._start_fanout()
+                self._pending.notify_all()
+
+    def _start_fanout(self) -> None:
+        if self._fanout is None:  # under _pending
+            self._fanout = threading.Thread(target=self._fan_out, name="hub-fanout", daemon=True)
+            self._fanout.start()
 
     def subscribe(self, topics: Iterable[str]) -> Subscription:
         sub = Subscription(self, frozenset(topics), self.max_backlog)
@@ -79,16 +120,61 @@ class Hub:
         with self._lock:
             return len(self._subs)
 
-    def publish(self, topic: str, data: Any) -> int:
-        """Send ``data`` (JSON-ready) to every subscriber of ``topic``; returns how many."""
-        frame = sse_frame(topic, data, next(self._ids))
+    def publish(self, topic: str, data: Any | Callable[[], Any]) -> int:
+        """Send ``data`` (JSON-ready, or a function that returns it) to every subscriber of
+        ``topic`` now; returns how many. Delivery happens on the fan-out thread, in order;
+        a subscriber that comes later does not get it. ``data`` is not read again by the
+        caller's thread: pass a fresh object (or a function of immutable values)."""
         with self._lock:
             targets = [s for s in self._subs if topic in s.topics]
-        for sub in targets:
-            sub.put(frame)
+        if not targets:
+            return 0
+        held = getattr(self._holding, "events", None)
+        if held is not None:
+            held.append((topic, data, next(self._ids), targets))
+            return len(targets)
+        with self._pending:
+            self._outbox.append((topic, data, next(self._ids), targets))
+            self._busy += 1
+            self._start_fanout()
+            self._pending.notify_all()
         return len(targets)
 
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every event published so far has reached its subscribers' queues;
+        ``False`` after ``timeout`` s."""
+        with self._pending:
+            return self._pending.wait_for(lambda: self._busy == 0, timeout)
+
+    def _fan_out(self) -> None:
+        while True:
+            with self._pending:
+                self._pending.wait_for(lambda: bool(self._outbox))
+                item = self._outbox.popleft()
+            if item is None:
+                return
+            topic, data, event_id, targets = item
+            try:
+                frame = sse_frame(topic, data() if callable(data) else data, event_id)
+                for sub in targets:
+                    sub.put(frame)
+            except Exception:  # one bad event must not end the live updates
+                log.exception("live update on %s not sent", topic)
+            finally:
+                with self._pending:
+                    self._busy -= 1
+                    self._pending.notify_all()
+
     def close_all(self) -> None:
+        """Deliver what is pending, end the fan-out thread, close every subscription."""
+        self.flush(2.0)
+        with self._pending:
+            if self._fanout is not None:
+                self._outbox.append(None)
+                self._pending.notify_all()
+            fanout, self._fanout = self._fanout, None
+        if fanout is not None:
+            fanout.join(2.0)
         with self._lock:
             subs = list(self._subs)
         for sub in subs:

@@ -273,7 +273,7 @@ class Service:
         table = self._open_table(game_id)
         if self.box_play is not None and kind == self.box_play.kind:
             self.box_play.take_box(table)  # a new sauteur game takes the box
-        self.hub.publish("games", self.games())
+        self.hub.publish("games", self.games)
         return game_id
 
     def rematch(self, game_id: int) -> int:
@@ -297,9 +297,9 @@ class Service:
             raise Refused(exc.said, exc.code) from None
         assert self.journal is not None
         self.journal.rename(game_id, clean)
-        table.title = clean
+        table.retitle(clean)
         self.hub.publish(table.topic, table.view("public"))
-        self.hub.publish("games", self.games())
+        self.hub.publish("games", self.games)
 
     def abandon(self, game_id: int) -> None:
         """Mark a game abandoned: kept, ended, left out of the stats; it gives up the box.
@@ -312,7 +312,7 @@ class Service:
         assert self.journal is not None
         with table.lock:
             self.journal.abandon(game_id)
-            table.abandoned = table.finished = True
+            table.leave_play()
         self._closed(table)
 
     def delete(self, game_id: int) -> None:
@@ -327,10 +327,10 @@ class Service:
             table = self.tables.pop(game_id, None)
             self.damaged.pop(game_id, None)
         if table is not None:
-            table.abandoned = table.finished = True  # a page still open can change nothing
+            table.leave_play()  # a page still open can change nothing
             self._closed(table)
         else:
-            self.hub.publish("games", self.games())
+            self.hub.publish("games", self.games)
 
     def _closed(self, table: Table) -> None:
         """A game left play (abandoned, deleted): its pages and the lists hear of it, and
@@ -340,7 +340,7 @@ class Service:
             self.announcer.detach(table.game_id)
         if self.box_play is not None and table.rules.name == self.box_play.kind:
             self.box_play.released(table)
-        self.hub.publish("games", self.games())
+        self.hub.publish("games", self.games)
 
     def put_on_box(self, game_id: int) -> None:
         """The referee gives the box to this unfinished sauteur game; raises :class:`Refused`."""
@@ -350,7 +350,7 @@ class Service:
         if table.finished:
             raise Refused("game {game_id} is over", "finished", game_id=game_id)
         self.box_play.take_box(table)
-        self.hub.publish("games", self.games())
+        self.hub.publish("games", self.games)
 
     def _record(self, game_id: int) -> Any:
         assert self.journal is not None
@@ -372,7 +372,7 @@ class Service:
 
         assert self.journal is not None
         player = player_dict(save_player(self.journal, data))
-        self.hub.publish("players", self.players())
+        self.hub.publish("players", self.players)
         return player
 
     def _default_options(self, kind: str) -> dict[str, Any]:
@@ -455,17 +455,19 @@ class Service:
             out.append(summary)
         return out
 
-    def submit(self, game_id: int, action: Action) -> dict[str, Any]:
-        """Apply a referee's action (the box's game may take it: a pop presses a key)."""
+    def submit(self, game_id: int, action: Action) -> dict[str, Any] | None:
+        """Apply a referee's action (the box's game may take it: a pop presses a key, and
+        what it did is returned); raises :class:`Refused`."""
         table = self.table(game_id)
         if self.box_play is not None:
             taken = self.box_play.intercept(table, action)
             if taken is not None:
                 return taken
-        return table.submit(action)
+        table.submit(action)
+        return None
 
-    def undo(self, game_id: int) -> dict[str, Any]:
-        return self.table(game_id).undo()
+    def undo(self, game_id: int) -> None:
+        self.table(game_id).undo()
 
     def import_game(self, data: Mapping[str, Any]) -> int:
         """Store an exported game, all or nothing, once it replays in full; raises
@@ -474,7 +476,7 @@ class Service:
         from . import importing
 
         game_id = importing.store(self.journal, importing.check(data), self.config)
-        self.hub.publish("games", self.games())
+        self.hub.publish("games", self.games)
         return game_id
 
     def _daily_backup(self) -> None:

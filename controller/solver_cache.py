@@ -29,13 +29,14 @@ import threading
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
-
-from controller.games.sauteur.chase_table import ChaseTables
 from controller.games.sauteur.rules import SauteurConfig, SauteurState
 from controller.games.sauteur.solve_b import TOLERANCE, RaceTable
+
+if TYPE_CHECKING:  # numpy comes with the first rule-A table, not with the service
+    from controller.games.sauteur.chase_table import ChaseTables
+    from controller.games.sauteur.levels import Tables
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +194,8 @@ def read_chase(path: Path, config: SauteurConfig, goal: Sequence[float]) -> Chas
         raise ValueError("no table layout in the header")
     if len(payload) != 4 * count * len(masks):
         raise ValueError(f"holds {len(payload)} bytes, expected {4 * count * len(masks)}")
+    import numpy as np
+
     values = np.frombuffer(payload, dtype="<f4").astype(np.float32).reshape(len(masks), count)
     low, high = min(goal) - 1e-5, max(goal) + 1e-5
     if not ((values >= low) & (values <= high)).all():
@@ -220,17 +223,27 @@ class Solvers:
     service's worker."""
 
     def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._tables: Any = None
+        self._ready: set[tuple[object, ...]] = set()
+        self._warming: set[tuple[object, ...]] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def tables(self) -> Tables:
+        """The levels' tables (made at first use: they bring numpy)."""
         from functools import partial
 
         from controller.games.sauteur.levels import Tables
 
-        self.tables = Tables(
-            load_race=partial(load_race_table, data_dir),
-            load_chase=partial(load_chase_table, data_dir),
-        )
-        self._ready: set[tuple[object, ...]] = set()
-        self._warming: set[tuple[object, ...]] = set()
-        self._lock = threading.Lock()
+        with self._lock:
+            if self._tables is None:
+                self._tables = Tables(
+                    load_race=partial(load_race_table, self.data_dir),
+                    load_chase=partial(load_chase_table, self.data_dir),
+                )
+            tables: Tables = self._tables
+        return tables
 
     @staticmethod
     def _key(state: SauteurState) -> tuple[object, ...]:

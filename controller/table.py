@@ -1,8 +1,9 @@
 """A table: one game bound to the journal and the live-update hub.
 
 ``submit`` runs the pure rules first (a refusal changes nothing and journals
-nothing), then journals the action durably, then swaps in the new state and
-publishes the public view. ``undo`` records an undo marker and rebuilds the
+nothing), then journals the action durably, then swaps in the new state and hands
+the public view to the hub (built and sent on the hub's fan-out thread, not the
+caller's). ``undo`` records an undo marker and rebuilds the
 state by replaying the remaining actions.
 """
 
@@ -50,6 +51,9 @@ class Table:
             journal.mark_finished(game_id, self.finished)  # killed between the two writes
         self.listeners: list[ChangeListener] = []
         self.last_change = time.time()
+        self._now = self._facts()
+        """What views are made of, as of the last change: read without the lock, so a
+        page's request never waits for an action's commit."""
 
     @property
     def topic(self) -> str:
@@ -64,16 +68,16 @@ class Table:
         with self.lock:
             return self.rules.apply(self.state, action)
 
-    def submit(self, action: Action) -> dict[str, Any]:
-        """Apply, journal, publish. Returns the new public view; raises :class:`Refused`."""
+    def submit(self, action: Action) -> None:
+        """Apply, journal, publish; raises :class:`Refused` (nothing changed then)."""
         with self.lock:
             new_state = self.check(action)
             self.journal.append(self.game_id, dict(action))
             self.version += 1
             self.actions.append(dict(action))
-            return self._set(new_state)
+            self._set(new_state)
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self) -> None:
         """Take back the last action (recorded as an undo entry); raises :class:`Refused`."""
         with self.lock:
             if self.abandoned:
@@ -85,25 +89,58 @@ class Table:
             self.journal.append(self.game_id, {"type": "undo"}, undo=True)
             self.version += 1
             self.actions = remaining
-            return self._set(state)
+            self._set(state)
 
     def legal_actions(self) -> list[dict[str, Any]]:
         with self.lock:
             return self.rules.legal_actions(self.state)
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        """The one choke point for what leaves the service about this game."""
+        """The one choke point for what leaves the service about this game: the last
+        committed change (never waits for one being committed)."""
+        return self._view_of(self._now, viewer)
+
+    def committed(self) -> tuple[int, Any]:
+        """The version and state of the last committed change (never waits for a commit)."""
+        facts = self._now
+        return facts[1], facts[-1]
+
+    def retitle(self, title: str) -> None:
+        """The game's new title (already journaled)."""
         with self.lock:
-            return {
-                "id": self.game_id,
-                "kind": self.rules.name,
-                "title": self.title,
-                "version": self.version,
-                "finished": self.finished,
-                "abandoned": self.abandoned,
-                "seats": self.seats,
-                "state": self.rules.view(self.state, viewer),
-            }
+            self.title = title
+            self._now = self._facts()
+
+    def leave_play(self) -> None:
+        """Abandoned or deleted (already journaled): ended, and nothing changes it."""
+        with self.lock:
+            self.abandoned = self.finished = True
+            self._now = self._facts()
+
+    def _facts(self) -> tuple[Any, ...]:
+        """What a view is made of, as it is now (the state itself is never changed: the
+        rules return a new one)."""
+        return (
+            self.title,
+            self.version,
+            self.finished,
+            self.abandoned,
+            list(self.seats),
+            self.state,
+        )
+
+    def _view_of(self, facts: tuple[Any, ...], viewer: Viewer) -> dict[str, Any]:
+        title, version, finished, abandoned, seats, state = facts
+        return {
+            "id": self.game_id,
+            "kind": self.rules.name,
+            "title": title,
+            "version": version,
+            "finished": finished,
+            "abandoned": abandoned,
+            "seats": seats,
+            "state": self.rules.view(state, viewer),
+        }
 
     def summary(self) -> dict[str, Any]:
         with self.lock:
@@ -119,9 +156,10 @@ class Table:
                 "actions": len(self.actions),
             }
 
-    def _set(self, state: Any) -> dict[str, Any]:
+    def _set(self, state: Any) -> None:
         """Swap in ``state`` (already journaled), tell the listeners, publish its public
-        view and return that view. Listeners must return at once (hand work to a thread)."""
+        view (built on the hub's thread, only if a phone listens). Listeners must return
+        at once (hand work to a thread)."""
         self.state = state
         self.last_change = time.time()
         over = self.rules.is_over(state)
@@ -131,8 +169,7 @@ class Table:
                 self.journal.mark_finished(self.game_id, over)
             except DiskFull:  # the action is journaled; the next start replays the flag
                 log.warning("game %d: the finished flag waits for disk space", self.game_id)
+        facts = self._now = self._facts()
         for listener in list(self.listeners):
             listener(self)
-        view = self.view("public")
-        self.hub.publish(self.topic, view)
-        return view
+        self.hub.publish(self.topic, lambda: self._view_of(facts, "public"))

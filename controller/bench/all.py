@@ -9,6 +9,10 @@
   the journal's fsync and the fan-out.
 - **action acknowledged**: the same requests' round trip to their 200 (all client counts):
   where the dashboard's time goes when it is not the fan-out.
+- **where an action's time goes** (``bench stages``, an in-process server with 0, 50 and 100
+  phones): acknowledged p50/p99 per phone count, each stage's time on the request thread
+  with 50 phones (parse, rules, commit, publish, reply), the raw SQLite commit floor
+  measured in the same run (WAL, ``synchronous=FULL``, one 300-byte row) and the ratio.
 - **naive baseline**, in the same server run: a page polling ``GET /api/games/<id>`` once
   a second, latency from the action to the first poll showing its version, side by side
   with one live stream on the same actions, and their ratio.
@@ -44,10 +48,24 @@ from pathlib import Path
 from controller import reliability as rel
 
 CLIENT_COUNTS = (1, 10, 50, 100)
-TARGET_LATENCY_MS = 50.0
 TARGET_COIL_MS = 10.0
-TARGET_IDLE_CPU = 1.0
-TARGET_START_S = 2.0
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What each judged row must meet: on this machine, or ``--pi-class``."""
+
+    latency_ms: dict[int, float]
+    """action -> dashboard p99 per client count"""
+    ack_p50_ms: float
+    ack_p99_ms: float
+    idle_cpu: float
+    start_s: float
+    rss_mb: float
+
+
+LAPTOP = Targets({1: 10.0, 10: 10.0, 50: 10.0, 100: 15.0}, 1.5, 5.0, 1.0, 2.0, 50.0)
+PI_CLASS = Targets({1: 60.0, 10: 60.0, 50: 60.0, 100: 90.0}, 10.0, 25.0, 2.0, 5.0, 50.0)
 POLL_S = 1.0
 """The naive page's polling period (s)."""
 
@@ -56,6 +74,14 @@ ACK = "  action acknowledged, HTTP 200 (ms)"
 POLLING = "baseline: page polling 1/s (ms)"
 POLLING_LIVE = "  same actions, 1 live stream (ms)"
 RATIO = "  polling / live stream (x)"
+STAGE_PHONES = (0, 50, 100)
+ACKED = {n: f"action acknowledged, {n} phones, in-process (ms)" for n in STAGE_PHONES}
+STAGE = {
+    stage: f"  stage with 50 phones: {stage} (ms)"
+    for stage in ("parse", "rules", "commit", "publish", "reply")
+}
+FLOOR = "  raw SQLite commit, same run (ms)"
+FLOOR_RATIO = "  acknowledged / commit, 50 phones (x)"
 COIL = "tap -> coil high, server time (ms)"
 IDLE = "idle CPU of diablotin serve (%)"
 RSS_IDLE = "server RSS idle (MB)"
@@ -71,6 +97,10 @@ ROWS = (
     POLLING,
     POLLING_LIVE,
     RATIO,
+    *ACKED.values(),
+    *STAGE.values(),
+    FLOOR,
+    FLOOR_RATIO,
     COIL,
     IDLE,
     RSS_IDLE,
@@ -94,6 +124,7 @@ class Sizes:
     boards: int
     teufel_games: int
     camera_reads: int = 200
+    stage_actions: int = 300
 
 
 FULL = Sizes(
@@ -114,6 +145,7 @@ QUICK = Sizes(
     boards=3,
     teufel_games=8,
     camera_reads=20,
+    stage_actions=30,
 )
 
 
@@ -146,8 +178,16 @@ def spread(name: str, values: list[float], limit: float | None = None) -> Row:
 class ServerBench:
     """One ``diablotin serve`` run: start-ups, idle, latencies, baseline."""
 
-    def __init__(self, sizes: Sizes, seed: int, workdir: Path, log: Callable[[str], None]):
+    def __init__(
+        self,
+        sizes: Sizes,
+        seed: int,
+        workdir: Path,
+        log: Callable[[str], None],
+        targets: Targets = LAPTOP,
+    ):
         self.sizes = sizes
+        self.targets = targets
         self.seed = seed
         self.log = log
         self.server = rel.ServeProcess(workdir / "serve", seed=seed)
@@ -164,7 +204,7 @@ class ServerBench:
             if attempt < self.sizes.starts - 1:
                 self.server.stop()
         try:
-            row = judged(START, len(starts), statistics.median(starts), TARGET_START_S)
+            row = judged(START, len(starts), statistics.median(starts), self.targets.start_s)
             self.rows.append(dataclasses.replace(row, second=max(starts)))
             self._idle()
             for count in CLIENT_COUNTS:
@@ -187,8 +227,8 @@ class ServerBench:
         before, started = rel.cpu_seconds(pid), time.monotonic()
         time.sleep(seconds)
         share = (rel.cpu_seconds(pid) - before) / (time.monotonic() - started) * 100
-        self.rows.append(judged(IDLE, round(seconds), share, TARGET_IDLE_CPU))
-        self.rows.append(judged(RSS_IDLE, 1, rel.rss_mb(pid), rel.TARGET_RSS_MB))
+        self.rows.append(judged(IDLE, round(seconds), share, self.targets.idle_cpu))
+        self.rows.append(judged(RSS_IDLE, 1, rel.rss_mb(pid), self.targets.rss_mb))
 
     def _enter(self, times: list[float], acks: list[float] | None = None) -> dict[int, float]:
         """Enter actions at ``times``; returns their send times by version (and adds each
@@ -221,7 +261,7 @@ class ServerBench:
                 judged(RSS_BUSY, count, rel.rss_mb(self.server.pid), rel.TARGET_RSS_MB)
             )
         latencies = self._latencies(rel.stop_clients(child, pipe), sent, first)
-        self.rows.append(spread(LATENCY[count], latencies, TARGET_LATENCY_MS))
+        self.rows.append(spread(LATENCY[count], latencies, self.targets.latency_ms[count]))
         self._drain()
 
     def _drain(self) -> None:
@@ -284,6 +324,34 @@ class ServerBench:
             stop.wait(max(0.0, asked + POLL_S - time.monotonic()))
 
 
+def stage_rows(
+    sizes: Sizes,
+    log: Callable[[str], None],
+    targets: Targets = LAPTOP,
+    confine: Callable[[int], None] | None = None,
+) -> list[Row]:
+    """``bench stages``: acknowledged per phone count, the stages with 50 phones, the floor."""
+    from . import stages
+
+    results = stages.run(sizes.stage_actions, 0.05, STAGE_PHONES, log, confine=confine)
+    rows = []
+    for count, result in results.items():
+        ack = result["acknowledged"]
+        p50, p99 = rel.quantile(ack, 0.5), rel.quantile(ack, 0.99)
+        ok = p50 <= targets.ack_p50_ms and p99 <= targets.ack_p99_ms
+        target = f"<= {targets.ack_p50_ms:g}|{targets.ack_p99_ms:g}"
+        rows.append(Row(ACKED[count], len(ack), p50, p99, target, ok))
+    middle = results[50]
+    rows += [spread(name, middle["stages"][stage]) for stage, name in STAGE.items()]
+    rows.append(spread(FLOOR, middle["floor"]))
+    floor_p50 = rel.quantile(middle["floor"], 0.5)
+    floor_p99 = rel.quantile(middle["floor"], 0.99)
+    ack_p50 = rel.quantile(middle["acknowledged"], 0.5)
+    ack_p99 = rel.quantile(middle["acknowledged"], 0.99)
+    rows.append(Row(FLOOR_RATIO, len(middle["floor"]), ack_p50 / floor_p50, ack_p99 / floor_p99))
+    return rows
+
+
 def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
     """Tap -> coil and sim games/s (``bench service``), tails scoring, Teufel apply."""
     from controller.games.tails import score
@@ -318,17 +386,30 @@ def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
 
 
 def measure(
-    quick: bool, seed: int, workdir: Path, log: Callable[[str], None] = print
+    quick: bool,
+    seed: int,
+    workdir: Path,
+    log: Callable[[str], None] = print,
+    confine: Callable[[int], None] | None = None,
 ) -> tuple[list[Row], list[str]]:
-    """Run everything; returns the rows in :data:`ROWS` order and the errors met."""
+    """Run everything; returns the rows in :data:`ROWS` order and the errors met.
+    ``confine(pid)`` (``--pi-class``) slows each server process it is given, and the
+    Pi-class targets apply."""
     sizes = QUICK if quick else FULL
-    bench = ServerBench(sizes, seed, workdir, log)
+    targets = LAPTOP if confine is None else PI_CLASS
+    bench = ServerBench(sizes, seed, workdir, log, targets)
+    bench.server.confine = confine
     try:
         bench.run()
     except (OSError, RuntimeError, rel.HttpError) as exc:
         bench.errors.append(f"{type(exc).__name__}: {exc}")
+    staged: list[Row] = []
+    try:
+        staged = stage_rows(sizes, log, targets, confine)
+    except (OSError, RuntimeError) as exc:
+        bench.errors.append(f"stages: {type(exc).__name__}: {exc}")
     log(f"tap -> coil ({sizes.coil_samples} samples) and engines")
-    rows = {row.name: row for row in [*bench.rows, *engine_rows(sizes, seed)]}
+    rows = {row.name: row for row in [*bench.rows, *staged, *engine_rows(sizes, seed)]}
     return [rows[name] for name in ROWS if name in rows], bench.errors
 
 
@@ -356,16 +437,35 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench all", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short phases (about 30 s)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every part (default 1)")
+    parser.add_argument(
+        "--pi-class",
+        action="store_true",
+        help="the servers as slow as a Raspberry Pi Zero 2 W (controller/bench/piclass.py)",
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="diablotin-bench-all-") as tmp:
-        rows, errors = measure(args.quick, args.seed, Path(tmp))
+    confinement = None
+    if args.pi_class:
+        from . import piclass
+
+        confinement = piclass.calibrated()[0]
+    try:
+        with tempfile.TemporaryDirectory(prefix="diablotin-bench-all-") as tmp:
+            confine = None if confinement is None else confinement.add
+            rows, errors = measure(args.quick, args.seed, Path(tmp), confine=confine)
+    finally:
+        if confinement is not None:
+            held, seconds = confinement.throttled()
+            confinement.close()
     after = os.getloadavg()
     print()
+    flags = (" --quick" if args.quick else "") + (" --pi-class" if args.pi_class else "")
     print(
-        f"diablotin bench all{' --quick' if args.quick else ''}: {os.cpu_count()} cores, "
+        f"diablotin bench all{flags}: {os.cpu_count()} cores, "
         f"load average {load[0]:.2f} at start, {after[0]:.2f} at end"
     )
+    if confinement is not None:
+        print(f"pi-class: {confinement.method}; servers held {held} times, {seconds:.2f} s")
     print(format_table(rows))
     missing = [name.strip() for name in ROWS if name not in {row.name for row in rows}]
     for error in [*errors, *(f"no number for {name}" for name in missing)]:

@@ -204,12 +204,12 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     original = service.hub.publish
 
     def publish(topic: str, data: Any) -> int:
-        if topic.startswith("game:"):
-            published[int(data["version"])] = time.monotonic()
+        if topic == f"game:{game_id}":  # data is built later, on the hub's thread
+            published[service.table(game_id).version] = time.monotonic()
         return original(topic, data)
 
-    service.hub.publish = publish  # type: ignore[method-assign]
     game_id = service.new_game("sauteur", {"rule": "A"})
+    service.hub.publish = publish  # type: ignore[method-assign]
     from controller.web import create_app
 
     app = create_app(service, max_streams=clients + 8)

@@ -138,6 +138,8 @@ class ServeProcess:
         )
         self.api = Api(self.port)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.confine: Callable[[int], None] | None = None
+        """Called with the new process's pid at each start (``bench all --pi-class``)."""
         self.journal_path = self.data / "diablotin.sqlite3"
 
     @property
@@ -158,6 +160,8 @@ class ServeProcess:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
+        if self.confine is not None:
+            self.confine(self.proc.pid)
         while time.monotonic() - started < timeout:
             try:
                 self.api.call("GET", "/api/games", referee=False, timeout=2)

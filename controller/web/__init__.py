@@ -8,9 +8,10 @@ waitress. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, make_response, request
 from flask_babel import Babel
@@ -29,6 +30,9 @@ from .security import (
 )
 
 if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+    from controller.hub import Hub
     from controller.service import Service
 
 
@@ -121,6 +125,43 @@ def check_json_request() -> None:
         )
 
 
+class RepliesFirst:
+    """WSGI middleware: the live updates a request publishes are held until the server
+    has its reply (the response iterable's ``close``), so the reply never competes with
+    the phones' fan-out for the interpreter."""
+
+    def __init__(self, app: WSGIApplication, hub: Hub) -> None:
+        self.app, self.hub = app, hub
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        self.hub.hold()
+        try:
+            body = self.app(environ, start_response)
+        except BaseException:
+            self.hub.release()
+            raise
+        if not self.hub.holding:  # most requests publish nothing: the body as it is
+            self.hub.release()
+            return body
+        return _ThenRelease(body, self.hub.release)
+
+
+class _ThenRelease:
+    def __init__(self, body: Iterable[bytes], release: Callable[[], None]) -> None:
+        self.body, self.release = body, release
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close: Any = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.release()
+
+
 def create_app(
     service: Service,
     *,
@@ -199,4 +240,5 @@ def create_app(
         resp.headers["Content-Type"] = "text/html; charset=utf-8"
         return resp
 
+    app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
     return app

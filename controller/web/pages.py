@@ -11,7 +11,6 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-import markdown
 import segno
 from flask import (
     Blueprint,
@@ -160,6 +159,8 @@ def rules(kind: str) -> str:
     text = rules_text(kind)
     if text is None:
         abort(404)
+    import markdown  # only for the rules pages: not in the idle server's memory
+
     html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
     return _render("rules.html", "rules", "rules", kind=kind, rules=Markup(html))
 

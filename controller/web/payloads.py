@@ -32,10 +32,12 @@ def game_view(table: Table, referee: bool) -> dict[str, Any]:
 
 
 def extras(service: Service, table: Table, referee: bool) -> dict[str, Any]:
-    """Buttons-related facts; legal/refused actions only for the referee."""
+    """Buttons-related facts; legal/refused actions only for the referee. Made from the
+    last committed change: never waits for one being committed."""
+    version, state = table.committed()
     out: dict[str, Any] = {
         "game": table.game_id,
-        "version": table.version,
+        "version": version,
         "computer": [],
         "levels": {},
         "on_box": False,
@@ -47,14 +49,12 @@ def extras(service: Service, table: Table, referee: bool) -> dict[str, Any]:
     out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id)
     helper = hooks(table.rules.name).extras
     if helper is not None:
-        with table.lock:
-            out.update(helper(table.state, referee))
+        out.update(helper(state, referee))
     if referee and hooks(table.rules.name).legal_in_extras:
-        out["legal"] = table.legal_actions()
+        out["legal"] = table.rules.legal_actions(state)
         explain = getattr(table.rules, "explain", None)
         if callable(explain):
-            with table.lock:
-                out["refused"] = explain(table.state)
+            out["refused"] = explain(state)
     return out
 
 

@@ -13,11 +13,13 @@ hub publishes it. Event names are the topics:
   seats change the service publishes the view with a ``computer`` list added;
 
 Spectators' game frames are the hub's pre-serialised bytes: 50 phones cost one
-``json.dumps``. A comment line every ``HEARTBEAT_S`` keeps proxies and the server
-from closing an idle stream and detects a gone phone. Each stream holds one server
-thread, so at most ``MAX_STREAMS`` run at once, and ``MAX_STREAMS_PER_CLIENT`` from one
-address (503 + ``Retry-After`` beyond). When the server tells (``diablotin.on_disconnect``
-in the WSGI environ, :mod:`controller.server`) a phone that leaves frees its slot at once.
+``json.dumps``. The referee's frames for an event are built once, by the first referee
+stream to relay it, and shared with the others (:class:`RefereeFrames`). A comment line
+every ``HEARTBEAT_S`` keeps proxies and the server from closing an idle stream and detects
+a gone phone. Each stream holds one server thread, so at most ``MAX_STREAMS`` run at once,
+and ``MAX_STREAMS_PER_CLIENT`` from one address (503 + ``Retry-After`` beyond). When the
+server tells (``diablotin.on_disconnect`` in the WSGI environ, :mod:`controller.server`) a
+phone that leaves frees its slot at once.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import random
 import re
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +51,42 @@ RETRY_AFTER_S = 2
 MAX_TOPICS = 4
 _GAME_TOPIC = re.compile(r"game:([0-9]{1,9})")
 _PATCHED_BOX_EVENTS = frozenset({"SlotChanged", "LidChanged", "CoilFired"})
+
+
+class RefereeFrames:
+    """The referee's re-rendered frames per hub event (its ``id:``), built once and shared
+    by every referee stream; the last few events are kept."""
+
+    KEEP = 16
+
+    def __init__(self) -> None:
+        self._frames: dict[bytes, list[bytes]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, event: bytes, build: Callable[[], list[bytes]]) -> list[bytes]:
+        key = b"\n".join(event.split(b"\n", 2)[:2])  # "event: <topic>" and "id: <n>"
+        with self._lock:
+            frames = self._frames.get(key)
+        if frames is None:
+            frames = build()
+            with self._lock:
+                self._frames[key] = frames
+                while len(self._frames) > self.KEEP:
+                    del self._frames[next(iter(self._frames))]
+        return frames
+
+
+_referee_frames: weakref.WeakKeyDictionary[Any, RefereeFrames] = weakref.WeakKeyDictionary()
+"""Per hub (event ids count per hub)."""
+_referee_frames_lock = threading.Lock()
+
+
+def referee_frames(service: Service) -> RefereeFrames:
+    with _referee_frames_lock:
+        frames = _referee_frames.get(service.hub)
+        if frames is None:
+            frames = _referee_frames[service.hub] = RefereeFrames()
+        return frames
 
 
 class StreamCounter:
@@ -200,5 +239,6 @@ def _relay(service: Service, frame: bytes, tables: dict[str, Any], referee: bool
         name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()
         return [frame] if name in _PATCHED_BOX_EVENTS else [frame, _box_status(service)]
     if referee and topic in tables:
-        return _game_frames(service, tables[topic], True)
+        build = lambda: _game_frames(service, tables[topic], True)  # noqa: E731
+        return referee_frames(service).get(frame, build)
     return [frame]

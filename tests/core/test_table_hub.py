@@ -58,8 +58,8 @@ def test_submit_journals_then_publishes(setup):
     journal, hub, gid = setup
     table = Table(CountTo(), journal, gid, hub)
     sub = hub.subscribe([table.topic])
-    view = table.submit({"type": "add", "n": 2})
-    assert view["state"] == {"total": 2, "limit": 4}
+    table.submit({"type": "add", "n": 2})
+    assert table.view("public")["state"] == {"total": 2, "limit": 4}
     assert journal.actions(gid) == [{"type": "add", "n": 2}]
     frame = sub.get(1).decode()
     assert frame.startswith(f"event: game:{gid}\n")
@@ -113,6 +113,7 @@ def test_hub_cuts_off_a_stalled_subscriber():
     slow = hub.subscribe(["t"])
     for n in range(5):
         hub.publish("t", {"n": n})
+    assert hub.flush()
     assert [json.loads(slow.get(0).split(b"data: ")[1])["n"] for _ in range(3)] == [0, 1, 2]
     with pytest.raises(EOFError):
         slow.get(0)
@@ -122,6 +123,7 @@ def test_hub_topics_and_unsubscribe():
     hub = Hub()
     a, b = hub.subscribe(["x"]), hub.subscribe(["y", "x"])
     assert hub.publish("y", 1) == 1
+    assert hub.flush()
     assert a.get(0) is None and b.get(0) is not None
     a.close()
     assert hub.subscriber_count == 1 and hub.publish("x", 2) == 1
@@ -136,3 +138,80 @@ def test_hub_wakes_a_waiting_reader():
     hub.publish("t", {"hello": "é"})
     reader.join(5)
     assert got == [sse_frame("t", {"hello": "é"}, 1)]
+
+
+def test_publish_returns_before_the_fan_out_and_keeps_the_order():
+    """The publisher's thread does not build, serialise or deliver: the hub's fan-out
+    thread does, once per event, in publishing order; nobody subscribed costs nothing."""
+    hub = Hub()
+    built: list[str] = []
+    assert hub.publish("t", lambda: built.append("nobody") or {}) == 0
+    sub = hub.subscribe(["t"])
+    release = threading.Event()
+
+    def slow() -> dict[str, int]:
+        release.wait(5)
+        built.append(threading.current_thread().name)
+        return {"n": 1}
+
+    assert hub.publish("t", slow) == 1  # returns while the fan-out thread waits
+    hub.publish("t", {"n": 2})
+    assert sub.get(0) is None
+    release.set()
+    assert hub.flush()
+    assert [json.loads(sub.get(0).split(b"data: ")[1])["n"] for _ in range(2)] == [1, 2]
+    assert built == ["hub-fanout"]
+    late = hub.subscribe(["t"])
+    hub.close_all()
+    assert late.closed
+
+
+def test_a_failing_event_does_not_stop_the_live_updates():
+    hub = Hub()
+    sub = hub.subscribe(["t"])
+    hub.publish("t", lambda: 1 / 0)
+    hub.publish("t", {"n": 3})
+    assert hub.flush()
+    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 3}
+
+
+def test_a_view_never_waits_for_a_commit(setup):
+    """A slow disk (an SD card's 20 ms fsync, or worse) holds the action being committed,
+    not the pages: a view during the commit is the last committed one, whole."""
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    entered, release = threading.Event(), threading.Event()
+    real_append = journal.append
+
+    def slow_append(*args, **kwargs):
+        entered.set()
+        release.wait(5)
+        return real_append(*args, **kwargs)
+
+    journal.append = slow_append  # type: ignore[method-assign]
+    writer = threading.Thread(target=table.submit, args=({"type": "add", "n": 2},))
+    writer.start()
+    assert entered.wait(5)
+    during = table.view("public")  # would block on the table's lock before
+    release.set()
+    writer.join(5)
+    assert (during["version"], during["state"]["total"]) == (0, 0)
+    after = table.view("public")
+    assert (after["version"], after["state"]["total"]) == (1, 2)
+
+
+def test_a_thread_holds_its_live_updates_until_it_releases_them():
+    """The web server holds a request's updates until its reply is handed over."""
+    hub = Hub()
+    sub = hub.subscribe(["t"])
+    hub.hold()
+    hub.publish("t", {"n": 1})
+    other = threading.Thread(target=hub.publish, args=("t", {"n": 2}))  # not held
+    other.start()
+    other.join(5)
+    assert hub.flush() and hub.holding
+    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 2}
+    assert sub.get(0) is None
+    hub.release()
+    assert hub.flush() and not hub.holding
+    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 1}

@@ -1,0 +1,404 @@
+"""``diablotin bench stages``: where an accepted action's time goes, stage by stage, beside
+the raw commit floor measured in the same run.
+
+A real service (simulated box, temporary data dir) and the real server (waitress, as
+``diablotin serve`` sets it up) run in a process of their own on loopback. The referee is
+another process: one keep-alive connection with the PIN header, entering tail-tile placements and
+undos (``reliability``'s walk), about 20 a second. 0, 50 and 100 phones hold live streams
+(``bench web``'s client process). Each accepted action is timed on the server's request
+thread with ``time.perf_counter``, around the functions that do each stage:
+
+- **parse**: the request in -> the rules called (Flask, the PIN gate, the JSON body);
+- **rules**: ``Table.check`` (the engine's ``apply``);
+- **commit**: ``Journal.append`` (``BEGIN IMMEDIATE`` ... ``COMMIT``, the fsync);
+- **publish**: ``Table._set`` (listeners, the public view, the hand-off to the hub);
+- **reply**: the referee's payload and the response;
+- **server**: the whole request in the WSGI app;
+- **acknowledged**: the referee's round trip, request sent -> 200 read (client side);
+- **a page's GET meanwhile**: a spectator's page asking for the game's view every 20 ms
+  while the actions go on (is the page still responsive when a commit is slow?).
+
+**Commit floor**: the referee's process commits one 300-byte row per transaction into its
+own SQLite file in the same data dir (WAL, ``synchronous=FULL``) right after each action:
+the least an acknowledged action can cost. The ratio acknowledged / floor is printed.
+
+Stages are wall-clock on the request thread: a stage that waits for the GIL includes the
+wait. Nothing here changes what the service does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sqlite3
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from . import piclass, slowdisk
+
+PIN = "246810"
+PHONES = (0, 50, 100)
+STAGES = ("parse", "rules", "commit", "publish", "reply", "server")
+FLOOR_ROW = b"x" * 300
+
+
+# --- the referee (child process) ------------------------------------------------------------
+
+
+def _referee(port: int, gid: int, count: int, interval_s: float, floor_dir: str, pipe: Any) -> None:
+    """Enter ``count`` actions; after each, one raw commit. Sends
+    ``(round trips ms, floor ms, errors)``."""
+    import random
+
+    from controller.reliability.common import Api, HttpError, send_op
+    from controller.reliability.live import TailsWalk
+
+    api = Api(port, PIN, keep_alive=True)
+    walk = TailsWalk(random.Random(5))
+    floor_db = sqlite3.connect(Path(floor_dir) / "floor.sqlite3", isolation_level=None)
+    floor_db.execute("PRAGMA journal_mode=WAL")
+    floor_db.execute("PRAGMA synchronous=FULL")
+    floor_db.execute("CREATE TABLE IF NOT EXISTS t (x BLOB)")
+    trips: list[float] = []
+    floor: list[float] = []
+    errors: list[str] = []
+    next_at = time.monotonic()
+    for _ in range(count):
+        next_at += interval_s
+        op = walk.next()
+        started = time.perf_counter()
+        try:
+            send_op(api, gid, op)
+        except (HttpError, OSError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, OSError):
+                break
+            continue
+        trips.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        floor_db.execute("BEGIN IMMEDIATE")
+        floor_db.execute("INSERT INTO t VALUES (?)", (FLOOR_ROW,))
+        floor_db.execute("COMMIT")
+        floor.append((time.perf_counter() - started) * 1000)
+        time.sleep(max(0.0, next_at - time.monotonic()))
+    floor_db.close()
+    pipe.send((trips, floor, errors))
+
+
+def _reader(port: int, gid: int, pipe: Any) -> None:
+    """A spectator's page asking for the game's view every 20 ms until told to stop; sends
+    the round trips (ms)."""
+    from controller.reliability.common import Api
+
+    api = Api(port, PIN, keep_alive=True)
+    trips: list[float] = []
+    while not pipe.poll(0.02):
+        started = time.perf_counter()
+        try:
+            api.call("GET", f"/api/games/{gid}", referee=False)
+        except OSError:
+            break
+        trips.append((time.perf_counter() - started) * 1000)
+    pipe.send(trips)
+
+
+# --- the server's stages (this process) -----------------------------------------------------
+
+
+class StageTimer:
+    """Wraps the functions of each stage; keeps one record per accepted action."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, float]] = []
+        self._local = threading.local()
+
+    def _now(self) -> dict[str, float] | None:
+        return getattr(self._local, "marks", None)
+
+    def wrap(self, owner: Any, name: str, stage: str) -> Callable[[], None]:
+        """Time ``owner.name`` as ``stage`` (start and end marks); returns the undo."""
+        original = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            marks = self._now()
+            if marks is None:
+                return original(*args, **kwargs)
+            marks.setdefault(stage + ".start", time.perf_counter())
+            try:
+                return original(*args, **kwargs)
+            finally:
+                marks[stage + ".end"] = time.perf_counter()
+
+        setattr(owner, name, timed)
+        return lambda: setattr(owner, name, original)
+
+    def wsgi(self, app: Any) -> Any:
+        """The app's ``wsgi_app``, timing the whole request of every action."""
+        inner = app.wsgi_app
+
+        def timed(environ: dict[str, Any], start_response: Any) -> Any:
+            path = environ.get("PATH_INFO", "")
+            if not (path.endswith("/actions") or path.endswith("/undo")):
+                return inner(environ, start_response)
+            self._local.marks = marks = {"in": time.perf_counter()}
+            try:
+                return inner(environ, start_response)
+            finally:
+                marks["out"] = time.perf_counter()
+                self._local.marks = None
+                if "commit.end" in marks:
+                    self.records.append(marks)
+
+        return timed
+
+    def stages_ms(self) -> dict[str, list[float]]:
+        """Each stage's durations (ms) over the kept records."""
+        out: dict[str, list[float]] = {stage: [] for stage in STAGES}
+        for m in self.records:
+            first = m.get("rules.start", m["commit.start"])
+            out["parse"].append((first - m["in"]) * 1000)
+            out["rules"].append((m.get("rules.end", first) - first) * 1000)
+            out["commit"].append((m["commit.end"] - m["commit.start"]) * 1000)
+            published = m.get("publish.end", m["commit.end"])
+            out["publish"].append((published - m["commit.end"]) * 1000)
+            out["reply"].append((m["out"] - published) * 1000)
+            out["server"].append((m["out"] - m["in"]) * 1000)
+        return out
+
+
+@contextmanager
+def instrumented(timer: StageTimer) -> Iterator[None]:
+    from controller.journal import Journal
+    from controller.table import Table
+
+    undo = [
+        timer.wrap(Table, "check", "rules"),
+        timer.wrap(Journal, "append", "commit"),
+        timer.wrap(Table, "_set", "publish"),
+    ]
+    try:
+        yield
+    finally:
+        for u in undo:
+            u()
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+def _server(data_dir: str, max_phones: int, pipe: Any) -> None:
+    """The server process: a service and the dashboard, instrumented; answers ``("game",)``
+    with a new tail-tile game's id, ``("records",)`` with the stage records since the last
+    ask, ``("stop",)`` by stopping."""
+    from controller import server as server_module
+    from controller.config import Config
+    from controller.service import Service
+    from controller.web import create_app
+
+    config = Config(data_dir=Path(data_dir))
+    config.server.referee_pin = PIN
+    service = Service(config, hide_delay_s=3600.0, think_s=3600.0, face_delay_s=3600.0)
+    service.start()
+    app = create_app(service, max_streams=max_phones + 8)
+    timer = StageTimer()
+    app.wsgi_app = timer.wsgi(app)  # type: ignore[method-assign]
+    srv = server_module.make_server(app, "127.0.0.1", 0, config.server.threads)
+    threading.Thread(target=srv.serve, daemon=True).start()
+    pipe.send((os.getpid(), server_module.bound_port(srv)))
+    try:
+        with instrumented(timer):
+            while (message := pipe.recv()) != ("stop",):
+                if message == ("game",):
+                    pipe.send(service.new_game("tails", {"players": 4}))
+                elif message[0] == "drain":  # end the streams of phones that left
+                    service.hub.publish(f"game:{message[1]}", {"drain": True})
+                    pipe.send(True)
+                else:
+                    pipe.send(timer.stages_ms())
+                    timer.records.clear()
+    finally:
+        service.hub.close_all()
+        time.sleep(0.2)
+        srv.stop()
+        service.stop()
+
+
+def run(
+    actions: int,
+    interval_s: float,
+    phones: tuple[int, ...],
+    log: Callable[[str], None],
+    *,
+    confine: Callable[[int], None] | None = None,
+    server_env: dict[str, str] | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Every phone count in turn on one server process; returns, per count, the stage
+    durations, the round trips and the floor (ms lists) and the errors. ``confine(pid)``
+    is called with the server's pid (``--pi-class``); ``server_env`` is added to the
+    server's environment (an ``LD_PRELOAD`` shim)."""
+    from controller.reliability.live import spawn_clients, stop_clients
+
+    data_dir = Path(tempfile.mkdtemp(prefix="diablotin-stages-"))
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    with _environment(server_env or {}):
+        server = ctx.Process(
+            target=_server, args=(str(data_dir), max(phones, default=0), theirs), daemon=True
+        )
+        server.start()
+    results: dict[int, dict[str, Any]] = {}
+    try:
+        if not ours.poll(60):
+            raise RuntimeError("the server process did not start")
+        pid, port = ours.recv()
+        if confine is not None:
+            confine(pid)
+        for count in phones:
+            ours.send(("game",))
+            gid = ours.recv()
+            log(f"{count} phones, {actions} actions")
+            streams = spawn_clients(port, count, f"game:{gid}") if count else None
+            ours.send(("records",))
+            ours.recv()  # drop what the set-up did
+            reader_end, reader_pipe = ctx.Pipe()
+            reader = ctx.Process(target=_reader, args=(port, gid, reader_pipe))
+            reader.start()
+            referee_end, referee_pipe = ctx.Pipe()
+            with _environment(server_env or {}):  # the floor is on the same (slow) disk
+                referee = ctx.Process(
+                    target=_referee,
+                    args=(port, gid, actions, interval_s, str(data_dir), referee_pipe),
+                )
+                referee.start()
+            trips, floor, errors = _receive(referee_end, referee)
+            reader_end.send("stop")
+            views = reader_end.recv() if reader_end.poll(30) else []
+            reader.join(10)
+            ours.send(("records",))
+            stages = ours.recv()
+            if streams is not None:
+                stop_clients(*streams)
+                ours.send(("drain", gid))
+                ours.recv()
+                time.sleep(0.2)
+            results[count] = {
+                "stages": stages,
+                "acknowledged": trips,
+                "floor": floor,
+                "views": views,
+                "errors": errors,
+            }
+    finally:
+        if server.is_alive():
+            ours.send(("stop",))
+            server.join(15)
+        if server.is_alive():
+            server.kill()
+    return results
+
+
+def _receive(pipe: Any, process: Any) -> tuple[list[float], list[float], list[str]]:
+    if not pipe.poll(600):
+        process.kill()
+        raise RuntimeError("the referee's process did not report")
+    trips, floor, errors = pipe.recv()
+    process.join(10)
+    return trips, floor, errors
+
+
+@contextmanager
+def _environment(extra: dict[str, str]) -> Iterator[None]:
+    """``extra`` in ``os.environ`` while a child process is spawned."""
+    saved = {name: os.environ.get(name) for name in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, float, float]]:
+    """(name, p50, p99) rows: per phone count, each stage, acknowledged, floor, ratio."""
+    out: list[tuple[str, float, float]] = []
+    for count, r in results.items():
+        for stage, values in r["stages"].items():
+            out.append((f"{count} phones: {stage}", quantile(values, 0.5), quantile(values, 0.99)))
+        ack, floor = r["acknowledged"], r["floor"]
+        out.append((f"{count} phones: acknowledged", quantile(ack, 0.5), quantile(ack, 0.99)))
+        out.append((f"{count} phones: commit floor", quantile(floor, 0.5), quantile(floor, 0.99)))
+        views = r["views"]
+        out.append(
+            (f"{count} phones: a page's GET meanwhile", quantile(views, 0.5), quantile(views, 0.99))
+        )
+        out.append(
+            (
+                f"{count} phones: acknowledged / floor (x)",
+                quantile(ack, 0.5) / quantile(floor, 0.5),
+                quantile(ack, 0.99) / quantile(floor, 0.99),
+            )
+        )
+    return out
+
+
+def report(results: dict[int, dict[str, Any]]) -> str:
+    lines = [f"{'stage (ms)':<40}{'p50':>9}{'p99':>9}", "-" * 58]
+    lines += [f"{name:<40}{p50:>9.2f}{p99:>9.2f}" for name, p50, p99 in rows(results)]
+    errors = [e for r in results.values() for e in r["errors"]]
+    if errors:
+        lines.append(f"errors: {len(errors)} (first: {errors[0]})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="diablotin bench stages", description=__doc__)
+    parser.add_argument("--actions", type=int, default=300, help="actions per phone count")
+    parser.add_argument("--interval", type=float, default=0.05, help="seconds between actions")
+    parser.add_argument(
+        "--phones", type=int, nargs="+", default=list(PHONES), help="live streams to hold"
+    )
+    parser.add_argument(
+        "--pi-class", action="store_true", help="the server as slow as a Pi Zero 2 W (piclass)"
+    )
+    parser.add_argument(
+        "--fsync-delay", type=float, default=0.0, metavar="MS", help="a slow disk (slowdisk)"
+    )
+    args = parser.parse_args(argv)
+    env = slowdisk.environment(args.fsync_delay) if args.fsync_delay > 0 else None
+    confinement = piclass.calibrated()[0] if args.pi_class else None
+    try:
+        results = run(
+            args.actions,
+            args.interval,
+            tuple(args.phones),
+            print,
+            confine=confinement.add if confinement else None,
+            server_env=env,
+        )
+    finally:
+        if confinement is not None:
+            held, seconds = confinement.throttled()
+            print(f"pi-class: the server was held {held} times, {seconds:.2f} s in all")
+            confinement.close()
+    print(report(results))
+    return 1 if any(r["errors"] for r in results.values()) else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())
