@@ -144,7 +144,22 @@ def game(game_id: int) -> str:
         kind=kind,
         title=_title(table.game_id),
         game_menu=_game_menu(table),
+        bgstats_url=_bgstats_url(table),
     )
+
+
+def _bgstats_url(table: Any) -> str | None:
+    """The "Log in BG Stats" link of a finished game (:mod:`controller.web.bgstats`);
+    None for a game in play or abandoned."""
+    from .bgstats import link, play
+
+    if not table.finished or table.abandoned:
+        return None
+    service = current_app.extensions["diablotin"]
+    try:
+        return link(play(service.journal, table.game_id, request_language()))
+    except Refused:
+        return None
 
 
 def _game_menu(table: Any) -> dict[str, bool]:
@@ -193,6 +208,7 @@ def history_game(game_id: int) -> str:
         kind=table.rules.name,
         title=_title(table.game_id),
         game_menu=_game_menu(table),
+        bgstats_url=_bgstats_url(table),
     )
 
 
