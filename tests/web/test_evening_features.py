@@ -92,3 +92,42 @@ def test_the_games_list_says_whose_turn_it_is_and_counts_moves_live(
         assert row["to_act"] == table.rules.to_act(table.state)
     finally:
         moves.close()
+
+
+def test_the_game_page_says_why_the_computer_does_not_play(
+    client: FlaskClient, service: Service, monkeypatch
+) -> None:
+    from controller.box.base import BoxError
+    from controller.boxplay import box_play
+    from controller.games.base import Said
+    from tests.service.conftest import wait_for
+
+    older = service.new_game("sauteur", {"rule": "A", "first_hider": "p1"})
+    holder = service.new_game("sauteur", {"rule": "A", "first_hider": "p1"})
+    on = {"player": "p2", "on": True}
+    assert client.put(f"/api/games/{older}/computer", json=on, headers=REFEREE).status_code == 200
+    why = client.get(f"/api/games/{older}", headers=REFEREE).get_json()["extras"]["computer_why"]
+    assert why["template"].startswith("the computer plays only the game on the box")
+    de = client.get(f"/games/{older}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert 'id="computer-why"' in de
+    # the holder's computer popper is refused by the box: its page says why, in German too
+    assert client.put(f"/api/games/{holder}/computer", json=on, headers=REFEREE).status_code == 200
+    extras = client.get(f"/api/games/{holder}", headers=REFEREE).get_json()["extras"]
+    assert extras["computer_why"] is None  # nothing stops it
+    table = service.table(holder)
+    service.toy.hide()
+    wait_for(lambda: table.state.phase == "pop", what="the dice hidden")
+    play = box_play(service)
+
+    def refused(*_args: object, **_kw: object) -> None:
+        raise BoxError(Said("coil {key} is too hot: wait {s} s", key=3, s=20))
+
+    monkeypatch.setattr(play, "press", refused)
+    service.call(play._computer_move)
+    why = client.get(f"/api/games/{holder}", headers=REFEREE).get_json()["extras"]["computer_why"]
+    assert why["template"].startswith("the computer stopped: {reason}")
+    assert why["params"]["reason"]["params"] == {"key": 3, "s": 20}
+    # turned off and on, it tries again (and says nothing until something stops it)
+    off = {"player": "p2", "on": False}
+    client.put(f"/api/games/{holder}/computer", json=off, headers=REFEREE)
+    assert client.get(f"/api/games/{holder}").get_json()["extras"]["computer_why"] is None
