@@ -64,12 +64,14 @@ def test_a_german_referee_uses_the_home_page(
         teufel = service.new_game(
             "teufel",
             {"players": ["yellow", "blue"], "first": "blue"},
+            "Familienabend",
             seats=[{"player": ids["Zoé"]}, {"player": ids["Ömer"]}],
         )
         older = service.new_game("sauteur", {"rule": "A", "first_hider": "p1"})
         page.wait_for_selector(f"#games li[data-game='{older}']")
         row = row_text(page, teufel)
-        assert "Teufel Teufel" in row and f"#{teufel}" in row and "0 Züge" in row
+        assert row.startswith("Familienabend\nTeufel, Teufel · ")  # the title, then the game
+        assert f"#{teufel}" in row and "0 Züge" in row
         assert "Ömer ist dran" in row  # blue starts: Ömer sits in blue
         assert "ZügeÖmer" not in row.replace("\n", "") and "Züge · Ömer ist dran" in row
         # a move made elsewhere: the count and the turn follow without a reload

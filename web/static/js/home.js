@@ -17,12 +17,13 @@ function seatLabel(game, key) {
   return key;
 }
 
-/** One row: title, the game's kind, #id, moves, whose turn, the seats; each its own item,
+/** One row: title, the game's kind (when the title is not already its name), #id, moves,
+ *  whose turn, the seats; each its own item,
  *  with a separator in the text so no two run together when read or copied. */
 function row(g) {
   const title = g.default_title || !g.title ? t("kind." + g.kind) : g.title;
   const facts = [
-    el("span", { class: "game-kind" }, t("kind." + g.kind)),
+    g.default_title || !g.title ? null : el("span", { class: "game-kind" }, t("kind." + g.kind)),
     el("span", { class: "game-id" }, `#${g.id}`),
     g.damaged
       ? el("span", { class: "error damaged" }, t("hist.damaged", { reason: said(g.damaged_said || g.damaged) }))
