@@ -538,16 +538,14 @@ class Service:
                     self.announcer.detach(table.game_id)
             self.journal.close()
             try:
-                kept = backup.restore(source, path)
+                kept = backup.restore(source, path)  # on a refusal the file is unchanged
+            finally:
                 self.journal = Journal(path)
-            except Exception:
-                self.journal = Journal(path)  # the file is unchanged on a refusal
-                raise
-            for record in self.journal.games(finished=False):
-                with contextlib.suppress(GameDamaged):
-                    self._open_table(record.id)
-            if self.box_play is not None:
-                self.box_play.reset()
+                for record in self.journal.games(finished=False):
+                    with contextlib.suppress(GameDamaged):
+                        self._open_table(record.id)
+                if self.box_play is not None:
+                    self.box_play.reset()
         self.notice(words("a backup was restored from the dashboard"))
         self.hub.close_all()  # pages reconnect and get the restored games from scratch
         return kept

@@ -158,7 +158,18 @@ def test_a_french_spectator_logs_a_finished_game_in_bg_stats(
         assert page.locator("#bgstats-link").get_attribute("href") == href
         page.goto(f"{base}/games/{playing}")
         wait_for(lambda: page.locator("#menu").count(), what="the page")
-        assert page.locator("#bgstats-link").count() == 0
+        page.click("#menu > summary")
+        assert page.locator("#bgstats-link").is_hidden()
+        # the game ends while its page is open: the menu offers the link at once
+        table = service.table(playing)
+        while not table.finished:
+            table.submit(rng.choice(table.legal_actions()))
+        page.wait_for_selector("#bgstats-link:not([hidden])")
+        live_href = str(page.locator("#bgstats-link").get_attribute("href"))
+        assert urlsplit(live_href).netloc == "app.bgstatsapp.com"
+        assert json.loads(parse_qs(urlsplit(live_href).query)["data"][0])["sourcePlayId"].endswith(
+            f"-{playing}"
+        )
         page.goto(f"{base}/history/{dropped}")
         page.wait_for_selector("#title")
         assert page.locator("#bgstats-open, #bgstats-link").count() == 0
