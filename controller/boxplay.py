@@ -104,7 +104,7 @@ class BoxPlay:
         (else the newest unfinished one) as at start."""
         svc = self.service
         live = {t.game_id for t in svc.tables.values() if t.rules.name == self.kind}
-        for per_game in (self.computer, self.levels):
+        for per_game in (self.computer, self.levels, self.stopped):
             for game_id in set(per_game) - live:
                 per_game.pop(game_id)
         self.owner = None

@@ -513,8 +513,8 @@ class Service:
         (checked first; the current one kept as ``<journal>.bak``, returned), reopened, and
         every game replayed from it; the box goes to its newest unfinished sauteur game.
         Every live page is cut off so that it reconnects to the restored games. Raises
-        ``BackupError`` (nothing changed) or ``JournalError`` (then the kept journal is put
-        back)."""
+        ``BackupError`` when the copy cannot be restored: the journal is then unchanged and
+        its games are reopened as they were."""
         from . import backup
 
         backup.check(source)
