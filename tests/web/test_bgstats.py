@@ -177,3 +177,34 @@ def test_only_a_finished_game_has_the_link(client: FlaskClient, service: Service
         assert "app.bgstatsapp.com" not in html, page
         assert 'id="bgstats-link"' not in html or re.search(r'id="bgstats-link"[^>]*hidden', html)
     assert client.get("/api/games/999/bgstats").status_code == 404
+
+
+def test_a_sauteur_game_scores_its_points_and_the_first_popper_starts(
+    client: FlaskClient, service: Service
+) -> None:
+    gid = service.new_game(
+        "sauteur",
+        {"rule": "A", "first_hider": "p2"},
+        seats=[{"guest": "Zoé"}, {"computer": "optimal"}],
+    )
+    finish(service, gid, seed=11)
+    play = client.get(f"/api/games/{gid}/bgstats", headers={"Accept-Language": "fr"}).get_json()
+    check_documented(play["play"])
+    play = play["play"]
+    state = service.table(gid).view("public")["state"]
+    assert [p["score"] for p in play["players"]] == [state["scores"]["p1"], state["scores"]["p2"]]
+    assert [p["winner"] for p in play["players"]] == [state["winner"] == s for s in ("p1", "p2")]
+    assert [p["startPlayer"] for p in play["players"]] == [True, False]  # p2 hides first
+    assert play["players"][0]["name"] == "Zoé"
+    from controller.web.i18n import translate
+
+    computer = translate("fr", "seat.computer", level=translate("fr", "level.optimal"))
+    assert play["players"][1]["name"] == computer and computer.startswith("Ordinateur")
+    assert play["game"] == {
+        "name": "Le Diable sauteur",
+        "sourceGameId": "diablotin-sauteur",
+        "highestWins": True,
+        "noPoints": False,
+    }
+    start, minutes = journal_times(service, gid)
+    assert (play["playDate"], play["durationMin"]) == (start, minutes)
