@@ -64,6 +64,14 @@ def test_each_game_page_links_its_rules(client: FlaskClient, service: Service) -
         assert f'href="/rules/{kind}"' in client.get(f"/games/{gid}").get_data(as_text=True)
 
 
+TINY_TEXT = """() => [...document.querySelectorAll("main svg text")].filter((t) => {
+  const m = t.getScreenCTM();
+  const px = parseFloat(getComputedStyle(t).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+  return t.textContent.trim() && px < 12;
+}).map((t) => t.textContent)"""
+"""SVG text drawn under 12 px on the screen (its font size scaled by the viewBox)."""
+
+
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[str, Service]]:
     with live_server(tmp_path, 3600.0) as live:
@@ -100,6 +108,7 @@ def test_the_rules_pages_draw_their_boards_and_fit_a_phone(
                 )
                 assert size[0] <= 390, (kind, lang, size)
                 assert size[1] < 6000, (kind, lang, size)  # was 22,727 px of developer text
+                assert page.evaluate(TINY_TEXT) == [], (kind, lang)
             assert errors == []
         finally:
             context.close()
