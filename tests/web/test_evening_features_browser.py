@@ -96,6 +96,17 @@ def test_a_german_referee_uses_the_home_page(
         page.wait_for_selector("#roster li:has-text('Zoé')", state="detached")
         assert [p["name"] for p in service.players()] == ["Ömer"]
         assert "Zoé" in row_text(page, teufel)
+        # a file that is no backup: the reason, in German, and nothing asked or changed
+        photo = tmp_path / "urlaub.jpg"
+        photo.write_bytes(b"\xff\xd8\xff\xe0 not a journal" * 20)
+        page.set_input_files("#backup-file", str(photo))
+        page.wait_for_selector("#backup-result.error")
+        assert page.inner_text("#backup-result") == (
+            "urlaub.jpg ist kein Diablotin-Journal (keine SQLite-Datei)"
+        )
+        assert page.locator("#confirm-dialog[open]").count() == 0
+        assert len(errors) == 2 and "400" in errors[-1]  # the refusal itself, nothing else
+        errors.clear()
         # the backup: download it, play on, restore it (confirmed), the list reconnects
         with page.expect_download() as got:
             page.click("#backup-download")
@@ -117,6 +128,7 @@ def test_a_german_referee_uses_the_home_page(
             "() => document.getElementById('backup-result').textContent"
             " === 'Die Sicherung ist wiederhergestellt.'"
         )
+        assert page.locator("#backup-result.error").count() == 0
         page.wait_for_selector(f"#games li[data-game='{later}']", state="detached")
         assert page.locator(f"#games li[data-game='{teufel}']").count() == 1
         page.wait_for_selector("#roster li:has-text('Max')", state="detached")  # came later

@@ -179,6 +179,7 @@ if (backupFile) {
     backupFile.value = "";
     if (!file) return;
     out.textContent = "";
+    out.classList.remove("error");
     try {
       const data = bytesToBase64(new Uint8Array(await file.arrayBuffer()));
       const checked = await api("POST", "/api/backup/check", { name: file.name, data });
