@@ -37,6 +37,8 @@ T = TypeVar("T")
 
 JOURNAL_NAME = "diablotin.sqlite3"
 """The journal's file name in the data dir."""
+GAMES_EVERY_S = 0.25
+"""After a move, the games list goes out again this much later (a burst of moves: once)."""
 
 
 class GameDamaged(RuntimeError):
@@ -429,16 +431,23 @@ class Service:
         return table
 
     def _moved(self, table: Table) -> None:
-        """A table's state changed: the games list (moves, whose turn) goes out again, once
-        for a burst of moves (the worker sends it when it gets to it)."""
+        """A table's state changed: the games list (moves, whose turn) goes out again
+        :data:`GAMES_EVERY_S` later, once for a burst of moves, from a thread of its own
+        (it reads the whole journal's list: never on the worker, which drives the box)."""
         if not self._games_due:
             self._games_due = True
-            self.post(self._publish_games)
+            timer = threading.Timer(GAMES_EVERY_S, self._publish_games)
+            timer.daemon = True
+            timer.start()
 
     def _publish_games(self) -> None:
         self._games_due = False
-        if self.journal is not None and self.hub.subscriber_count:
+        if not self.started or not self.hub.subscriber_count:
+            return
+        try:
             self.hub.publish("games", self.games())
+        except (sqlite3.Error, JournalError):  # the service stopped meanwhile
+            log.debug("games list not sent: the journal closed")
 
     def table(self, game_id: int) -> Table:
         """The table of a game (finished ones are loaded from the journal on demand)."""
