@@ -108,6 +108,21 @@ def check(path: Path) -> int:
     return int(version)
 
 
+def count(path: Path) -> tuple[int, int]:
+    """``(games, players)`` in the journal copy at ``path`` (checked first with
+    :func:`check`; a journal from before the roster has 0 players)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        players = 0
+        if "players" in tables:
+            players = db.execute("SELECT COUNT(*) FROM players").fetchone()[0]
+    finally:
+        db.close()
+    return int(games), int(players)
+
+
 def restore(source: Path, journal: Path) -> Path | None:
     """Put the copy at ``source`` in place of the journal at ``journal``, once
     :func:`check` passes. The current journal is kept as ``<journal>.bak`` (returned;

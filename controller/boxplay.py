@@ -56,6 +56,8 @@ class BoxPlay:
         self.levels: dict[int, dict[str, str]] = {}
         """Per game, the computer's level per seat (``heuristic`` when not set)."""
         self.solvers = Solvers(service.config.data_dir)
+        self.stopped: dict[int, Said] = {}
+        """Per game, why the computer popper's last move failed (until it moves again)."""
         self.camera_proposal: dict[str, Any] | None = None
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
@@ -94,6 +96,29 @@ class BoxPlay:
             self.watch.resume_hidden(table.state.popped)
             if table.state.phase == FACE and svc.toy is not None:
                 self._face_later(table, table.state.popped[-1])
+        svc.post(self._after_change)
+
+    def reset(self) -> None:
+        """The service swapped its journal (a restored backup) and reopened its tables:
+        forget every game's computer seats and the holder, then hold the journal's box game
+        (else the newest unfinished one) as at start."""
+        svc = self.service
+        live = {t.game_id for t in svc.tables.values() if t.rules.name == self.kind}
+        for per_game in (self.computer, self.levels, self.stopped):
+            for game_id in set(per_game) - live:
+                per_game.pop(game_id)
+        self.owner = None
+        self._queued_pops.clear()
+        self._hiding_token = None
+        self.camera_proposal = None
+        assert svc.journal is not None
+        stored = svc.journal.box_game()
+        table = svc.tables.get(stored) if stored is not None else None
+        if table is None or table.finished or table.rules.name != self.kind:
+            table = self._next_holder()
+        self._hold(table)
+        if table is not None and table.state.phase in (POP, FACE, ADVANCE) and self.watch:
+            self.watch.resume_hidden(table.state.popped)
         svc.post(self._after_change)
 
     def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -148,6 +173,7 @@ class BoxPlay:
         unfinished game takes the box."""
         self.computer.pop(table.game_id, None)
         self.levels.pop(table.game_id, None)
+        self.stopped.pop(table.game_id, None)
         if table.game_id != self.owner:
             return
         following = self._next_holder(leaving=table)
@@ -232,6 +258,7 @@ class BoxPlay:
         svc.journal.set_setting(game_id, "computer_levels", levels)
         self.computer[game_id] = seats
         self.levels[game_id] = levels
+        self.stopped.pop(game_id, None)  # turned off or on again: it tries afresh
         svc.hub.publish(table.topic, table.view("public") | {"computer": sorted(seats)})
         svc.post(self._after_change)
         return {"computer": sorted(seats), "levels": self.computer_levels(game_id)}
@@ -251,9 +278,31 @@ class BoxPlay:
             "on_box": on_box,
             "box_holder": None if holder is None else holder.game_id,
         }
+        why = self.computer_why(table)
+        out["computer_why"] = None if why is None else why.as_dict()
         if on_box and self.service.box is not None:  # pop keys follow the sensors
             out["slots"] = {str(k): v for k, v in self.service.box.slots().items()}
         return out
+
+    def computer_why(self, table: Table) -> Said | None:
+        """Why the computer does not play this game's computer seat now, for its page to
+        say: its last move was refused, the game is not the one on the box, or the box has
+        a fault to clear. ``None``: no computer seat, the game is over, or nothing stops it."""
+        seats = self.computer.get(table.game_id)
+        if not seats or table.finished:
+            return None
+        if table.game_id in self.stopped:
+            return self.stopped[table.game_id]
+        holder = self.box_game()
+        if holder is None or holder.game_id != table.game_id:
+            return Said(
+                "the computer plays only the game on the box: put this game on the box "
+                "(menu ☰) for it to play"
+            )
+        faults = self.active_faults()
+        if faults and table.state.popper in seats:
+            return Said("the computer waits until this is cleared: {reason}", reason=faults[0])
+        return None
 
     def active_faults(self) -> list[str]:
         """The toy's faults (a jam) and the box's (a coil, the link)."""
@@ -499,6 +548,14 @@ class BoxPlay:
             svc.clock.call_later(0.3, lambda: svc.post(self._computer_move))
         except (Refused, BoxError) as exc:
             svc.notice(words("computer move refused: {reason}"), reason=said_of(exc))
+            self.stopped[table.game_id] = Said(
+                "the computer stopped: {reason}. Turn it off and on to let it try again",
+                reason=said_of(exc),
+            )
+            svc.hub.publish(table.topic, table.view("public"))  # its page says why
+        else:
+            if self.stopped.pop(table.game_id, None) is not None:
+                svc.hub.publish(table.topic, table.view("public"))
 
 
 def box_play(service: Service) -> BoxPlay:

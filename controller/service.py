@@ -37,6 +37,8 @@ T = TypeVar("T")
 
 JOURNAL_NAME = "diablotin.sqlite3"
 """The journal's file name in the data dir."""
+GAMES_EVERY_S = 0.25
+"""After a move, the games list goes out again this much later (a burst of moves: once)."""
 
 
 class GameDamaged(RuntimeError):
@@ -68,6 +70,10 @@ class BoxGame(Protocol):
 
     def start(self) -> None:
         """The tables are open and the worker runs: watch the toy, resume the game."""
+
+    def reset(self) -> None:
+        """The journal was swapped (a restored backup) and the tables reopened: forget the
+        games that went, hold the journal's box game again."""
 
     def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """What a new game of this kind adds to its options (e.g. the drawn first hider)."""
@@ -139,6 +145,7 @@ class Service:
         self._worker: threading.Thread | None = None
         self._lock = threading.RLock()
         self._notices: list[dict[str, Any]] = []
+        self._games_due = False
         self.camera: Any = camera  # a controller.camera.play.CameraWatch, or None
         self.announcer: Announcer | None = None
         if config.sound.speak:  # the box says what happens ([sound]; off without a speaker)
@@ -282,7 +289,8 @@ class Service:
         old = self.table(game_id)
         seats = None
         if old.seats:
-            seats = [_seat_choice(seat) for seat in old.seats]
+            assert self.journal is not None
+            seats = [_seat_choice(seat, self.journal) for seat in old.seats]
         record = self._record(game_id)
         return self.new_game(record.kind, record.options, old.title, seats)
 
@@ -375,6 +383,17 @@ class Service:
         self.hub.publish("players", self.players)
         return player
 
+    def delete_player(self, player_id: int) -> None:
+        """Remove a roster player; past games keep the name they were played under (their
+        seats hold it) and a rematch seats that name as a guest. Raises :class:`Refused`
+        ``no-player`` (nothing changed)."""
+        assert self.journal is not None
+        try:
+            self.journal.delete_player(player_id)
+        except JournalError:
+            raise Refused("there is no player {id}", "no-player", id=player_id) from None
+        self.hub.publish("players", self.players())
+
     def _default_options(self, kind: str) -> dict[str, Any]:
         """``kind``'s setup options from its config section (``Config.<kind>``)."""
         return registry.get(kind).options(getattr(self.config, kind, None))
@@ -404,11 +423,31 @@ class Service:
             log.warning("game %d no longer replays; set aside as damaged: %s", game_id, reason)
             raise GameDamaged(game_id, reason) from exc
         self.tables[game_id] = table
+        table.listeners.append(self._moved)
         if self.box_play is not None and record.kind == self.box_play.kind:
             self.box_play.attach(table)
         if self.announcer is not None:
             self.announcer.attach(table)
         return table
+
+    def _moved(self, table: Table) -> None:
+        """A table's state changed: the games list (moves, whose turn) goes out again
+        :data:`GAMES_EVERY_S` later, once for a burst of moves, from a thread of its own
+        (it reads the whole journal's list: never on the worker, which drives the box)."""
+        if not self._games_due:
+            self._games_due = True
+            timer = threading.Timer(GAMES_EVERY_S, self._publish_games)
+            timer.daemon = True
+            timer.start()
+
+    def _publish_games(self) -> None:
+        self._games_due = False
+        if not self.started or not self.hub.subscriber_count:
+            return
+        try:
+            self.hub.publish("games", self.games())
+        except (sqlite3.Error, JournalError):  # the service stopped meanwhile
+            log.debug("games list not sent: the journal closed")
 
     def table(self, game_id: int) -> Table:
         """The table of a game (finished ones are loaded from the journal on demand)."""
@@ -479,6 +518,49 @@ class Service:
         self.hub.publish("games", self.games)
         return game_id
 
+    def restore_journal(self, source: Path) -> Path | None:
+        """Put the journal copy at ``source`` in place of the running journal, from the
+        dashboard: coils off, the journal closed, swapped by :func:`controller.backup.restore`
+        (checked first; the current one kept as ``<journal>.bak``, returned), reopened, and
+        every game replayed from it; the box goes to its newest unfinished sauteur game.
+        Every live page is cut off so that it reconnects to the restored games. Raises
+        ``BackupError`` when the copy cannot be restored: the journal is then unchanged and
+        its games are reopened as they were."""
+        from . import backup
+
+        backup.check(source)
+        return self.call(lambda: self._swap_journal(source), timeout=120)
+
+    def _swap_journal(self, source: Path) -> Path | None:
+        from . import backup
+
+        assert self.journal is not None and self.box is not None
+        path = Path(self.journal.path)
+        self.box.all_off()
+        with self._lock:
+            old = list(self.tables.values())
+            for table in old:
+                table.listeners.clear()  # a page still open can change nothing
+                table.abandoned = table.finished = True
+            self.tables.clear()
+            self.damaged.clear()
+            if self.announcer is not None:
+                for table in old:
+                    self.announcer.detach(table.game_id)
+            self.journal.close()
+            try:
+                kept = backup.restore(source, path)  # on a refusal the file is unchanged
+            finally:
+                self.journal = Journal(path)
+                for record in self.journal.games(finished=False):
+                    with contextlib.suppress(GameDamaged):
+                        self._open_table(record.id)
+                if self.box_play is not None:
+                    self.box_play.reset()
+        self.notice(words("a backup was restored from the dashboard"))
+        self.hub.close_all()  # pages reconnect and get the restored games from scratch
+        return kept
+
     def _daily_backup(self) -> None:
         """A copy of the journal a day in ``<data dir>/backups/`` (``[data] backups`` kept),
         checked at start and every hour after; a failure is a notice, never a stop."""
@@ -542,9 +624,10 @@ def _default_title(record: Any) -> bool:
         return False
 
 
-def _seat_choice(seat: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A stored seat as :func:`controller.players.resolve_seats` takes it (a rematch)."""
-    if seat.get("player") is not None:
+def _seat_choice(seat: Mapping[str, Any], journal: Journal) -> dict[str, Any] | None:
+    """A stored seat as :func:`controller.players.resolve_seats` takes it (a rematch); a
+    player since removed from the roster sits as a guest under the same name."""
+    if seat.get("player") is not None and journal.player(seat["player"]) is not None:
         return {"player": seat["player"]}
     if seat.get("computer"):
         return {"computer": seat["computer"]}

@@ -154,7 +154,15 @@ class Table:
                 "abandoned": self.abandoned,
                 "seats": self.seats,
                 "actions": len(self.actions),
+                "to_act": self._to_act(),
             }
+
+    def _to_act(self) -> str | None:
+        """The seat key of whoever acts now (``None``: a fact awaited, or the end)."""
+        if self.finished:
+            return None
+        seat = self.rules.to_act(self.state)
+        return None if seat is None else str(seat)
 
     def _set(self, state: Any) -> None:
         """Swap in ``state`` (already journaled), tell the listeners, publish its public

@@ -262,7 +262,7 @@ def test_serve_answers_from_another_directory(installed: Installed, tmp_path: Pa
         assert (status, kind.split(";")[0]) == (200, "text/html")
         assert b"/static/" in body  # the template, from the package data
         assert get("static/app.css")[0] == 200
-        assert get("rules/tails")[0] == 200  # docs/rules-tails.md, from the package data
+        assert get("rules/tails")[0] == 200  # web/rules/tails.en.md, from the package data
         status, kind, body = get("api/games")
         assert (status, kind) == (200, "application/json")
         assert body.strip().startswith(b"[") or body.strip().startswith(b"{")

@@ -60,6 +60,16 @@ def firmware_sources() -> Path:
     return _folder("controller.data.firmware")
 
 
+def player_rules_file(kind: str, lang: str) -> Path:
+    """The rules of game kind ``kind`` for players, in language ``lang`` (Markdown,
+    ``web/rules/<kind>.<lang>.md``); KeyError for a name or language that is not a plain
+    lower-case word."""
+    for word in (kind, lang):
+        if not word.isascii() or not word.isalpha() or not word.islower():
+            raise KeyError(word)
+    return _file("controller.data.web", f"rules/{kind}.{lang}.md")
+
+
 def rules_file(kind: str) -> Path:
     """The rules of game kind ``kind`` in Markdown (``docs/rules-<kind>.md``); KeyError for a
     name that is not a plain lower-case word."""

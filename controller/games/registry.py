@@ -53,8 +53,9 @@ class GameKind:
     (``Config.<name>``, ``None`` when the config has none). ``title``: the display name;
     ``default_title(options)`` names a new game whose title was left empty.
     ``web``: the module of dashboard helpers (odds, extras, layout; see
-    :mod:`controller.web.kinds`), or ``None``. ``rules_page``: ``docs/rules-<name>.md``
-    is served. ``computer``: the game has a computer player. ``page``: the game page's
+    :mod:`controller.web.kinds`), or ``None``. ``rules_page``: the players' rules
+    ``web/rules/<name>.<lang>.md`` are served at ``/rules/<name>``. ``computer``: the game
+    has a computer player. ``page``: the game page's
     template and script (``games/<page>.html``/``.js``); ``"generic"`` draws the state
     as JSON with an action form.
     """

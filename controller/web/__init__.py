@@ -45,6 +45,11 @@ MAX_SMALL_BODY_BYTES = 64 * 1024
 BIG_BODY_PATHS = ("/api/import",)
 """Where a body up to :data:`MAX_BODY_BYTES` is accepted."""
 
+MAX_BACKUP_BYTES = 64 * 1024 * 1024
+"""The largest body of ``/api/backup/check`` (a journal to restore, as base64): 64 MiB."""
+
+BACKUP_PATH = "/api/backup/check"
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays/objects accepted in a JSON body (real data needs < 10)."""
 
@@ -104,6 +109,8 @@ def check_json_request() -> None:
     if (request.mimetype != "application/json" or not request.content_length) and not chunked:
         return
     limit = MAX_BODY_BYTES if request.path in BIG_BODY_PATHS else MAX_SMALL_BODY_BYTES
+    if request.path == BACKUP_PATH:
+        limit = request.max_content_length = MAX_BACKUP_BYTES
     if (request.content_length or 0) > limit:
         raise ApiError(
             413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)

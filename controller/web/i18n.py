@@ -131,6 +131,7 @@ ENGLISH: dict[str, str] = {
     "home.finished": "Finished games are in the History.",
     "home.onbox": "on the box",
     "home.actions": "{n} move",
+    "backup.holds": "{n} game",
     "game.round": "Round {r} of {n}",
     "game.rule": "Rule {rule}",
     "game.hider": "hides",
@@ -461,6 +462,35 @@ ENGLISH: dict[str, str] = {
     "roster.saved": "{name}: saved.",
     "roster.save": "Save",
     "roster.edit": "Change {name}",
+    "roster.delete": "Remove {name}?",
+    "roster.delete_go": "Remove from the players",
+    "roster.delete_confirm": (
+        "{name} leaves the players. Past games keep the name they were played under."
+    ),
+    "roster.deleted": "{name} is no longer among the players.",
+    "confirm.back": "Back",
+    "home.turn": "{name}'s turn",
+    "home.spectator_hint": (
+        "You are watching. The referee taps “{chip}” at the top of the page and enters the PIN "
+        "to start games and play."
+    ),
+    "home.login": "Log in as the referee",
+    "backup.title": "Backup",
+    "backup.hint": (
+        "Every game and the players in one file, to keep on a phone or a computer, and to "
+        "bring back."
+    ),
+    "backup.download": "Download a backup",
+    "backup.restore": "Restore a backup…",
+    "backup.restore_title": "Restore this backup?",
+    "backup.restore_confirm": (
+        "Every game and player on the box is replaced by those in {file} ({holds}). The "
+        "journal as it is now stays on the box beside it. Open pages reconnect by themselves."
+    ),
+    "backup.restore_go": "Restore the backup",
+    "backup.restoring": "Restoring the backup…",
+    "backup.restored": "The backup is restored.",
+    "bgstats.log": "Log in BG Stats",
     "slot.sensor_empty": "Slot {k} reads empty on the box's sensors",
     "gm.head": "This game",
     "gm.rename": "Rename",
@@ -520,6 +550,7 @@ PLURALS: dict[str, str] = {
     "stats.streak_loss": "{n} not won in a row",
     "stats.players_n": "{n} players",
     "home.actions": "{n} moves",
+    "backup.holds": "{n} games",
     "phase.advance": "{popper}: which figure moves {n} squares?",
     "tails.players_count": "{n} players",
     "tails.open_points": "{n} open",

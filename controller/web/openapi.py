@@ -16,6 +16,7 @@ from controller.games import registry
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: dict[str, Any] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+_PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
 _STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
 _SNAPSHOT = {
@@ -140,6 +141,58 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
                 "name": {"type": "string", "minLength": 1, "maxLength": 24},
                 "mark": {"type": "string", "description": "#rrggbb or one emoji"},
             },
+        },
+        [],
+    ),
+    (
+        "delete",
+        "/api/players/{player_id}",
+        "Remove a roster player (past games keep the names they were played under; 404 no-player)",
+        True,
+        None,
+        [_PLAYER_ID],
+    ),
+    (
+        "get",
+        "/api/games/{game_id}/bgstats",
+        "A finished game as a BG Stats play: its createPlay link and the play's JSON (409 "
+        "not-finished for a game in play or abandoned)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "get",
+        "/api/backup",
+        "The whole journal (every game, the roster) as an SQLite file, copied with SQLite's "
+        "online backup API while the box runs",
+        True,
+        None,
+        [],
+    ),
+    (
+        "post",
+        "/api/backup/check",
+        "Upload a backup to restore (base64, up to 64 MiB): checked and kept aside, nothing "
+        "else changes; 400 bad-backup with the reason",
+        True,
+        {
+            "type": "object",
+            "required": ["data"],
+            "properties": {"name": {"type": "string"}, "data": {"type": "string"}},
+        },
+        [],
+    ),
+    (
+        "post",
+        "/api/backup/restore",
+        "Restore the checked upload in place of the journal (the current one is kept beside "
+        "it); the service reopens it and live pages reconnect. confirm false drops the upload",
+        True,
+        {
+            "type": "object",
+            "required": ["upload", "confirm"],
+            "properties": {"upload": {"type": "string"}, "confirm": {"type": "boolean"}},
         },
         [],
     ),

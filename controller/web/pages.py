@@ -91,16 +91,6 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
     )
 
 
-def rules_text(kind: str) -> str | None:
-    """The rules of ``kind`` as written in ``docs/rules-<kind>.md`` (Markdown), or None
-    when there is no such game or file. The one place that knows where the rules live
-    (today the repository's docs/, read from the source tree)."""
-    try:
-        return data.rules_file(kind).read_text(encoding="utf-8")
-    except (KeyError, OSError):
-        return None
-
-
 def _public_url() -> str:
     """The address phones should open: the configured one when the browser used loopback."""
     configured = current_app.config.get("PUBLIC_URL")
@@ -143,7 +133,22 @@ def game(game_id: int) -> str:
         kind=kind,
         title=_title(table.game_id),
         game_menu=_game_menu(table),
+        bgstats_url=_bgstats_url(table),
     )
+
+
+def _bgstats_url(table: Any) -> str | None:
+    """The "Log in BG Stats" link of a finished game (:mod:`controller.web.bgstats`);
+    None for a game in play or abandoned."""
+    from .bgstats import link, play
+
+    if not table.finished or table.abandoned:
+        return None
+    service = current_app.extensions["diablotin"]
+    try:
+        return link(play(service.journal, table.game_id, request_language()))
+    except Refused:
+        return None
 
 
 def _game_menu(table: Any) -> dict[str, bool]:
@@ -155,14 +160,16 @@ def _game_menu(table: Any) -> dict[str, bool]:
 
 @bp.get("/rules/<kind>")
 def rules(kind: str) -> str:
-    """A game's rules (docs/rules-<kind>.md, our own trusted text) rendered from Markdown."""
-    text = rules_text(kind)
-    if text is None:
-        abort(404)
-    import markdown  # only for the rules pages: not in the idle server's memory
+    """A game's rules for players, in the page's language, with pictures of real boards
+    (:mod:`controller.web.rules_pages`; the developers' rules stay in docs/)."""
+    from .rules_pages import examples, rules_html
 
-    html = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
-    return _render("rules.html", "rules", "rules", kind=kind, rules=Markup(html))
+    if kind not in [k.name for k in registry.kinds() if k.rules_page]:
+        abort(404)
+    html = rules_html(kind, request_language())
+    if html is None:
+        abort(404)
+    return _render("rules.html", "rules", "rules", kind=kind, rules=html, examples=examples(kind))
 
 
 @bp.get("/box")
@@ -194,6 +201,7 @@ def history_game(game_id: int) -> str:
         kind=table.rules.name,
         title=_title(table.game_id),
         game_menu=_game_menu(table),
+        bgstats_url=_bgstats_url(table),
     )
 
 

@@ -25,6 +25,7 @@ def mutating_endpoints(app: Flask, game_id: int) -> list[tuple[str, str]]:
             url = re.sub(r"<int:game_id>", str(game_id), rule.rule)
             url = re.sub(r"<int:key>", "1", url)
             url = re.sub(r"<int:step>", "0", url)
+            url = re.sub(r"<int:player_id>", "1", url)
             assert "<" not in url, f"fill in the converter of {rule.rule}"
             found.append((method, url))
     return found

@@ -198,6 +198,7 @@ export function live(topics, handlers) {
         const payload = JSON.parse(event.data);
         if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) setSeats(payload.seats);
         handler(payload);
+        if (payload && payload.id === boot.game_id && payload.finished && !payload.abandoned) showBgStats();
       });
     }
     source.onerror = () => {
@@ -212,6 +213,17 @@ export function live(topics, handlers) {
   return {
     close() { clearTimeout(timer); clearInterval(countdown); if (source) source.close(); },
   };
+}
+
+/** A game that has just finished offers "Log in BG Stats" in its menu (issue 24). */
+async function showBgStats() {
+  const link = document.getElementById("bgstats-link");
+  if (!link || !link.hidden || link.dataset.asking) return;
+  link.dataset.asking = "true";
+  try {
+    link.href = (await api("GET", `/api/games/${boot.game_id}/bgstats`)).url;
+    link.hidden = false;
+  } catch { delete link.dataset.asking; }
 }
 
 // --- page chrome: role button and PIN dialog --------------------------------------------

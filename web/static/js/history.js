@@ -6,7 +6,7 @@ function row(g) {
     el("a", { href: g.finished ? `/history/${g.id}` : `/games/${g.id}`, class: "game-link", "data-game": g.id },
       el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
       el("span", { class: "muted" }, ` #${g.id} · ${g.abandoned ? t("hist.abandoned") : g.finished ? t("hist.done") : t("hist.inprogress")}`),
-      seatList(g.seats) ? el("span", { class: "muted small seats-line" }, seatList(g.seats)) : null,
+      seatList(g.seats) ? el("span", { class: "muted small seats-line" }, " ", seatList(g.seats)) : null,
       g.damaged ? el("span", { class: "error damaged" }, ` · ${t("hist.damaged", { reason: said(g.damaged_said || g.damaged) })}`) : null),
     g.finished || g.damaged ? el("a", { href: `/api/games/${g.id}/export`, class: "chip", download: `diablotin-game-${g.id}.json` }, t("hist.export")) : null);
 }

@@ -1,20 +1,51 @@
-// Home: games in progress (live), start a game (referee), the QR code to join.
-import { act, api, el, fill, live, said, seatList, t, toast } from "./common.js";
+// Home: games in progress (live: moves and whose turn), start a game, the roster and the
+// backup (referee), the QR code to join.
+import { act, api, el, fill, live, openLogin, said, seatList, t, toast } from "./common.js";
 import { setupTeufelForm } from "./games/teufel-start.js";
 import { colourName } from "./games/teufel-colours.js";
 
 const list = document.getElementById("games");
 
+/** A seat's name in a games-list row: its person, the computer, or the seat's own label. */
+function seatLabel(game, key) {
+  const seat = (game.seats || []).find((s) => s.key === key) || {};
+  if (seat.name) return seat.name;
+  if (seat.computer) return t("seat.computer", { level: t("level." + seat.computer) });
+  if (game.kind === "sauteur") return t("player." + key);
+  if (game.kind === "tails") return t("tails.player", { n: Number(key) + 1 });
+  if (game.kind === "teufel") return colourName(key);
+  return key;
+}
+
+/** One row: title, the game's kind (when the title is not already its name), #id, moves,
+ *  whose turn, the seats; each its own item,
+ *  with a separator in the text so no two run together when read or copied. */
+function row(g) {
+  const title = g.default_title || !g.title ? t("kind." + g.kind) : g.title;
+  const facts = [
+    g.default_title || !g.title ? null : el("span", { class: "game-kind" }, t("kind." + g.kind)),
+    el("span", { class: "game-id" }, `#${g.id}`),
+    g.damaged
+      ? el("span", { class: "error damaged" }, t("hist.damaged", { reason: said(g.damaged_said || g.damaged) }))
+      : el("span", { class: "game-moves", "data-moves": g.actions ?? 0 }, t("home.actions", { n: g.actions ?? 0 })),
+    g.to_act != null && !g.damaged
+      ? el("span", { class: "game-turn", "data-turn": g.to_act }, t("home.turn", { name: seatLabel(g, g.to_act) }))
+      : null,
+  ].filter(Boolean);
+  const line = [];
+  facts.forEach((node, i) => { if (i) line.push(el("span", { class: "sep", "aria-hidden": "true" }, " · ")); line.push(node); });
+  return el("li", { "data-game": g.id },
+    el("a", { href: `/games/${g.id}`, class: "game-link", "data-game": g.id },
+      el("strong", { class: "game-title" }, title),
+      g.on_box ? el("span", { class: "badge on-box", "data-on-box": "true" }, " ", t("home.onbox")) : null,
+      el("span", { class: "muted game-facts" }, " ", ...line),
+      seatList(g.seats) ? el("span", { class: "muted small seats-line" }, " ", seatList(g.seats)) : null));
+}
+
 function render(games) {
   const open = games.filter((g) => !g.finished).reverse();
   if (!open.length) { fill(list, el("li", { class: "muted" }, t("home.none"))); return; }
-  fill(list, open.map((g) => el("li", {},
-    el("a", { href: `/games/${g.id}`, class: "game-link", "data-game": g.id },
-      el("strong", {}, g.default_title || !g.title ? t("kind." + g.kind) : g.title),
-      g.on_box ? el("span", { class: "badge on-box", "data-on-box": "true" }, t("home.onbox")) : null,
-      el("span", { class: g.damaged ? "error damaged" : "muted" },
-        ` #${g.id} · ${g.damaged ? t("hist.damaged", { reason: said(g.damaged_said || g.damaged) }) : t("home.actions", { n: g.actions ?? 0 })}`),
-      seatList(g.seats) ? el("span", { class: "muted small seats-line" }, seatList(g.seats)) : null))));
+  fill(list, open.map(row));
 }
 
 live(["games"], { games: render });
@@ -24,9 +55,36 @@ live(["games"], { games: render });
 let roster = [];
 
 function markOf(player) {
-  return player.mark.startsWith("#")
-    ? el("span", { class: "mark", style: `background:${player.mark}`, "aria-hidden": "true" })
-    : el("span", { class: "mark emoji", "aria-hidden": "true" }, player.mark);
+  if (!player.mark.startsWith("#")) return el("span", { class: "mark emoji", "aria-hidden": "true" }, player.mark);
+  const dot = el("span", { class: "mark", "aria-hidden": "true" });
+  dot.style.backgroundColor = player.mark; // CSSOM, not a style attribute: the CSP allows it
+  return dot;
+}
+
+// --- a confirmation that names its action ---------------------------------------------------
+
+/** Ask before doing something that cannot be taken back; resolves true for `go`. */
+function confirmAction(title, text, go) {
+  const dialog = document.getElementById("confirm-dialog");
+  document.getElementById("confirm-title").textContent = title;
+  document.getElementById("confirm-text").textContent = text;
+  document.getElementById("confirm-go").textContent = go;
+  dialog.showModal();
+  return new Promise((resolve) => {
+    const done = (answer) => { dialog.removeEventListener("close", closed); resolve(answer); };
+    const closed = () => done(dialog.returnValue === "go");
+    dialog.returnValue = "";
+    dialog.addEventListener("close", closed);
+  });
+}
+
+const confirmDialog = document.getElementById("confirm-dialog");
+if (confirmDialog) {
+  document.getElementById("confirm-back").addEventListener("click", () => confirmDialog.close(""));
+  document.getElementById("confirm-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    confirmDialog.close("go");
+  });
 }
 
 function renderRoster() {
@@ -55,7 +113,30 @@ function editPlayer(player) {
   document.getElementById("player-emoji").value = emoji ? player.mark : "";
   if (!emoji) document.getElementById("player-mark").value = player.mark;
   document.getElementById("add-player").textContent = t("roster.save");
+  document.getElementById("delete-player").hidden = false;
   document.getElementById("player-name").focus();
+}
+
+function resetPlayerForm() {
+  playerForm.reset();
+  delete playerForm.dataset.id;
+  document.getElementById("add-player").textContent = t("roster.add");
+  document.getElementById("delete-player").hidden = true;
+}
+
+/** Remove the player being changed, after a confirmation; past games keep the name. */
+async function deletePlayer(button) {
+  const player = roster.find((p) => p.id === Number(playerForm.dataset.id));
+  if (!player) return;
+  const sure = await confirmAction(t("roster.delete", { name: player.name }),
+    t("roster.delete_confirm", { name: player.name }), t("roster.delete_go"));
+  if (!sure) return;
+  const done = await act(button, () => api("DELETE", `/api/players/${player.id}`));
+  if (done) {
+    resetPlayerForm();
+    await loadRoster();
+    toast(t("roster.deleted", { name: player.name }), "ok");
+  }
 }
 
 if (playerForm) {
@@ -66,11 +147,54 @@ if (playerForm) {
     if (playerForm.dataset.id) body.id = Number(playerForm.dataset.id);
     const made = await act(document.getElementById("add-player"), () => api("POST", "/api/players", body));
     if (made) {
-      playerForm.reset();
-      delete playerForm.dataset.id;
-      document.getElementById("add-player").textContent = t("roster.add");
+      resetPlayerForm();
       await loadRoster();
       toast(t(body.id ? "roster.saved" : "roster.added", { name: made.name }));
+    }
+  });
+}
+
+if (playerForm) {
+  document.getElementById("delete-player").addEventListener("click", (event) => deletePlayer(event.currentTarget));
+}
+
+// --- a spectator's way in: the chip at the top is the login -------------------------------
+
+const loginHint = document.getElementById("login-hint-go");
+if (loginHint) loginHint.addEventListener("click", () => openLogin());
+
+// --- the backup: download (a link), restore (upload, check, confirm, swap, reconnect) --------
+
+function bytesToBase64(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+const backupFile = document.getElementById("backup-file");
+if (backupFile) {
+  backupFile.addEventListener("change", async () => {
+    const out = document.getElementById("backup-result");
+    const file = backupFile.files[0];
+    backupFile.value = "";
+    if (!file) return;
+    out.textContent = "";
+    out.classList.remove("error");
+    try {
+      const data = bytesToBase64(new Uint8Array(await file.arrayBuffer()));
+      const checked = await api("POST", "/api/backup/check", { name: file.name, data });
+      const sure = await confirmAction(t("backup.restore_title"),
+        t("backup.restore_confirm", { file: file.name, holds: t("backup.holds", { n: checked.games }) }),
+        t("backup.restore_go"));
+      if (!sure) { await api("POST", "/api/backup/restore", { upload: checked.upload, confirm: false }); return; }
+      out.textContent = t("backup.restoring");
+      await api("POST", "/api/backup/restore", { upload: checked.upload, confirm: true });
+      out.textContent = t("backup.restored");
+      toast(t("backup.restored"), "ok");
+      await loadRoster();
+    } catch (err) {
+      out.textContent = err.message;
+      out.classList.add("error");
     }
   });
 }

@@ -169,6 +169,8 @@ const LEVELS = ["random", "heuristic", "optimal"];
 function renderComputer() {
   const box = $("computer");
   if (!box || !referee) return;
+  const why = $("computer-why"); // why the computer does not play now, when it does not
+  if (why) { why.hidden = !extras.computer_why; why.textContent = said(extras.computer_why); }
   const put = async (target, body) => {
     const r = await act(target, () => api("PUT", `/api/games/${gameId}/computer`, body));
     if (r) { extras = { ...extras, computer: r.computer, levels: r.levels }; renderComputer(); }

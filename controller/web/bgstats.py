@@ -1,0 +1,131 @@
+"""A finished game as a play for BG Stats, the app many board gamers log their plays in.
+
+BG Stats documents a link that opens its "new play" dialog, pre-filled, on the phone:
+``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`` ("Linking and pushing
+to BG Stats from other apps or websites", BG Stats' developer notes; see docs/dashboard.md
+for the fields and where they are described). The JSON is :func:`play`; the box sends
+nothing anywhere: the phone opens the link.
+
+Only a finished game is a play (not one in play, not an abandoned one): :func:`play`
+raises :class:`Refused` ``not-finished`` otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import quote
+
+from controller.games import registry
+from controller.games.base import Refused
+from controller.journal import Journal
+from controller.stats import game_facts
+
+from .i18n import translate
+
+CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
+SOURCE_NAME = "Diablotin"
+"""``sourceName``: BG Stats remembers how it matched this app's games and players by it."""
+PLAY_DATE = "%Y-%m-%d %H:%M:%S"
+"""``playDate``: UTC, ``yyyy-MM-dd HH:mm:ss``."""
+
+
+def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
+    """The BG Stats play of finished game ``game_id``: source, date (its start, UTC),
+    duration (whole minutes, first move to last), the game, and per seat its name, score
+    (games with points), winner and start player. Unnamed seats are labelled in ``lang``.
+    Raises :class:`Refused` ``no-game`` or ``not-finished`` (in play, or abandoned)."""
+    from controller.journal import GameNotFound
+
+    try:
+        record = journal.game(game_id)
+    except GameNotFound:
+        raise Refused("there is no game {game_id}", "no-game", game_id=game_id) from None
+    if record.finished is None or record.abandoned is not None:
+        raise Refused(
+            "only a finished game can be logged in BG Stats", "not-finished", game_id=game_id
+        )
+    entries = journal.entries(game_id)
+    facts = game_facts(record, entries)
+    scores = _scores(record.kind, record, entries)
+    stored = record.seats or [{} for _ in facts.seats]
+    players = []
+    for (key, _name), seat in zip(facts.seats.items(), stored, strict=False):
+        person: dict[str, Any] = {
+            "name": _name_of(record.kind, key, seat, lang),
+            "sourcePlayerId": _player_id(key, seat),
+            "winner": key in facts.winners,
+            "startPlayer": key == facts.first,
+        }
+        if scores is not None:
+            person["score"] = scores[key]
+        players.append(person)
+    started = min((e.at for e in entries), default=record.created)
+    return {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": f"diablotin-{int(record.created)}-{record.id}",
+        "playDate": time.strftime(PLAY_DATE, time.gmtime(started)),
+        "durationMin": round(facts.duration_s / 60),
+        "game": {
+            "name": registry.get(record.kind).title.english(),
+            "sourceGameId": f"diablotin-{record.kind}",
+            "highestWins": True,
+            "noPoints": scores is None,
+        },
+        "players": players,
+    }
+
+
+def link(play_data: dict[str, Any]) -> str:
+    """The documented link: ``createPlay.html?data=`` + the play as URL-encoded JSON."""
+    text = json.dumps(play_data, ensure_ascii=False, separators=(",", ":"))
+    return f"{CREATE_PLAY}?data={quote(text, safe='')}"
+
+
+def _scores(kind: str, record: Any, entries: Any) -> dict[str, int] | None:
+    """Seat id (as :func:`controller.stats.seat_names`) -> points; None: a game without
+    points (Teufel Teufel: you leave the board or you do not)."""
+    from controller.games.base import replay
+    from controller.journal import effective_actions
+    from controller.stats import _rules
+
+    if kind not in ("sauteur", "tails"):
+        return None
+    state = replay(_rules(kind), record.options, effective_actions(list(entries)))
+    if kind == "sauteur":
+        return {"p1": int(state.scores[0]), "p2": int(state.scores[1])}
+    from controller.games.tails import game_view
+    from controller.games.tails.rules import side_of_seat
+
+    totals = game_view(state)["totals"]
+    return {
+        f"seat{seat + 1}": int(totals[side_of_seat(state.players, seat)])
+        for seat in range(state.players)
+    }
+
+
+def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
+    """The seat's person, or the seat's own label in ``lang``."""
+    if seat.get("name"):
+        return str(seat["name"])
+    if seat.get("computer"):
+        level = translate(lang, f"level.{seat['computer']}")
+        return translate(lang, "seat.computer", level=level)
+    if kind == "sauteur":
+        return translate(lang, f"player.{key}")
+    if kind == "tails":
+        return translate(lang, "tails.player", n=int(key.removeprefix("seat")))
+    return translate(lang, f"teufel.colour.{key}")
+
+
+def _player_id(key: str, seat: dict[str, Any]) -> str:
+    """BG Stats re-matches a player by ``sourcePlayerId``: the roster id, a guest's name,
+    the computer's level, or the seat."""
+    if seat.get("player") is not None:
+        return f"player-{seat['player']}"
+    if seat.get("name"):
+        return f"guest-{str(seat['name']).casefold()}"
+    if seat.get("computer"):
+        return f"computer-{seat['computer']}"
+    return f"seat-{key}"
