@@ -179,7 +179,6 @@ def load_pin_map(path: str | Path | None = None, section: str = "pi") -> PinMap:
     return pin_map_from_mapping(table, f"{file} [{section}]", section)
 
 
-
 def load_circuit_pin_map(path: str | Path | None = None, section: str = "pi") -> PinMap:
     """The pin map the circuit is drawn from: ``section`` plus its ``[<section>_optional]``.
 

@@ -86,6 +86,8 @@ class Built:
     circuit: Any
     section: str
     pins: PinMap
+    choices: dict[str, parts.Choice]
+    """Part ref -> the component chosen for it (the BOM counts these)."""
 
     @property
     def controller_ref(self) -> str:
@@ -102,18 +104,20 @@ def build(section: str = "pi", pins_path: str | Path | None = None) -> Built:
         circuit = Circuit()
         circuit.no_files = True
         with circuit:
-            _wire(section, pins)
-    return Built(circuit, section, pins)
+            choices = _wire(section, pins)
+    return Built(circuit, section, pins, choices)
 
 
-def _part(template: Any, ref: str, choice: parts.Choice, value: str | None = None) -> Any:
-    part = template(value=value or choice.value, footprint=choice.footprint or "none")
-    part.ref = ref
-    part.tag = ref  # a stable tag: the netlist does not change from run to run
-    return part
+def _wire(section: str, pins: PinMap) -> dict[str, parts.Choice]:
+    choices: dict[str, parts.Choice] = {}
 
+    def _part(template: Any, ref: str, choice: parts.Choice, value: str | None = None) -> Any:
+        part = template(value=value or choice.value, footprint=choice.footprint or "none")
+        part.ref = ref
+        part.tag = ref  # a stable tag: the netlist does not change from run to run
+        choices[ref] = choice
+        return part
 
-def _wire(section: str, pins: PinMap) -> None:
     resistor = _template("R", "R", (1, "~", PASSIVE), (2, "~", PASSIVE))
     diode = _template("D", "D", (1, "K", PASSIVE), (2, "A", PASSIVE))
     led = _template("LED", "D", (1, "K", PASSIVE), (2, "A", PASSIVE))
@@ -122,13 +126,15 @@ def _wire(section: str, pins: PinMap) -> None:
     fuse = _template("Fuse", "F", (1, "~", PASSIVE), (2, "~", PASSIVE))
     capacitor = _template("CP", "C", (1, "+", PASSIVE), (2, "-", PASSIVE))
     jack = _template("Barrel_Jack", "J", (1, "+", PWROUT), (2, "-", PASSIVE))
-    module = _template("TCRT5000_module", "J", (1, "VCC", PASSIVE), (2, "GND", PASSIVE),
-                       (3, "DO", OUTPUT))  # fmt: skip
+    module = _template(
+        "TCRT5000_module", "J", (1, "VCC", PASSIVE), (2, "GND", PASSIVE), (3, "DO", OUTPUT)
+    )
     switch = _template("SW_SPST", "SW", (1, "1", PASSIVE), (2, "2", PASSIVE))
     board = _template(
-        "RPi_GPIO" if section == "pi" else "RPi_Pico", "J" if section == "pi" else "U",
+        "RPi_GPIO" if section == "pi" else "RPi_Pico",
+        "J" if section == "pi" else "U",
         *_header_pins(section),
-    )  # fmt: skip
+    )
 
     gnd = Net("GND")
     gnd.drive = POWER
@@ -214,6 +220,7 @@ def _wire(section: str, pins: PinMap) -> None:
     for p in header.pins:
         if not p.is_connected():
             circuit.NC += p
+    return choices
 
 
 def erc(built: Built) -> tuple[int, int, str]:

@@ -60,9 +60,12 @@ COIL_SUPPLY = Choice(
 )
 FUSE_HOLDER = Choice("fuse holder 5×20 mm, PCB", "5×20 mm", "Littelfuse 01000056Z", 0.40)
 BULK_CAPACITOR = Choice(
-    "electrolytic capacitor", "470 µF 25 V", "Panasonic EEU-FR1E471", 0.35,
+    "electrolytic capacitor",
+    "470 µF 25 V",
+    "Panasonic EEU-FR1E471",
+    0.35,
     "Capacitor_THT:CP_Radial_D8.0mm_P3.50mm",
-)  # fmt: skip
+)
 SENSOR_MODULE = Choice(
     "dice-presence sensor: TCRT5000 module (LM393 comparator), run at 3.3 V",
     "TCRT5000",
@@ -71,19 +74,27 @@ SENSOR_MODULE = Choice(
     "Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical",
 )
 LID_SWITCH = Choice(
-    "lid microswitch (optional)", "SPST microswitch", "Omron D2F-01L", 1.50,
+    "lid microswitch",
+    "SPST microswitch",
+    "Omron D2F-01L",
+    1.50,
     "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical",
-)  # fmt: skip
-STATUS_LED = Choice("status LED 3 mm (optional)", "green", "Kingbright WP710A10GD", 0.10,
-                    "LED_THT:LED_D3.0mm")  # fmt: skip
+)
+STATUS_LED = Choice("status LED 3 mm", "green", "Kingbright WP710A10GD", 0.10, "LED_THT:LED_D3.0mm")
 PI_HEADER = Choice(
-    "40-pin female header to the Raspberry Pi", "2×20, 2.54 mm", "Adafruit 2222", 1.50,
+    "40-pin female header to the Raspberry Pi",
+    "2×20, 2.54 mm",
+    "Adafruit 2222",
+    1.50,
     "Connector_PinSocket_2.54mm:PinSocket_2x20_P2.54mm_Vertical",
-)  # fmt: skip
+)
 PICO_HEADER = Choice(
-    "Raspberry Pi Pico (optional co-processor, on sockets)", "Pico", "Raspberry Pi SC0915", 4.50,
+    "Raspberry Pi Pico (optional co-processor, on sockets)",
+    "Pico",
+    "Raspberry Pi SC0915",
+    4.50,
     "Module:RaspberryPi_Pico_Common_THT",
-)  # fmt: skip
+)
 
 FUSES = {
     0.5: "Littelfuse 0215.500MXP",
@@ -107,6 +118,9 @@ SUPPLIES = {
 covers the computed need is chosen (``electrical.supply_current_a``)."""
 
 BOARD = Choice(
-    "perfboard 70×90 mm", "2.54 mm pitch", "generic FR-4 perfboard 7×9 cm", 1.0,
-)  # fmt: skip
+    "perfboard 70×90 mm",
+    "2.54 mm pitch",
+    "generic FR-4 perfboard 7×9 cm",
+    1.0,
+)
 SCREW_TERMINAL = Choice("screw terminal 2-pole, 5 mm", "2-pole", "Phoenix Contact 1935161", 0.50)

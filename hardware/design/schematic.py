@@ -52,10 +52,14 @@ def draw(built: circuit.Built) -> schemdraw.Drawing:
         for net, name in used
     ]
     pins += [
-        elm.IcPin(name=f"3V3 (pin {header_pins['3V3' if pi else '3V3_OUT']})", side="L",
-                  anchorname="P3V3", pos=0.8),
+        elm.IcPin(
+            name=f"3V3 (pin {header_pins['3V3' if pi else '3V3_OUT']})",
+            side="L",
+            anchorname="P3V3",
+            pos=0.8,
+        ),
         elm.IcPin(name="GND (all)", side="L", anchorname="PGND", pos=0.2),
-    ]  # fmt: skip
+    ]
     title = f"{ref}  Raspberry Pi 40-pin header" if pi else f"{ref}  Raspberry Pi Pico"
     ic = d.add(elm.Ic(pins=pins, size=(7, 0.8 * len(used) + 1)).label(title, "top"))
     for net, _name in used:
@@ -86,8 +90,7 @@ def draw(built: circuit.Built) -> schemdraw.Drawing:
         pin = _pin_of(conns, ctrl, ref)
         d.add(elm.Tag().left().at((x, y)).label(f"{ctrl}\n{pin}", fontsize=FONT))
         d.add(elm.Resistor().right().at((x, y)).label(label(f"RG{k}"), "top"))
-        gate = d.add(elm.Dot().label(f"{ctrl}_GATE", "bottom", ofst=(0.2, -0.1),
-                                     fontsize=FONT - 3))  # fmt: skip
+        gate = d.add(elm.Dot().label(f"{ctrl}_GATE", "bottom", ofst=(0.2, -0.1), fontsize=FONT - 3))
         d.add(elm.Line().right(1.2))
         fet = d.add(elm.NFet().reverse().anchor("gate"))
         d.add(elm.Resistor().down().at(gate.center).label(label(f"RPD{k}"), "bottom"))
@@ -134,8 +137,11 @@ def draw(built: circuit.Built) -> schemdraw.Drawing:
         d.add(elm.LED().down().label(label("D5"), "top"))
         d.add(elm.Ground())
     elif built.pins.led is not None:
-        d.add(elm.Label().at((14.0 + len(inputs) * 6.0, -13.0)).label(
-            f"status LED: GP{built.pins.led}, on the Pico's board"))  # fmt: skip
+        d.add(
+            elm.Label()
+            .at((14.0 + len(inputs) * 6.0, -13.0))
+            .label(f"status LED: GP{built.pins.led}, on the Pico's board")
+        )
     d.add(
         elm.Label()
         .at((ic.get_bbox(transform=True).xmin, ic.get_bbox(transform=True).ymax + 2))
