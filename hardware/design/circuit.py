@@ -263,6 +263,30 @@ def connections(built: Built) -> dict[str, set[tuple[str, str]]]:
     return out
 
 
+def pin_table() -> str:
+    """Markdown: each net that reaches the controller, with its Pi and Pico pin."""
+    where: dict[str, dict[str, str]] = {}
+    for section in ("pi", "pico"):
+        built = build(section)
+        positions = {
+            p.name: p.num
+            for p in next(x for x in built.circuit.parts if x.ref == built.controller_ref).pins
+        }
+        for net, ends in connections(built).items():
+            for ref, name in ends:
+                if ref == built.controller_ref and not name.startswith(("GND", "3V3")):
+                    where.setdefault(net, {})[section] = f"{name} (pin {positions[name]})"
+    order = sorted(
+        where, key=lambda n: (["COIL", "SENSE", "LID", "LED"].index(n.rstrip("0123456789")), n)
+    )
+    lines = ["| net | Raspberry Pi | Pico variant |", "|---|---|---|"]
+    for net in order:
+        on_board = f"GP{load_circuit_pin_map(section='pico').led} (on the Pico's board)"
+        pi, pico = where[net].get("pi", "—"), where[net].get("pico", on_board)
+        lines.append(f"| {net} | {pi} | {pico} |")
+    return "\n".join(lines) + "\n"
+
+
 def part_values(built: Built) -> dict[str, str]:
     """Part ref -> value, as in the netlist."""
     return {p.ref: str(p.value) for p in built.circuit.parts}

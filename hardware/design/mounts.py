@@ -9,7 +9,7 @@ stroke too short for the key, a camera outside 250-300 mm) raises ValueError wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from build123d import Align, Box, Cylinder, Part, Pos, export_stl
@@ -128,7 +128,6 @@ class CameraArm:
     plate: float = 4.0  # camera plate and base thickness
     base: float = 80.0  # square base plate side
     arm_h: float = 10.0
-    extra: dict[str, float] = field(default_factory=dict)
 
     def check(self) -> None:
         low, high = CAMERA_RANGE
@@ -267,3 +266,42 @@ def grams(stl: Path) -> float:
     import trimesh
 
     return float(trimesh.load(stl, force="mesh").volume) / 1000 * PLA_G_PER_CM3
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hardware.design.mounts --out DIR key_pitch=28 key_top=35 ...``: your STLs."""
+    import argparse
+    import dataclasses
+
+    parser = argparse.ArgumentParser(
+        prog="python -m hardware.design.mounts", description=main.__doc__
+    )
+    parser.add_argument("--out", type=Path, required=True, help="folder for the STL files")
+    parser.add_argument("settings", nargs="*", help="NAME=MM for Bridge or CameraArm fields")
+    args = parser.parse_args(argv)
+    bridge_fields = {f.name for f in dataclasses.fields(Bridge)}
+    arm_fields = {f.name for f in dataclasses.fields(CameraArm)}
+    bridge: dict[str, float] = {}
+    arm: dict[str, float] = {}
+    for setting in args.settings:
+        name, _, value = setting.partition("=")
+        target = bridge if name in bridge_fields else arm if name in arm_fields else None
+        if target is None or not value:
+            names = ", ".join(sorted(bridge_fields | arm_fields))
+            parser.error(f"{setting!r}: expected NAME=MM with NAME one of {names}")
+        try:
+            target[name] = float(value)
+        except ValueError:
+            parser.error(f"{setting!r}: {value!r} is not a number of millimetres")
+    try:
+        shapes = parts_to_print(Bridge(**bridge), CameraArm(**arm))  # type: ignore[arg-type]
+    except ValueError as exc:
+        parser.error(str(exc))
+    for name, shape in shapes.items():
+        print(export(shape, args.out / f"{name}.stl"))
+    print(f"camera arm dowel: cut to {CameraArm(**arm).rod_length:.0f} mm")  # type: ignore[arg-type]
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -60,7 +60,9 @@ def draw(built: circuit.Built) -> schemdraw.Drawing:
         ),
         elm.IcPin(name="GND (all)", side="L", anchorname="PGND", pos=0.2),
     ]
-    title = f"{ref}  Raspberry Pi 40-pin header" if pi else f"{ref}  Raspberry Pi Pico"
+    title = f"{ref}  {values[ref]}  " + (
+        "Raspberry Pi 40-pin header" if pi else "Raspberry Pi Pico"
+    )
     ic = d.add(elm.Ic(pins=pins, size=(7, 0.8 * len(used) + 1)).label(title, "top"))
     for net, _name in used:
         d.add(elm.Line().right(1.2).at(ic.absanchors[net]))
