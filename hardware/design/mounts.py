@@ -150,7 +150,8 @@ class CameraArm:
     @property
     def rod_length(self) -> float:
         """Dowel length: from the base plate's top to the head's socket ceiling."""
-        return self.head_z + self.socket - self.plate
+        ceiling = self.head_z + self.socket - self.plate  # the head's socket ceiling
+        return ceiling - self.plate  # the rod stands on the base plate
 
     def base_part(self) -> Part:
         self.check()
@@ -179,14 +180,14 @@ class CameraArm:
         shape -= Pos(0, 0, -1) * Cylinder(
             self.rod_d / 2 + self.clearance, self.socket + 1 - self.plate, align=bottom
         )
+        side = max(self.camera_holes) + 12
         arm = Box(
-            self.reach,
+            self.reach - side / 2 + 1,  # to the camera plate's edge, clear of the lens
             self.arm_h,
             self.plate + self.arm_h,
             align=(Align.MIN, Align.CENTER, Align.MIN),
         )
         shape += Pos(0, 0, face) * arm
-        side = max(self.camera_holes) + 12
         shape += Pos(self.reach, 0, face) * Box(side, side, self.plate, align=bottom)
         shape -= Pos(self.reach, 0, face - 1) * Cylinder(
             self.lens_d / 2, self.plate + 2, align=bottom
