@@ -167,8 +167,9 @@ def _mechanical_rows(stl_folder: Path) -> list[Row]:
     return rows
 
 
-def rows(stl_folder: Path = mounts.STL) -> list[Row]:
-    return _circuit_rows(circuit.build("pi")) + _mechanical_rows(stl_folder)
+def rows(stl_folder: Path | None = None) -> list[Row]:
+    """Every row; printed parts from the STL files in ``stl_folder`` (``hardware/stl``)."""
+    return _circuit_rows(circuit.build("pi")) + _mechanical_rows(stl_folder or mounts.STL)
 
 
 def to_csv(bom: list[Row]) -> str:

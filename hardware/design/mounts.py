@@ -223,7 +223,9 @@ def parts_to_print(bridge: Bridge | None = None, arm: CameraArm | None = None) -
     }
 
 
-def write(folder: Path = STL) -> list[Path]:
+def write(folder: Path | None = None) -> list[Path]:
+    """Export the default mounts into ``folder`` (default ``hardware/stl``)."""
+    folder = folder or STL
     return [export(shape, folder / f"{name}.stl") for name, shape in parts_to_print().items()]
 
 
@@ -258,8 +260,9 @@ def render(stl: Path, png: Path, size: tuple[int, int] = (480, 320)) -> Path:
     return png
 
 
-def write_renders(stls: list[Path], folder: Path = RENDERS) -> list[Path]:
-    return [render(stl, folder / f"{stl.stem}.png") for stl in stls]
+def write_renders(stls: list[Path], folder: Path | None = None) -> list[Path]:
+    """A PNG of each STL into ``folder`` (default ``hardware/renders``)."""
+    return [render(stl, (folder or RENDERS) / f"{stl.stem}.png") for stl in stls]
 
 
 def grams(stl: Path) -> float:

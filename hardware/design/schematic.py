@@ -8,6 +8,7 @@ net labels: two labels with the same name are one net, as on any schematic.
 from __future__ import annotations
 
 from pathlib import Path
+from xml.etree import ElementTree
 
 import schemdraw
 import schemdraw.elements as elm
@@ -160,6 +161,9 @@ def draw(built: circuit.Built) -> schemdraw.Drawing:
 def svg(built: circuit.Built) -> str:
     """The schematic as SVG text (schemdraw's own SVG backend: no fonts, no matplotlib)."""
     schemdraw.use("svg")
+    # schemdraw makes SVG the default namespace when imported; a later import of svgpathtools
+    # (by build123d) maps it to "svg:" instead, which would change every tag of the file.
+    ElementTree.register_namespace("", "http://www.w3.org/2000/svg")
     data = draw(built).get_imagedata("svg")
     text = data.decode("utf-8") if isinstance(data, bytes) else str(data)
     return text.rstrip("\n") + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory
@@ -127,10 +128,13 @@ def test_a_jammed_key_names_the_nets_and_pins_to_check() -> None:
         assert run_selftest(box, toy, out, wait=clock.advance) is False
     finally:
         box.close()
-    assert (
+    line = (
         "  - key 2: slot still full 0.3 s after its pulse (check net COIL2 on GPIO27 "
         "(header pin 13) and net SENSE2 on GPIO6 (header pin 31))\n"
-    ) in out.getvalue()
+    )
+    assert line in out.getvalue()
+    guide = Path(__file__).resolve().parents[2] / "hardware" / "README.md"
+    assert line in guide.read_text(encoding="utf-8"), "the build guide shows this very line"
 
 
 class RefusingSerialBox(DeadBox):

@@ -249,13 +249,26 @@ def test_the_renders_are_small_pngs_of_each_part(tmp_path: Path) -> None:
 def test_the_mounts_command_writes_a_makers_own_stls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert mounts.main(["--out", str(tmp_path), "key_pitch=28", "camera_height=260"]) == 0
+    """The README's example, run as written (its output folder moved to a scratch one)."""
+    readme = (mounts.HARDWARE / "README.md").read_text(encoding="utf-8")
+    (line,) = [
+        x for x in readme.splitlines() if x.startswith(".venv/bin/python -m hardware.design.mounts")
+    ]
+    args = line.split()[3:]
+    assert args[:2] == ["--out", "my-stl"]
+    assert mounts.main(["--out", str(tmp_path), *args[2:]]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "camera_base.stl",
         "camera_head.stl",
         "solenoid_bridge.stl",
     ]
-    assert "cut to 252 mm" in capsys.readouterr().out
+    assert f"cut to {mounts.CameraArm().rod_length:.0f} mm" in capsys.readouterr().out
+    mine = trimesh.load(tmp_path / "solenoid_bridge.stl", force="mesh")
+    assert mine.is_watertight
+    assert mine.bounds[1][2] < trimesh.load(mounts.STL / "solenoid_bridge.stl").bounds[1][2]
     with pytest.raises(SystemExit):
         mounts.main(["--out", str(tmp_path), "key_pitch=12"])
     assert "wall between two solenoid pockets" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mounts.main(["--out", str(tmp_path), "key_pich=28"])
+    assert "expected NAME=MM" in capsys.readouterr().err
