@@ -240,18 +240,21 @@ def render(stl: Path, png: Path, size: tuple[int, int] = (480, 320)) -> Path:
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
     mesh = trimesh.load(stl, force="mesh")
+    elev, azim = np.radians(25), np.radians(-60)
+    eye = np.array([np.cos(elev) * np.cos(azim), np.cos(elev) * np.sin(azim), np.sin(elev)])
+    front = mesh.face_normals @ eye > 0  # back faces would be painted over front ones
     light = np.array([0.3, -0.5, 0.8])
-    shade = 0.35 + 0.65 * np.clip(mesh.face_normals @ (light / np.linalg.norm(light)), 0, 1)
+    normals = mesh.face_normals[front]
+    shade = 0.35 + 0.65 * np.clip(normals @ (light / np.linalg.norm(light)), 0, 1)
     colours = np.outer(shade, [0.95, 0.55, 0.15])
     fig = plt.figure(figsize=(size[0] / 100, size[1] / 100), dpi=100)
     ax = fig.add_subplot(projection="3d")
-    ax.add_collection3d(Poly3DCollection(mesh.triangles, facecolors=colours, linewidths=0))
+    ax.add_collection3d(Poly3DCollection(mesh.triangles[front], facecolors=colours, linewidths=0))
     lo, hi = mesh.bounds
-    centre, half = (lo + hi) / 2, (hi - lo).max() / 2
-    for axis, c in zip("xyz", centre, strict=True):
-        getattr(ax, f"set_{axis}lim")(c - half, c + half)
-    ax.set_box_aspect((1, 1, 1))
-    ax.view_init(elev=25, azim=-60)
+    for axis, low, high in zip("xyz", lo, hi, strict=True):
+        getattr(ax, f"set_{axis}lim")(low, high)
+    ax.set_box_aspect(tuple(np.maximum(hi - lo, 1.0)), zoom=1.1)  # true proportions
+    ax.view_init(elev=np.degrees(elev), azim=np.degrees(azim))
     ax.set_axis_off()
     fig.subplots_adjust(0, 0, 1, 1)
     png.parent.mkdir(parents=True, exist_ok=True)
