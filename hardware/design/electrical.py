@@ -293,12 +293,14 @@ def render() -> str:
         "",
         "## Flyback diode",
         "",
-        "When the MOSFET opens, the coil keeps its current flowing and its voltage jumps until "
-        "something conducts. Without the diode that something is the MOSFET's drain in "
-        "avalanche (tens of volts, far above its rating after many pulses); a MOSFET that fails "
-        "does so short, leaving the coil on, and the spike couples through the gate "
-        "capacitance into the GPIO. With the diode across the coil (stripe to the supply +), "
-        "the current circulates in the coil and decays in a few L/R time constants.",
+        "When the MOSFET opens, the coil keeps its current flowing and the drain voltage rises "
+        "until something conducts. Without the diode that is the MOSFET itself: it breaks down "
+        "(avalanche, above its 30 V rating) and absorbs the coil's energy at every pulse. That "
+        "wears it out, a worn MOSFET fails short, and a short MOSFET leaves its coil on; the "
+        "spike also couples through the gate-drain capacitance towards the GPIO. With the diode "
+        "across the coil (stripe to the supply +) the current circulates in the coil and dies "
+        "away in a few L/R time constants, and the drain never rises more than a diode drop "
+        "above the supply.",
         "",
         f"- It must carry the coil current for that moment: at most "
         f"{max(x.current_a for x in SOLENOIDS):.2f} A here; the 1N4007 takes "
@@ -316,9 +318,11 @@ def render() -> str:
         "(a coil's inrush would brown out the Pi). Join its − to a Pi GND pin (net GND).",
         f"- The fuse (slow-blow, 5×20 mm) is the smallest standard rating of at least "
         f"{FUSE_MARGIN:g} × {s.current_a:.2f} A: **{fuse:g} A T**. It protects the wiring and "
-        "the supply from a short (a shorted coil or MOSFET, a pinched wire). It does not turn "
-        "off a coil stuck on by a failed MOSFET: that is the software's and the pull-down's "
-        "job, below.",
+        "the supply from a short (a shorted coil, a pinched wire). It does not blow for one "
+        "coil stuck on (its current is under the rating): nothing on the board can switch off "
+        "a MOSFET that failed short, which is why the flyback diode and the MOSFET's margins "
+        "matter. The software's limits and the gate pull-down keep a healthy MOSFET from "
+        "being left on.",
         f"- For a {SOLENOIDS[1].supply_v:g} V build: supply >= "
         f"{supply_current_a(SOLENOIDS[1]):.2f} A, fuse {fuse_rating_a(SOLENOIDS[1]):g} A T.",
         "- A 470 µF capacitor across the coil supply near the MOSFETs keeps the pulse's current "
@@ -347,8 +351,8 @@ def render() -> str:
         _row("---", "---", "---"),
         _row(
             f"pulse <= {lim.MAX_PULSE_MS:g} ms",
-            "the coil: heat per pulse is bounded, and a software hang mid-pulse cannot leave "
-            "a coil on for long",
+            "the coil and the key: one push's energy is bounded, whatever a game or the "
+            "config asks",
             f"{s.power_w * lim.MAX_PULSE_MS / 1000:.2f} J per pulse at most",
         ),
         _row(

@@ -140,17 +140,18 @@ class CameraArm:
 
     @property
     def head_height(self) -> float:
+        """The head's sleeve: the socket and a ceiling as thick as the plate."""
         return self.socket + self.plate
 
     @property
     def head_z(self) -> float:
-        """Height of the head's lower end when assembled (its plate face at camera_height)."""
-        return self.camera_height - (self.head_height - self.plate)
+        """Height of the head's lower face when assembled: the camera plate's face."""
+        return self.camera_height
 
     @property
     def rod_length(self) -> float:
         """Dowel length: from the base plate's top to the head's socket ceiling."""
-        ceiling = self.head_z + self.socket - self.plate  # the head's socket ceiling
+        ceiling = self.head_z + self.socket
         return ceiling - self.plate  # the rod stands on the base plate
 
     def base_part(self) -> Part:
@@ -170,16 +171,13 @@ class CameraArm:
         return shape
 
     def head_part(self) -> Part:
-        """The head in its own frame: sleeve from z = 0 up, camera plate's face at
-        z = socket (head_height - plate)."""
+        """The head in its own frame, everything standing on z = 0 (it prints flat, no
+        supports): the sleeve open downwards for the rod, the arm, and the camera plate at
+        (reach, 0) whose lower face (z = 0) the camera module screws to."""
         self.check()
         bottom = (Align.CENTER, Align.CENTER, Align.MIN)
         outer = self.rod_d + 2 * self.clearance + 2 * self.wall
-        face = self.head_height - self.plate
         shape = Cylinder(outer / 2, self.head_height, align=bottom)
-        shape -= Pos(0, 0, -1) * Cylinder(
-            self.rod_d / 2 + self.clearance, self.socket + 1 - self.plate, align=bottom
-        )
         side = max(self.camera_holes) + 12
         arm = Box(
             self.reach - side / 2 + 1,  # to the camera plate's edge, clear of the lens
@@ -187,15 +185,16 @@ class CameraArm:
             self.plate + self.arm_h,
             align=(Align.MIN, Align.CENTER, Align.MIN),
         )
-        shape += Pos(0, 0, face) * arm
-        shape += Pos(self.reach, 0, face) * Box(side, side, self.plate, align=bottom)
-        shape -= Pos(self.reach, 0, face - 1) * Cylinder(
-            self.lens_d / 2, self.plate + 2, align=bottom
+        shape += arm
+        shape += Pos(self.reach, 0, 0) * Box(side, side, self.plate, align=bottom)
+        shape -= Pos(0, 0, -1) * Cylinder(  # the socket, after the arm: nothing blocks the rod
+            self.rod_d / 2 + self.clearance, self.socket + 1, align=bottom
         )
+        shape -= Pos(self.reach, 0, -1) * Cylinder(self.lens_d / 2, self.plate + 2, align=bottom)
         hx, hy = self.camera_holes[0] / 2, self.camera_holes[1] / 2
         for sx in (-1, 1):
             for sy in (-1, 1):
-                shape -= Pos(self.reach + sx * hx, sy * hy, face - 1) * Cylinder(
+                shape -= Pos(self.reach + sx * hx, sy * hy, -1) * Cylinder(
                     1.1, self.plate + 2, align=bottom
                 )
         return shape
