@@ -121,8 +121,8 @@ class CameraArm:
     reach: float = 110.0  # rod axis to the landing area's centre
     rod_d: float = 12.0
     socket: float = 25.0  # how deep the rod goes into base and head
-    wall: float = 3.0
-    clearance: float = 0.2
+    arm_wall: float = 3.0
+    rod_clearance: float = 0.2  # per side, between dowel and socket
     camera_holes: tuple[float, float] = (21.0, 12.5)  # Pi Camera Module 2/3: M2 hole spacing
     lens_d: float = 9.5
     plate: float = 4.0  # camera plate and base thickness
@@ -133,8 +133,8 @@ class CameraArm:
         low, high = CAMERA_RANGE
         if not low <= self.camera_height <= high:
             raise ValueError(f"camera_height must be {low:g}-{high:g} mm")
-        if self.wall < MIN_WALL or self.plate < MIN_WALL:
-            raise ValueError(f"wall and plate must be at least {MIN_WALL} mm")
+        if self.arm_wall < MIN_WALL or self.plate < MIN_WALL:
+            raise ValueError(f"arm_wall and plate must be at least {MIN_WALL} mm")
         if self.reach < self.rod_d + 30:
             raise ValueError("reach is too short: the camera would sit on the rod")
 
@@ -157,11 +157,11 @@ class CameraArm:
     def base_part(self) -> Part:
         self.check()
         bottom = (Align.CENTER, Align.CENTER, Align.MIN)
-        outer = self.rod_d + 2 * self.clearance + 2 * self.wall
+        outer = self.rod_d + 2 * self.rod_clearance + 2 * self.arm_wall
         shape = Box(self.base, self.base, self.plate, align=bottom)
         shape += Cylinder(outer / 2, self.plate + self.socket, align=bottom)
         shape -= Pos(0, 0, self.plate) * Cylinder(
-            self.rod_d / 2 + self.clearance, self.socket + 1, align=bottom
+            self.rod_d / 2 + self.rod_clearance, self.socket + 1, align=bottom
         )
         for sx in (-1, 1):
             for sy in (-1, 1):
@@ -176,7 +176,7 @@ class CameraArm:
         (reach, 0) whose lower face (z = 0) the camera module screws to."""
         self.check()
         bottom = (Align.CENTER, Align.CENTER, Align.MIN)
-        outer = self.rod_d + 2 * self.clearance + 2 * self.wall
+        outer = self.rod_d + 2 * self.rod_clearance + 2 * self.arm_wall
         shape = Cylinder(outer / 2, self.head_height, align=bottom)
         side = max(self.camera_holes) + 12
         arm = Box(
@@ -188,7 +188,7 @@ class CameraArm:
         shape += arm
         shape += Pos(self.reach, 0, 0) * Box(side, side, self.plate, align=bottom)
         shape -= Pos(0, 0, -1) * Cylinder(  # the socket, after the arm: nothing blocks the rod
-            self.rod_d / 2 + self.clearance, self.socket + 1, align=bottom
+            self.rod_d / 2 + self.rod_clearance, self.socket + 1, align=bottom
         )
         shape -= Pos(self.reach, 0, -1) * Cylinder(self.lens_d / 2, self.plate + 2, align=bottom)
         hx, hy = self.camera_holes[0] / 2, self.camera_holes[1] / 2

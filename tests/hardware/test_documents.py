@@ -140,3 +140,17 @@ def test_the_one_command_remakes_every_file_as_committed(
             assert (hw / name).is_file(), name  # meshes: compared in test_mounts
         else:
             assert (tmp_path / name).read_bytes() == (hw / name).read_bytes(), f"{name} is {STALE}"
+
+
+def test_the_readme_states_the_mounts_defaults_the_code_uses() -> None:
+    from hardware.design import mounts
+
+    readme = build.README.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (`[\w`, ]+`) \| [^|]+ \| ([\d., ]+) \|$", readme, re.M)
+    assert len(rows) >= 10
+    bridge, arm = vars(mounts.Bridge()), vars(mounts.CameraArm())
+    assert set(bridge) & set(arm) == set(), "one name, one parameter (the mounts command)"
+    defaults = {**bridge, **arm}
+    for names, values in rows:
+        for name, value in zip(re.findall(r"`(\w+)`", names), values.split(","), strict=True):
+            assert defaults[name] == float(value), name
