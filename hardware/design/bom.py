@@ -2,7 +2,8 @@
 parts, one row per component; and its Markdown table for ``hardware/README.md``.
 
 Circuit rows come from :func:`circuit.build` (a changed value or an added part shows up
-here); printed parts are priced by their PLA mass, worked out from the STL files.
+here); printed parts are priced by their PLA mass, from the models' exact volumes (not the
+meshes, whose triangles vary with the CAD kernel's version).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _circuit_rows(built: circuit.Built) -> list[Row]:
     return rows
 
 
-def _mechanical_rows(stl_folder: Path) -> list[Row]:
+def _mechanical_rows() -> list[Row]:
     need = electrical.supply_current_a()
     supply, supply_price = next(v for a, v in sorted(parts.SUPPLIES.items()) if a >= need)
     arm = mounts.CameraArm()
@@ -152,24 +153,24 @@ def _mechanical_rows(stl_folder: Path) -> list[Row]:
         ),
         Row("", "screw M2 × 6 with nut", "camera module to the arm", 4, "DIN 912 M2 × 6", 0.08),
     ]
-    for stl in sorted(stl_folder.glob("*.stl")):
-        grams = mounts.grams(stl)
+    for name, shape in sorted(mounts.parts_to_print().items()):
+        grams = mounts.grams(shape)
         rows.append(
             Row(
                 "",
-                f"printed part: {stl.name}",
+                f"printed part: {name}.stl",
                 f"PLA, {grams:.0f} g solid",
                 1,
-                f"hardware/stl/{stl.name}",
+                f"hardware/stl/{name}.stl",
                 round(grams * PLA_EUR_PER_G, 2),
             )
         )
     return rows
 
 
-def rows(stl_folder: Path | None = None) -> list[Row]:
-    """Every row; printed parts from the STL files in ``stl_folder`` (``hardware/stl``)."""
-    return _circuit_rows(circuit.build("pi")) + _mechanical_rows(stl_folder or mounts.STL)
+def rows() -> list[Row]:
+    """Every row: the circuit's parts, then the mechanical ones."""
+    return _circuit_rows(circuit.build("pi")) + _mechanical_rows()
 
 
 def to_csv(bom: list[Row]) -> str:

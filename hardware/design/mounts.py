@@ -267,11 +267,9 @@ def write_renders(stls: list[Path], folder: Path | None = None) -> list[Path]:
     return [render(stl, (folder or RENDERS) / f"{stl.stem}.png") for stl in stls]
 
 
-def grams(stl: Path) -> float:
-    """PLA mass of a solid print of ``stl`` (an upper bound: infill makes it lighter)."""
-    import trimesh
-
-    return float(trimesh.load(stl, force="mesh").volume) / 1000 * PLA_G_PER_CM3
+def grams(shape: Part) -> float:
+    """PLA mass of a solid print of ``shape`` (an upper bound: infill makes it lighter)."""
+    return float(shape.volume) / 1000 * PLA_G_PER_CM3
 
 
 def main(argv: list[str] | None = None) -> int:
