@@ -24,14 +24,26 @@ class Choice:
 
 
 GATE_RESISTOR = Choice(
-    "resistor", "220 Ω", "Yageo CFR-25JB-52-220R", 0.05, "Resistor_THT:R_Axial_DIN0207"
+    "resistor",
+    "220 Ω",
+    "Yageo CFR-25JB-52-220R",
+    0.05,
+    "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal",
 )
 GATE_PULLDOWN = Choice(
-    "resistor", "10 kΩ", "Yageo CFR-25JB-52-10K", 0.05, "Resistor_THT:R_Axial_DIN0207"
+    "resistor",
+    "10 kΩ",
+    "Yageo CFR-25JB-52-10K",
+    0.05,
+    "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal",
 )
 INPUT_PULLUP = GATE_PULLDOWN
 LED_RESISTOR = Choice(
-    "resistor", "330 Ω", "Yageo CFR-25JB-52-330R", 0.05, "Resistor_THT:R_Axial_DIN0207"
+    "resistor",
+    "330 Ω",
+    "Yageo CFR-25JB-52-330R",
+    0.05,
+    "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal",
 )
 MOSFET = Choice(
     "logic-level N-MOSFET, SOT-23 (on a SOT-23 to DIP adapter for perfboard)",
@@ -42,7 +54,11 @@ MOSFET = Choice(
 )
 SOT23_ADAPTER = Choice("SOT-23 to DIP adapter board", "SOT-23", "Adafruit 1230", 0.60)
 FLYBACK_DIODE = Choice(
-    "flyback diode", "1N4007", "Diodes Inc. 1N4007-T", 0.05, "Diode_THT:D_DO-41_SOD81"
+    "flyback diode",
+    "1N4007",
+    "Diodes Inc. 1N4007-T",
+    0.05,
+    "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal",
 )
 SOLENOID = Choice(
     "push solenoid 5 V, 10 mm stroke",
@@ -58,7 +74,13 @@ COIL_SUPPLY = Choice(
     0.60,
     "Connector_BarrelJack:BarrelJack_CUI_PJ-002A_Horizontal",
 )
-FUSE_HOLDER = Choice("fuse holder 5×20 mm, PCB", "5×20 mm", "Littelfuse 01000056Z", 0.40)
+FUSE_HOLDER = Choice(
+    "fuse holder 5×20 mm, PCB",
+    "5×20 mm",
+    "Schurter 0031.8201",
+    1.00,
+    "Fuse:Fuseholder_Cylinder-5x20mm_Schurter_0031_8201_Horizontal_Open",
+)
 BULK_CAPACITOR = Choice(
     "electrolytic capacitor",
     "470 µF 25 V",
