@@ -39,6 +39,8 @@ RUNTIME_VENV_LIMIT_MB = 150
 are most of it."""
 DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot")
 OPTIONAL = ("opencv-python-headless", "lgpio", "RPi.GPIO", "mpremote")
+HARDWARE_TOOLS = ("skidl", "schemdraw", "build123d", "trimesh", "rtree", "matplotlib")
+"""The [hardware] extra (python -m hardware.design): never in the runtime install."""
 APT_ON_PI_OS = {"numpy": "python3-numpy"}
 """Runtime dependencies 32-bit Pi OS takes from Debian (scripts/install-pi; the venv sees
 system packages): PyPI has no armv7l wheel of them."""
@@ -182,12 +184,24 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installe
         assert Path(path).is_relative_to(site), path
         assert Path(path).exists(), path
     assert str(REPO) not in result.stdout
-    for package in (*DEV_ONLY, *OPTIONAL):
+    for package in (*DEV_ONLY, *OPTIONAL, *HARDWARE_TOOLS):
         assert f"'{package.lower()}'" not in names, f"{package} is not a runtime dependency"
 
 
-LEFT_OUT = ("docs/*", "*/README.md", "firmware/tests/*", "firmware/package*.json")
-"""What of the source folders is not in the wheel, on purpose (the rules pages in docs/ are)."""
+LEFT_OUT = (
+    "docs/*",
+    "*/README.md",
+    "firmware/tests/*",
+    "firmware/package*.json",
+    "hardware/design/*",
+    "hardware/stl/*",
+    "hardware/renders/*",
+    "hardware/*.net",
+    "hardware/*.csv",
+    "hardware/electrical.md",
+)
+"""What of the source folders is not in the wheel, on purpose (the rules pages in docs/ are;
+of hardware/, the pin map and the schematics are)."""
 
 
 @pytest.mark.packaging
@@ -361,7 +375,7 @@ def test_scripts_serve_venv_holds_the_runtime_only(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     names = _installed_names(venv)
     assert "diablotin" in names and "flask" in names
-    for package in (*DEV_ONLY, *OPTIONAL):
+    for package in (*DEV_ONLY, *OPTIONAL, *HARDWARE_TOOLS):
         assert package.lower() not in names, f"{package} is not a runtime dependency"
     size = folder_size_mb(venv)
     print(f"\n./scripts/serve venv (scripts/setup --runtime, with pip): {size:.1f} MB")
@@ -425,3 +439,14 @@ def test_the_readme_commands_are_the_whole_setup() -> None:
     test = (REPO / "scripts" / "test").read_text(encoding="utf-8")
     assert "scripts/setup --runtime\n" in serve and ".venv/" not in serve
     assert "scripts/setup\n" in test and ".venv/bin/pytest" in test
+
+
+def test_the_hardware_extra_is_in_the_test_venv_not_the_serve_one() -> None:
+    """scripts/setup installs [hardware] into .venv (scripts/test, CI); --runtime (what
+    ./scripts/serve uses) installs the package alone."""
+    setup = (REPO / "scripts" / "setup").read_text(encoding="utf-8")
+    assert "spec=(-e '.[dev,hardware]')" in setup
+    assert "spec=(-e .)" in setup
+    extra = PYPROJECT["project"]["optional-dependencies"]["hardware"]
+    assert {re.match(r"[\w.-]+", need)[0].lower() for need in extra} == set(HARDWARE_TOOLS)
+    assert "DIABLOTIN_REQUIRE_HARDWARE=1" in (REPO / ".ci" / "run").read_text(encoding="utf-8")

@@ -177,3 +177,90 @@ def load_pin_map(path: str | Path | None = None, section: str = "pi") -> PinMap:
     if not isinstance(table, dict):
         raise PinMapError(str(file), f"[{section}]", Said("section missing (or not a table)"))
     return pin_map_from_mapping(table, f"{file} [{section}]", section)
+
+
+def load_circuit_pin_map(path: str | Path | None = None, section: str = "pi") -> PinMap:
+    """The pin map the circuit is drawn from: ``section`` plus its ``[<section>_optional]``.
+
+    ``[pi_optional]`` / ``[pico_optional]`` name where the optional lid switch and status LED
+    are wired (the service ignores these tables until a line is copied into ``[pi]``). A pin
+    set in both places must agree. Raises :class:`PinMapError` as :func:`load_pin_map` does,
+    also for an optional table with other keys than ``lid`` and ``led``.
+    """
+    pins = load_pin_map(path, section)
+    file = Path(path) if path is not None else DEFAULT_PATH
+    optional = tomllib.loads(file.read_text(encoding="utf-8")).get(f"{section}_optional", {})
+    source = f"{file} [{section}_optional]"
+    if not isinstance(optional, dict):
+        raise PinMapError(source, None, Said("not a table"))
+    unknown = sorted(set(optional) - {"lid", "led"})
+    if unknown:
+        raise PinMapError(source, unknown[0], Said("unknown key (allowed: lid, led)"))
+    merged: dict[str, object] = {
+        "coils": list(pins.coils),
+        "sensors": list(pins.sensors),
+        "sensor_present": pins.sensor_present,
+    }
+    for key in ("lid", "led"):
+        fitted, planned = getattr(pins, key), optional.get(key)
+        if fitted is not None and planned is not None and fitted != planned:
+            raise PinMapError(
+                source,
+                key,
+                Said(
+                    "pin {planned} differs from [{section}] {key} = {fitted}",
+                    planned=planned,
+                    section=section,
+                    key=key,
+                    fitted=fitted,
+                ),
+            )
+        value = fitted if fitted is not None else planned
+        if value is not None:
+            merged[key] = value
+    return pin_map_from_mapping(merged, source, section)
+
+
+# -- where a role is wired: the circuit's net names and header positions ---------------------
+
+PI_HEADER = {
+    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19,
+    9: 21, 25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32, 13: 33, 19: 35,
+    16: 36, 26: 37, 20: 38, 21: 40,
+}  # fmt: skip
+"""BCM GPIO number -> position (1-40) on the Pi's 40-pin header."""
+
+PICO_HEADER = {
+    0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16,
+    13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31,
+    27: 32, 28: 34,
+}  # fmt: skip
+"""Pico GP number -> position (1-40) on its castellated edge; GP23-25 and GP29 are on-board
+(GP25 is the on-board LED)."""
+
+
+def net_name(role: str) -> str:
+    """The circuit's net name for a role of :meth:`PinMap.all_pins` (``"coil 2"`` -> ``COIL2``).
+
+    The same names are printed on the schematic (``hardware/schematic.svg``) and by the
+    self-test. Raises ValueError for an unknown role.
+    """
+    kind, _, number = role.partition(" ")
+    prefix = {"coil": "COIL", "sensor": "SENSE", "lid": "LID", "led": "LED"}.get(kind)
+    if prefix is None or (number and not number.isdigit()):
+        raise ValueError(f"unknown role {role!r}")
+    return prefix + number
+
+
+def describe_pin(role: str, pin: int, section: str = "pi") -> str:
+    """``"net COIL2 on GPIO27 (header pin 13)"``: where a role is wired, for messages.
+
+    ``section`` is ``"pi"`` (BCM numbers) or ``"pico"`` (GP numbers).
+    """
+    if section == "pico":
+        position = PICO_HEADER.get(pin)
+        at = f"Pico pin {position}" if position else "on the Pico's board"
+        return f"net {net_name(role)} on GP{pin} ({at})"
+    position = PI_HEADER.get(pin)
+    at = f"header pin {position}" if position else "not on the header"
+    return f"net {net_name(role)} on GPIO{pin} ({at})"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from .base import KEYS, Box, BoxError, LimitRefused
+from .pins import PinMap, describe_pin
 
 SETTLE_S = 0.3
 """How long (s) after a pulse's end a loaded slot must have emptied (the jam rule's 0.3 s)."""
@@ -28,6 +29,24 @@ def _where(status: Mapping[str, Any]) -> str:
     if isinstance(link, Mapping):
         link = link.get("detail")
     return str(status.get("factory") or link or "-")
+
+
+def _wired(box: Box, role: str) -> str:
+    """Where ``role`` (``"coil 2"``, ``"sensor 3"``) is wired, e.g. ``"net COIL2 on GPIO27
+    (header pin 13)"``; empty when the box has no pin map (a stand-in box)."""
+    pins = getattr(box, "pins", None)
+    if not isinstance(pins, PinMap):
+        return ""
+    pin = pins.all_pins().get(role)
+    if pin is None:
+        return ""
+    return describe_pin(role, pin, "pico" if box.kind == "serial" else "pi")
+
+
+def _check(box: Box, *roles: str) -> str:
+    """`` (check net COIL2 on GPIO27 (header pin 13))`` for the fault list, or ``""``."""
+    where = [w for w in (_wired(box, role) for role in roles) if w]
+    return f" (check {' and '.join(where)})" if where else ""
 
 
 def _coil_states(status: Mapping[str, Any]) -> dict[int, bool | None]:
@@ -67,8 +86,12 @@ def run_selftest(
     if callable(hide):
         hide()
         wait(limits.debounce_ms / 1000 + 0.05)
-        if not all(box.slots().values()):
-            faults.append("the simulated toy hid its dice but not every slot reads a die")
+        empty = [k for k, full in box.slots().items() if not full]
+        if empty:
+            faults.append(
+                "the simulated toy hid its dice but not every slot reads a die"
+                + _check(box, *(f"sensor {k}" for k in empty))
+            )
     lid = box.lid_closed()
     out.write(f"lid: {'not fitted' if lid is None else _word(lid, 'closed', 'open')}\n")
     out.write(f"{'key':<4} {'before':<8} {'coil':<16} {'after':<8} result\n")
@@ -77,7 +100,7 @@ def run_selftest(
         before = box.slots().get(key)
         error = _fire_waiting_out_spacing(box, key, wait)
         if error is not None:
-            faults.append(f"coil {key}: {error}")
+            faults.append(f"coil {key}: {error}" + _check(box, f"coil {key}"))
             out.write(f"{key:<4} {_word(before, 'die', 'empty'):<8} {'refused':<16} {'-':<8} ")
             out.write(f"FAULT: {error}\n")
             continue
@@ -85,7 +108,10 @@ def run_selftest(
         after = box.slots().get(key)
         if before and after:
             result = "FAULT: the slot still holds its die"
-            faults.append(f"key {key}: slot still full {SETTLE_S:g} s after its pulse")
+            faults.append(
+                f"key {key}: slot still full {SETTLE_S:g} s after its pulse"
+                + _check(box, f"coil {key}", f"sensor {key}")
+            )
         elif before:
             result = "ok: the die jumped"
             popped += 1
@@ -100,7 +126,9 @@ def run_selftest(
     coils = _coil_states(box.status())
     stuck = [k for k, on in coils.items() if on]
     if stuck:
-        faults.append(f"coil(s) {stuck} still on after the test")
+        faults.append(
+            f"coil(s) {stuck} still on after the test" + _check(box, *(f"coil {k}" for k in stuck))
+        )
     out.write(
         "coils off at the end: "
         + ("unknown" if not coils else "yes" if not stuck else f"NO: {stuck}")

@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from controller.box.pins import DEFAULT_PATH, PinMap, PinMapError, load_pin_map
+from controller.box.pins import (
+    DEFAULT_PATH,
+    PI_HEADER,
+    PICO_HEADER,
+    PinMap,
+    PinMapError,
+    describe_pin,
+    load_circuit_pin_map,
+    load_pin_map,
+    net_name,
+)
 
 GOOD = """
 [pi]
@@ -118,3 +128,50 @@ def test_a_pin_map_built_in_code_is_checked_too() -> None:
     assert PinMap(coils=[1, 2, 3, 4], sensors=[5, 6, 7, 8]).coils == (1, 2, 3, 4)  # type: ignore[arg-type]
     with pytest.raises(PinMapError, match=r"^PinMap: sensors: needs exactly 4 pins"):
         PinMap(coils=(1, 2, 3, 4), sensors=(5, 6, 7))  # type: ignore[arg-type]
+
+
+# -- the circuit's view: [pi_optional] / [pico_optional], net names, header positions --------
+
+
+def test_the_circuit_map_adds_the_optional_lid_and_led_the_service_leaves_out() -> None:
+    assert load_pin_map().lid is None  # the service: not fitted until copied into [pi]
+    assert load_circuit_pin_map() == PinMap(
+        coils=(17, 27, 22, 23), sensors=(5, 6, 13, 19), lid=26, led=12
+    )
+    assert load_circuit_pin_map(section="pico").lid == 6
+
+
+@pytest.mark.parametrize(
+    ("extra", "key", "reason"),
+    [
+        ("[pi_optional]\nlid = 5\n", "lid", "pin 5 is used twice (sensor 1 and lid)"),
+        ("[pi_optional]\nbuzzer = 4\n", "buzzer", "unknown key (allowed: lid, led)"),
+        ("[pi_optional]\nled = 13\n", "led", "differs from [pi] led = 12"),
+        ("[pi_optional]\nled = 40\n", "led", "outside 0-27"),
+    ],
+)
+def test_bad_optional_pins_are_refused(tmp_path: Path, extra: str, key: str, reason: str) -> None:
+    base = GOOD if "differs" in reason else GOOD.replace("lid = 26\nled = 12\n", "")
+    path = write(tmp_path, base + extra)
+    with pytest.raises(PinMapError) as caught:
+        load_circuit_pin_map(path)
+    assert caught.value.key == key
+    assert reason in str(caught.value)
+    assert load_pin_map(path).coils == (17, 27, 22, 23)  # the service ignores the table
+
+
+def test_net_names_and_header_positions() -> None:
+    assert [net_name(r) for r in ("coil 1", "sensor 4", "lid", "led")] == [
+        "COIL1",
+        "SENSE4",
+        "LID",
+        "LED",
+    ]
+    with pytest.raises(ValueError):
+        net_name("buzzer")
+    # the Pi's header: 28 GPIOs on distinct positions; GPIO17 is pin 11, GPIO21 pin 40
+    assert len(set(PI_HEADER.values())) == len(PI_HEADER) == 28
+    assert (PI_HEADER[17], PI_HEADER[21], PI_HEADER[2]) == (11, 40, 3)
+    assert (PICO_HEADER[0], PICO_HEADER[10], PICO_HEADER[28]) == (1, 14, 34)
+    assert describe_pin("coil 1", 17) == "net COIL1 on GPIO17 (header pin 11)"
+    assert describe_pin("led", 25, "pico") == "net LED on GP25 (on the Pico's board)"

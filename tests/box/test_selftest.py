@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
 from controller.box.base import Box, BoxFault, Limits
 from controller.box.gpio import GpioBox
-from controller.box.pins import PinMap
+from controller.box.pins import PinMap, load_pin_map
 from controller.box.selftest import run_selftest
 from controller.box.toy import ToyFaults, make_simulated_box
 from controller.clock import ManualClock
@@ -113,3 +114,57 @@ def test_a_box_that_cannot_fire_fails_without_raising() -> None:
     assert "coils off at the end: unknown" in text
     assert "box fault: link lost" in text
     assert "RESULT: FAIL (5 fault(s))" in text
+
+
+def test_a_jammed_key_names_the_nets_and_pins_to_check() -> None:
+    """The builder is told where to look: the schematic's net names and the header pins of
+    ``hardware/pins.toml`` (key 2: coil on GPIO27, header pin 13; sensor on GPIO6, pin 31)."""
+    clock = ManualClock()
+    box, toy = make_simulated_box(
+        load_pin_map(), Limits(), clock, seed=1, faults=ToyFaults(jam={2: None})
+    )
+    out = io.StringIO()
+    try:
+        assert run_selftest(box, toy, out, wait=clock.advance) is False
+    finally:
+        box.close()
+    line = (
+        "  - key 2: slot still full 0.3 s after its pulse (check net COIL2 on GPIO27 "
+        "(header pin 13) and net SENSE2 on GPIO6 (header pin 31))\n"
+    )
+    assert line in out.getvalue()
+    guide = Path(__file__).resolve().parents[2] / "hardware" / "README.md"
+    assert line in guide.read_text(encoding="utf-8"), "the build guide shows this very line"
+
+
+class RefusingSerialBox(DeadBox):
+    """A co-processor box whose coil 3 fails: the Pico's GP numbers are named."""
+
+    kind = "serial"
+
+    def __init__(self, pins: PinMap) -> None:
+        super().__init__()
+        self.pins = pins
+
+    def fire(self, key: int, pulse_ms: float | None = None) -> None:
+        if key == 3:
+            raise BoxFault("no reply")
+
+    def slots(self) -> dict[int, bool]:
+        return dict.fromkeys((1, 2, 3, 4), False)
+
+    def status(self) -> dict[str, Any]:
+        return {"backend": "serial", "link": "up"}
+
+
+def test_a_failing_pico_coil_names_its_gp_pin() -> None:
+    out = io.StringIO()
+    box = RefusingSerialBox(load_pin_map(section="pico"))
+    assert run_selftest(box, None, out, wait=lambda s: None) is False
+    assert "  - coil 3: no reply (check net COIL3 on GP12 (Pico pin 16))\n" in out.getvalue()
+
+
+def test_a_box_without_a_pin_map_still_reports_its_faults() -> None:
+    out = io.StringIO()
+    assert run_selftest(DeadBox(), None, out, wait=lambda s: None) is False
+    assert "  - coil 1: link to the Pico is down\n" in out.getvalue()
