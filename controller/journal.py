@@ -43,10 +43,10 @@ T = TypeVar("T")
 
 EXPORT_FORMAT = "diablotin-game/1"
 CHECKPOINT_EVERY = 200
-"""Appends between two WAL checkpoints."""
+"""Writes (actions, renames, settings, roster changes, ...) between two WAL checkpoints."""
 CHECKPOINT_RETRY_S = (1.0, 60.0)
 """A failed checkpoint is retried after 1 s, then twice as long each time, at most 60 s
-(or sooner, after the next ``CHECKPOINT_EVERY`` appends)."""
+(or sooner, after the next ``CHECKPOINT_EVERY`` writes)."""
 MAX_EXPORT_BYTES = 1024 * 1024
 """The largest export file read (as the API's largest request body)."""
 MAX_ENTRIES = 20_000
@@ -360,7 +360,7 @@ class Journal:
         return sqlite3.connect(self.path, check_same_thread=False, timeout=1.0)
 
     def _checkpoint_loop(self) -> None:
-        """Checkpoint the WAL after ``CHECKPOINT_EVERY`` appends, and once more at close.
+        """Checkpoint the WAL after ``CHECKPOINT_EVERY`` writes, and once more at close.
 
         A failure (disk full, I/O error, a lock) never ends the thread: it is logged,
         reported by :meth:`health`, and retried after ``CHECKPOINT_RETRY_S`` backoff.
@@ -451,6 +451,10 @@ class Journal:
             if self._disk_full_since is not None:
                 log.info("the journal can write again")
                 self._disk_full_since = None
+            self._since_checkpoint += 1
+            if self._since_checkpoint >= CHECKPOINT_EVERY:
+                self._since_checkpoint = 0
+                self._checkpoint_due.set()
         return result
 
     # -- games ---------------------------------------------------------------
@@ -626,14 +630,9 @@ class Journal:
             return int(last) + 1
 
         try:
-            seq = self._write(insert)
+            return self._write(insert)
         except sqlite3.IntegrityError:
             raise GameNotFound(Said("no game {game_id}", game_id=game_id)) from None
-        self._since_checkpoint += 1
-        if self._since_checkpoint >= CHECKPOINT_EVERY:
-            self._since_checkpoint = 0
-            self._checkpoint_due.set()
-        return seq
 
     def entries(self, game_id: int) -> list[Entry]:
         with self._lock:

@@ -428,3 +428,25 @@ def test_a_pop_the_box_cannot_record_on_a_full_disk_is_a_notice(tmp_path: Path) 
         assert svc.call(lambda: "worker alive") == "worker alive"
     finally:
         svc.stop()
+
+
+def test_every_write_counts_towards_a_checkpoint(tmp_path: Path) -> None:
+    """Issue 26, item 9: only game actions counted; 3,000 renames left a 12.4 MB WAL and
+    0 checkpoints. Renames, settings and roster changes count too."""
+    from controller.journal import CHECKPOINT_EVERY
+
+    journal = Journal(tmp_path / "data" / "diablotin.sqlite3")
+    try:
+        gid = journal.create_game("tails", {"players": 2}, "first")
+        for n in range(CHECKPOINT_EVERY):
+            journal.rename(gid, f"title {n}")
+        wait_for(lambda: journal.health()["checkpoints"] >= 1, what="a checkpoint after renames")
+        for n in range(CHECKPOINT_EVERY):
+            journal.set_setting(gid, "note", n)
+        wait_for(lambda: journal.health()["checkpoints"] >= 2, what="one after settings")
+        player = journal.save_player("Zoé", "#ff0000")
+        for n in range(CHECKPOINT_EVERY):
+            journal.save_player(f"Zoé {n}", "#00ff00", player)
+        wait_for(lambda: journal.health()["checkpoints"] >= 3, what="one after roster changes")
+    finally:
+        journal.close()
