@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .games.base import Said, said_of
+from .games.base import Refused, Said, said_of
 from .text import NAME_MAX, NOTE_MAX, TITLE_MAX, TextRefused, clean_text
 
 log = logging.getLogger(__name__)
@@ -128,6 +128,21 @@ class JournalDamaged(JournalError):
     what to do."""
 
 
+class RowDamaged(JournalError, Refused):
+    """A row of one game cannot be read (bytes that are not UTF-8, JSON that does not parse)
+    although SQLite finds the file sound: that game is set aside as damaged (code
+    ``damaged``), the others play on."""
+
+    def __init__(self, game_id: int, what: Said) -> None:
+        Refused.__init__(
+            self,
+            Said("game {game_id} is damaged: {reason}", game_id=game_id, reason=what),
+            "damaged",
+        )
+        self.game_id = game_id
+        self.what = what
+
+
 class DiskFull(JournalError, OSError):
     """SQLite could not write: the disk (or the journal's size limit) is full. Nothing was
     written; the journal works again once there is room."""
@@ -150,6 +165,8 @@ class GameRecord:
     abandoned: float | None = None
     seats: list[dict[str, Any]] | None = None
     """Who sits where (``controller.players``), or ``None``: nobody was named."""
+    damaged: Said | None = None
+    """Why the game's row cannot be read (then ``options`` is empty), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +278,7 @@ class Journal:
                 _make_room(self._file)
             _refuse_if_lost(self._file, before_open=True)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.text_factory = _text_of
         try:
             self._setup()
         except BaseException:
@@ -610,7 +628,15 @@ class Journal:
         row = self._one(
             "SELECT value FROM settings WHERE game_id = ? AND name = ?", (game_id, name)
         )
-        return default if row is None else json.loads(row[0])
+        if row is None:
+            return default
+        try:
+            return _json_of(row[0], object)
+        except ValueError as exc:
+            raise RowDamaged(
+                game_id,
+                Said("its setting {name} cannot be read ({why})", name=name, why=said_of(exc)),
+            ) from None
 
     # -- entries -------------------------------------------------------------
     def append(self, game_id: int, action: Mapping[str, Any], *, undo: bool = False) -> int:
@@ -640,7 +666,15 @@ class Journal:
                 "SELECT seq, at, undo, action FROM entries WHERE game_id = ? ORDER BY seq",
                 (game_id,),
             ).fetchall()
-        return [Entry(seq, at, bool(undo), json.loads(action)) for seq, at, undo, action in rows]
+        entries = []
+        for seq, at, undo, action in rows:
+            try:
+                entries.append(Entry(seq, at, bool(undo), _json_of(action, dict)))
+            except ValueError as exc:
+                raise RowDamaged(
+                    game_id, Said("entry {seq} cannot be read ({why})", seq=seq, why=said_of(exc))
+                ) from None
+        return entries
 
     def actions(self, game_id: int) -> list[dict[str, Any]]:
         """The effective action list: every action not taken back by an undo."""
@@ -648,8 +682,12 @@ class Journal:
 
     # -- export / import -------------------------------------------------------
     def export(self, game_id: int) -> dict[str, Any]:
-        """A self-contained record of the game (setup, every entry), as JSON data."""
+        """A self-contained record of the game (setup, every entry), as JSON data. Raises
+        :class:`GameNotFound`, or :class:`RowDamaged` when one of its rows cannot be read
+        (``diablotin export --raw`` saves what can be)."""
         game = self.game(game_id)
+        if game.damaged is not None:
+            raise RowDamaged(game_id, game.damaged)
         return {
             "format": EXPORT_FORMAT,
             "kind": game.kind,
@@ -909,11 +947,59 @@ def _plain_json(value: Any, where: str) -> None:
 
 
 def _record(row: tuple[Any, ...]) -> GameRecord:
-    """A ``games`` row (``abandoned`` absent: a salvaged older journal's row)."""
+    """A ``games`` row (``abandoned`` absent: a salvaged older journal's row). A row that
+    cannot be read gives a record with ``damaged`` set (and empty options), never an
+    exception."""
     gid, kind, options, title, created, finished, *rest = row
     abandoned = rest[0] if rest else None
-    seats = json.loads(rest[1]) if len(rest) > 1 and rest[1] is not None else None
-    return GameRecord(gid, kind, json.loads(options), title, created, finished, abandoned, seats)
+    seats_json = rest[1] if len(rest) > 1 else None
+    try:
+        if not isinstance(kind, str) or isinstance(kind, Undecodable):
+            raise ValueError(Said("its kind is not UTF-8 text"))
+        if not isinstance(title, str) or isinstance(title, Undecodable):
+            raise ValueError(Said("its title is not UTF-8 text"))
+        if not all(isinstance(n, int | float) for n in (created, finished or 0, abandoned or 0)):
+            raise ValueError(Said("a time is not a number"))
+        setup = _json_of(options, dict)
+        seats = None if seats_json is None else _json_of(seats_json, list)
+    except ValueError as exc:
+        why = Said("its setup cannot be read ({why})", why=said_of(exc))
+        shown = title if isinstance(title, str) else ""
+        when = created if isinstance(created, int | float) else 0.0
+        return GameRecord(gid, str(kind), {}, shown, when, finished, abandoned, None, why)
+    return GameRecord(gid, kind, setup, title, created, finished, abandoned, seats)
+
+
+class Undecodable(str):
+    """A TEXT value whose bytes are not UTF-8, as read with :func:`_text_of` (the bad bytes
+    replaced by U+FFFD): the row it is in counts as damaged."""
+
+
+def _text_of(raw: bytes) -> str:
+    """The journal connection's ``text_factory``: UTF-8, or :class:`Undecodable` (a row with
+    a bad byte is then one damaged game, not an exception that stops everything)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(raw.decode("utf-8", "replace"))
+
+
+def _json_of(value: Any, kind: type) -> Any:
+    """A stored JSON text decoded, of type ``kind``; ``ValueError`` saying what is wrong
+    (not UTF-8, not JSON, nested too deeply, another type)."""
+    if isinstance(value, Undecodable):
+        raise ValueError(Said("not UTF-8 text"))
+    if not isinstance(value, str):
+        raise ValueError(Said("not text"))
+    try:
+        decoded = json.loads(value)
+    except RecursionError:
+        raise ValueError(Said("nested too deeply")) from None
+    except json.JSONDecodeError:
+        raise ValueError(Said("not JSON")) from None
+    if not isinstance(decoded, kind):
+        raise ValueError(Said("not a JSON object") if kind is dict else Said("not a JSON list"))
+    return decoded
 
 
 _GAME_COLUMNS = (
@@ -996,11 +1082,14 @@ class FileState:
     state: str
     detail: str = ""
     games: int = 0
+    unreadable: tuple[str, ...] = ()
+    """With ``full``: the rows that cannot be decoded (:func:`unreadable_rows`)."""
 
 
 def inspect_file(path: str | Path, *, full: bool = False) -> FileState:
     """Look at a journal file read-only (never creates or changes it): ``PRAGMA
-    quick_check``, or the full ``integrity_check`` when ``full`` (``diablotin doctor``)."""
+    quick_check``, or the full ``integrity_check`` and a decode of every row when ``full``
+    (``diablotin doctor``)."""
     path = Path(path)
     if not path.exists():
         return FileState("missing")
@@ -1016,11 +1105,35 @@ def inspect_file(path: str | Path, *, full: bool = False) -> FileState:
         if not _has_tables(db):
             return FileState("empty", "no games table")
         (games,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
-        return FileState("ok", "", int(games))
+        unreadable = tuple(unreadable_rows(db)) if full else ()
+        return FileState("ok", "", int(games), unreadable)
     except sqlite3.DatabaseError as exc:
         return FileState("damaged" if _damage(exc) else "unreadable", str(exc))
     finally:
         db.close()
+
+
+def unreadable_rows(db: sqlite3.Connection, limit: int = 20) -> list[str]:
+    """Decode every game's row, entries and settings; one line per row that cannot be read
+    (``game 3: entry 5 cannot be read (not UTF-8 text)``), at most ``limit``. SQLite's own
+    checks pass such a row: its bytes are sound, their meaning is not."""
+    db.text_factory = _text_of
+    found: list[str] = []
+    for row in db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id"):
+        damaged = _record(row).damaged
+        if damaged is not None:
+            found.append(f"game {row[0]}: {damaged}")
+    for gid, seq, action in db.execute("SELECT game_id, seq, action FROM entries ORDER BY rowid"):
+        try:
+            _json_of(action, dict)
+        except ValueError as exc:
+            found.append(f"game {gid}: entry {seq} cannot be read ({exc})")
+    for gid, name, value in db.execute("SELECT game_id, name, value FROM settings"):
+        try:
+            _json_of(value, object)
+        except ValueError as exc:
+            found.append(f"game {gid}: its setting {name} cannot be read ({exc})")
+    return found[:limit]
 
 
 def _make_room(path: Path) -> None:
@@ -1075,6 +1188,7 @@ def salvage(path: str | Path) -> Salvage:
         if wal.exists():
             shutil.copyfile(wal, f"{copy}-wal")
         db = sqlite3.connect(copy)
+        db.text_factory = _text_of
         try:
             games = _salvage_rows(
                 db, "games", "id, kind, options, title, created, finished", result
@@ -1089,18 +1203,18 @@ def salvage(path: str | Path) -> Salvage:
     for row in entries:
         by_game.setdefault(row[0], []).append(row)
     for row in sorted(games, key=lambda r: r[0]):
-        try:
-            record = _record(row)
-        except (TypeError, ValueError) as exc:
-            result.problems.append(f"game {row[0]}: its setup cannot be read ({exc})")
+        record = _record(row)
+        if record.damaged is not None:
+            result.problems.append(f"game {row[0]}: {record.damaged}")
+            by_game.pop(record.id, None)
             continue
         kept = []
         for _gid, seq, at, undo, action in sorted(by_game.pop(record.id, []), key=lambda r: r[1]):
             try:
                 kept.append(
-                    {"seq": seq, "at": at, "undo": bool(undo), "action": json.loads(action)}
+                    {"seq": seq, "at": at, "undo": bool(undo), "action": _json_of(action, dict)}
                 )
-            except (TypeError, ValueError):
+            except ValueError:
                 result.problems.append(f"game {record.id}: entry {seq} cannot be read")
         seqs = {e["seq"] for e in kept}
         last = last_seq.get(record.id, max(seqs, default=0))
