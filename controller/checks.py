@@ -726,11 +726,14 @@ def journal_check(data_dir: Path) -> CheckResult:
     """The journal file passes SQLite's full ``integrity_check`` and every row decodes
     (read-only; safe while the service runs), and is not missing or empty while its marker
     says it existed."""
-    from .journal import inspect_file, marker_path
+    from .journal import inspect_file, marker_path, wal_lost
     from .service import JOURNAL_NAME
 
     path = data_dir / JOURNAL_NAME
     marker = marker_path(path)
+    lost = wal_lost(path)  # before inspect_file: its connection would make a new -wal
+    if lost is not None:
+        return CheckResult("journal", False, str(lost).split(". ")[0], str(lost))
     found = inspect_file(path, full=True)
     salvage_fix = (
         "restore a copy of the file; or save what can be read with `diablotin export --raw -o "

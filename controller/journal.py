@@ -20,6 +20,7 @@ missing, empty or without its tables is refused too, instead of starting empty.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -57,6 +58,12 @@ VALUE_MAX = NOTE_MAX
 """The longest string in an imported game's options or actions (characters)."""
 MARKER_SUFFIX = ".marker"
 """``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
+VERSIONS_SUFFIX = ".versions"
+"""``diablotin.sqlite3.versions``: each game's last entry and the highest ids given, as the
+journal last held them (see :func:`write_versions`)."""
+VERSIONS_DELAY_S = 0.5
+"""The versions file is written at most this long after a write (off the request path,
+without fsync: it needs to survive a killed process, not a power cut)."""
 NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
 SCHEMA_VERSION = 3
@@ -277,6 +284,7 @@ class Journal:
             if new:
                 _make_room(self._file)
             _refuse_if_lost(self._file, before_open=True)
+            _refuse_if_wal_lost(self._file)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.text_factory = _text_of
         try:
@@ -293,11 +301,18 @@ class Journal:
         self._checkpoints = 0
         self._disk_full_since: float | None = None
         self._checkpointer: threading.Thread | None = None
+        self._versions_due = threading.Event()
+        self._stopping = threading.Event()
+        self._versions_writer: threading.Thread | None = None
         if self._file is not None:
             self._checkpointer = threading.Thread(
                 target=self._checkpoint_loop, name="journal-checkpoint", daemon=True
             )
             self._checkpointer.start()
+            self._versions_writer = threading.Thread(
+                target=self._versions_loop, name="journal-versions", daemon=True
+            )
+            self._versions_writer.start()
 
     def _setup(self) -> None:
         """Check the file, set the pragmas, create the tables, leave the marker."""
@@ -345,6 +360,10 @@ class Journal:
             marker = marker_path(self._file)
             if not marker.exists():
                 marker.write_text(_marker_text(self._file), encoding="utf-8")
+            lost = _versions_lost(self._file, db)
+            if lost is not None:
+                raise JournalDamaged(lost)
+            write_versions(self._file, db)  # after a migration too
 
     def _back_up_before_migrating(self, version: int) -> None:
         """Copy the journal (online backup API) before it is migrated from ``version``."""
@@ -367,10 +386,40 @@ class Journal:
     def close(self) -> None:
         self._closing = True
         self._checkpoint_due.set()
+        self._stopping.set()
+        self._versions_due.set()
         if self._checkpointer is not None:
             self._checkpointer.join(timeout=5)
+        if self._versions_writer is not None:
+            self._versions_writer.join(timeout=5)
         with self._lock:
+            if self._file is not None:
+                with contextlib.suppress(sqlite3.Error, OSError):
+                    write_versions(self._file, self._db)
             self._db.close()
+
+    def _versions_loop(self) -> None:
+        """Write the versions file (:func:`write_versions`) :data:`VERSIONS_DELAY_S` after a
+        write, from this thread's own connection; a failure is logged, never raised."""
+        assert self._file is not None
+        db: sqlite3.Connection | None = None
+        warned = False
+        while not self._stopping.is_set():
+            self._versions_due.wait()
+            if self._stopping.wait(VERSIONS_DELAY_S):  # a burst of writes: one file
+                break
+            self._versions_due.clear()
+            try:
+                if db is None:
+                    db = sqlite3.connect(self.path, check_same_thread=False, timeout=1.0)
+                write_versions(self._file, db)
+                warned = False
+            except (sqlite3.Error, OSError) as exc:
+                if not warned:
+                    log.warning("cannot write %s (%s)", versions_path(self._file), exc)
+                warned = True
+        if db is not None:
+            db.close()
 
     # -- checkpoints -----------------------------------------------------------
     def _checkpoint_connection(self) -> sqlite3.Connection:
@@ -469,6 +518,7 @@ class Journal:
             if self._disk_full_since is not None:
                 log.info("the journal can write again")
                 self._disk_full_since = None
+            self._versions_due.set()
             self._since_checkpoint += 1
             if self._since_checkpoint >= CHECKPOINT_EVERY:
                 self._since_checkpoint = 0
@@ -1074,6 +1124,126 @@ def _refuse_if_lost(path: Path, *, before_open: bool) -> None:
     )
 
 
+def versions_path(path: str | Path) -> Path:
+    """The versions file beside the journal at ``path``."""
+    return Path(str(path) + VERSIONS_SUFFIX)
+
+
+def _versions(db: sqlite3.Connection) -> dict[str, Any]:
+    """``{"games": {id: last entry}, "ids": id_marks}``: what the journal holds now."""
+    rows = db.execute("SELECT game_id, MAX(seq) FROM entries GROUP BY game_id")
+    return {"games": {str(gid): int(seq) for gid, seq in rows}, "ids": id_marks(db)}
+
+
+def write_versions(path: Path, db: sqlite3.Connection | None = None) -> None:
+    """Write ``<journal>.versions`` from what the journal at ``path`` holds (its committed
+    state, read with ``db`` or a connection of its own): each game's last entry and the
+    highest ids given. Written lazily by the journal, and again by a restore and a
+    migration; :func:`_versions_lost` compares a journal with it at the next start."""
+    own = db is None
+    conn = sqlite3.connect(path, timeout=2.0) if db is None else db
+    try:
+        text = json.dumps(_versions(conn) | {"written": time.time()})
+    finally:
+        if own:
+            conn.close()
+    target = versions_path(path)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _wal_lost_message(path: Path, what: Said, way_out: Path) -> Said:
+    return Said(
+        "the journal {path} holds less than it did: {what}. Its write-ahead log ({wal}) was "
+        "probably lost after an unclean stop. Put {wal} back beside it if you have it; or "
+        "restore a backup with `diablotin restore FILE`; or, to start from what the file "
+        "holds and lose the rest, delete {way_out}",
+        path=path,
+        what=what,
+        wal=Path(f"{path}-wal").name,
+        way_out=way_out,
+    )
+
+
+def _shm_alone(path: Path) -> Said | None:
+    """Why ``<journal>-shm`` is there without its ``-wal`` (else ``None``): SQLite removes
+    both at a clean close, and a killed process leaves both; one alone means the write-ahead
+    log, with the latest actions, was deleted."""
+    shm = Path(f"{path}-shm")
+    if shm.exists() and not Path(f"{path}-wal").exists():
+        what = Said("{shm} is there but not {wal}", shm=shm.name, wal=Path(f"{path}-wal").name)
+        return _wal_lost_message(path, what, shm)
+    return None
+
+
+def _refuse_if_wal_lost(path: Path) -> None:
+    """Raise :class:`JournalDamaged` when the write-ahead log was lost (:func:`_shm_alone`)."""
+    lost = _shm_alone(path)
+    if lost is not None:
+        raise JournalDamaged(lost)
+
+
+def _versions_lost(path: Path, db: sqlite3.Connection) -> Said | None:
+    """Why the journal holds less than its versions file says it held (a game with fewer
+    entries, a game or player made last that is missing), or ``None``. A missing or
+    unreadable versions file says nothing."""
+    marker = versions_path(path)
+    try:
+        seen = json.loads(marker.read_text(encoding="utf-8"))
+        games = {int(gid): int(seq) for gid, seq in seen["games"].items()}
+        ids = {str(table): int(high) for table, high in seen["ids"].items()}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        log.warning("%s cannot be read (%s); it is written anew", marker, exc)
+        return None
+    now = _versions(db)
+    held = {int(gid): seq for gid, seq in now["games"].items()}
+    for gid, seq in sorted(games.items()):
+        have = held.get(gid)
+        if have is None and gid > now["ids"].get("games", 0):
+            return _wal_lost_message(path, Said("game {game_id} is missing", game_id=gid), marker)
+        if have is not None and have < seq:
+            what = Said(
+                "game {game_id} had {had} entries, the file holds {holds}",
+                game_id=gid,
+                had=seq,
+                holds=have,
+            )
+            return _wal_lost_message(path, what, marker)
+    for table, high in sorted(ids.items()):
+        if now["ids"].get(table, 0) < high:
+            what = (
+                Said("the newest games (up to id {had}) are missing", had=high)
+                if table == "games"
+                else Said("the newest roster players (up to id {had}) are missing", had=high)
+            )
+            return _wal_lost_message(path, what, marker)
+    return None
+
+
+def wal_lost(path: Path) -> Said | None:
+    """Read-only (``diablotin doctor``): why the journal at ``path`` holds less than it did
+    (its write-ahead log lost, see :func:`_refuse_if_wal_lost` and :func:`_versions_lost`),
+    or ``None``."""
+    lost = _shm_alone(path)
+    if lost is not None:
+        return lost
+    if not path.exists() or not versions_path(path).exists():
+        return None
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+    try:
+        return _versions_lost(path, db) if _has_tables(db) else None
+    except sqlite3.Error:
+        return None  # a damaged file: inspect_file says so
+    finally:
+        db.close()
+
+
 @dataclass(frozen=True)
 class FileState:
     """What :func:`inspect_file` found: ``state`` is ``"missing"``, ``"empty"`` (no tables),
@@ -1153,6 +1323,8 @@ def _make_room(path: Path) -> None:
         raise JournalError(
             Said("cannot read the journal {path}: {detail}", path=path, detail=found.detail)
         )
+    if not path.exists():
+        Path(f"{path}-shm").unlink(missing_ok=True)  # a lone -shm would refuse the new one
     if path.exists():
         label = "damaged" if found.state == "damaged" else "old"
         aside = f"{path}.{label}-{time.strftime('%Y%m%dT%H%M%S')}"
@@ -1162,6 +1334,7 @@ def _make_room(path: Path) -> None:
                 source.rename(aside + suffix)
         log.warning("new journal: the old one is kept as %s", aside)
     marker_path(path).unlink(missing_ok=True)
+    versions_path(path).unlink(missing_ok=True)
 
 
 @dataclass
