@@ -16,7 +16,8 @@ and time. Each attack ends *held* or *failed* with its figures (docs/reliability
   title comes back escaped in the game's page; PIN guessing from rotating addresses is
   held to :data:`GUESSES_PER_MINUTE` checked guesses while a logged-in referee plays on;
 - **start-up**: ``serve`` with a bad config, a second ``serve`` on B's data dir, and B's
-  journal truncated to 0 bytes each refuse to start, with a message and no traceback.
+  journal truncated to 0 bytes each refuse to start, with a message and no traceback;
+- **server D** (:mod:`.attack_data`, issue 26): data, text and config.
 """
 
 from __future__ import annotations
