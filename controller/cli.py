@@ -570,6 +570,7 @@ def _open_journal(config: Config) -> Any:
 def cmd_games(args: argparse.Namespace, config: Config) -> int:
     from . import importing
     from .games.base import Refused
+    from .journal import RowDamaged
 
     journal = _open_journal(config)
     if journal is None:
@@ -587,9 +588,10 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
             damage = ""
             try:
                 importing.replay_export(importing.check(journal.export(game.id)), config)
-            except Refused as exc:
+            except Refused as exc:  # RowDamaged too: a row of it cannot be read
                 state = say(Said("damaged"))
-                why = _one_line(say(said_of(exc)), 120)
+                reason = exc.what if isinstance(exc, RowDamaged) else said_of(exc)
+                why = _one_line(say(reason), 120)
                 damage = "  " + say(Said("(damaged: {reason})", reason=why))
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.created))
             named = [s["name"] or s["computer"] for s in game.seats or []]

@@ -102,7 +102,7 @@ def test_the_cli_lists_exports_and_doctor_finds_the_damaged_rows(
     assert cli.main([*args, "games"]) == 0  # before: a traceback
     out = capsys.readouterr().out
     lines = {line.split()[0]: line for line in out.splitlines()[1:]}
-    assert "(damaged: game 1 is damaged: entry 3 cannot be read" in lines[str(ids["entry"])]
+    assert "(damaged: entry 3 cannot be read (not UTF-8 text))" in lines[str(ids["entry"])]
     assert "its setup cannot be read (not JSON)" in lines[str(ids["options"])]
     assert "damaged" not in lines[str(ids["fine"])]
 
