@@ -411,8 +411,14 @@ class Service:
             log.warning("game %d no longer replays; set aside as damaged: %s", game_id, reason)
             raise GameDamaged(game_id, reason) from exc
         self.tables[game_id] = table
-        if self.box_play is not None and record.kind == self.box_play.kind:
-            self.box_play.attach(table)
+        try:
+            if self.box_play is not None and record.kind == self.box_play.kind:
+                self.box_play.attach(table)  # reads the game's settings (computer seats)
+        except RowDamaged as exc:
+            del self.tables[game_id]
+            self.damaged[game_id] = exc.what
+            log.warning("game %d cannot be read; set aside as damaged: %s", game_id, exc.what)
+            raise GameDamaged(game_id, exc.what) from exc
         if self.announcer is not None:
             self.announcer.attach(table)
         return table

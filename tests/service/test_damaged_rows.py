@@ -129,3 +129,29 @@ def test_the_cli_lists_exports_and_doctor_finds_the_damaged_rows(
         f"game-{ids['entry']}.json",
         f"game-{ids['fine']}.json",
     ]
+
+
+def test_a_setting_that_cannot_be_read_sets_its_game_aside(tmp_path: Path) -> None:
+    """A sauteur game's computer seats (a setting read when its table opens) as ``[[[``."""
+    config = make_config(tmp_path)
+    svc = quiet_service(config)
+    svc.start()
+    try:
+        gid = svc.new_game("sauteur", {"rule": "A"})
+        assert svc.journal is not None
+        svc.journal.set_setting(gid, "computer", ["p2"])
+    finally:
+        svc.stop()
+    db = sqlite3.connect(config.data_dir / JOURNAL_NAME)
+    with db:
+        db.execute("UPDATE settings SET value = '[[[' WHERE name = 'computer'")
+    db.close()
+    again = quiet_service(config)
+    again.start()  # before: JSONDecodeError, the service stopped
+    try:
+        (summary,) = again.games()
+        assert summary["damaged"] == "its setting computer cannot be read (not JSON)"
+        assert gid not in again.tables
+    finally:
+        again.stop()
+    assert not journal_check(config.data_dir).ok
