@@ -14,7 +14,11 @@ failed checkpoint is retried with backoff and reported by :meth:`Journal.health`
 Opening a journal file checks it (``PRAGMA quick_check``) and refuses a damaged one
 (:class:`JournalDamaged`, naming the file and what to do). A marker file beside the
 journal (``<journal>.marker``) records that a journal existed: a journal that is then
-missing, empty or without its tables is refused too, instead of starting empty.
+missing, empty or without its tables is refused too, instead of starting empty. A journal
+whose write-ahead log was lost after an unclean stop (the ``-shm`` file without its ``-wal``,
+or less than ``<journal>.versions`` says it held) is refused as well (:func:`write_versions`).
+A row that cannot be read although the file is sound (not UTF-8, not JSON) makes only its game
+damaged (:class:`RowDamaged`, :attr:`GameRecord.damaged`).
 :func:`salvage` reads what it can from a damaged file (``diablotin export --raw``).
 """
 
@@ -363,7 +367,10 @@ class Journal:
             lost = _versions_lost(self._file, db)
             if lost is not None:
                 raise JournalDamaged(lost)
-            write_versions(self._file, db)  # after a migration too
+            try:
+                write_versions(self._file, db)  # after a migration too
+            except OSError as exc:  # a full disk: the old file stays, a lower bound
+                log.warning("cannot write %s (%s)", versions_path(self._file), exc)
 
     def _back_up_before_migrating(self, version: int) -> None:
         """Copy the journal (online backup API) before it is migrated from ``version``."""
