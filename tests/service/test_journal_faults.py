@@ -337,6 +337,9 @@ def test_a_tails_game_whose_board_file_moved_is_quarantined(tmp_path: Path) -> N
         assert raw["options"]["board"] == str(board)
         page = client.get(f"/history/{moved}").get_data(as_text=True)
         assert "damaged: no board named" in page
+        csv = client.get("/api/export.csv", headers=REFEREE)  # issue 26, item 7: was 500
+        assert csv.status_code == 200 and csv.headers["X-Skipped-Games"] == str(moved)
+        assert client.get("/api/export.zip", headers=REFEREE).status_code == 200
         assert client.get(f"/games/{moved}").status_code == 200
         assert client.get(f"/api/games/{fine}").status_code == 200
     finally:
