@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from .games.base import Said
-from .journal import APPLICATION_ID, SCHEMA_VERSION, id_marks, raise_id_marks
+from .journal import APPLICATION_ID, SCHEMA_VERSION, id_marks, raise_id_marks, write_versions
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +145,7 @@ def restore(source: Path, journal: Path) -> Path | None:
                 raise_id_marks(db, marks)  # a game made after the copy keeps its id to itself
         finally:
             db.close()
+    write_versions(journal)  # the restored games' versions: an older copy on purpose
     return kept
 
 

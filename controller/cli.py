@@ -571,6 +571,7 @@ def _open_journal(config: Config) -> Any:
 def cmd_games(args: argparse.Namespace, config: Config) -> int:
     from . import importing
     from .games.base import Refused
+    from .journal import RowDamaged
 
     journal = _open_journal(config)
     if journal is None:
@@ -588,9 +589,10 @@ def cmd_games(args: argparse.Namespace, config: Config) -> int:
             damage = ""
             try:
                 importing.replay_export(importing.check(journal.export(game.id)), config)
-            except Refused as exc:
+            except Refused as exc:  # RowDamaged too: a row of it cannot be read
                 state = say(Said("damaged"))
-                why = _one_line(say(said_of(exc)), 120)
+                reason = exc.what if isinstance(exc, RowDamaged) else said_of(exc)
+                why = _one_line(say(reason), 120)
                 damage = "  " + say(Said("(damaged: {reason})", reason=why))
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.created))
             named = [s["name"] or s["computer"] for s in game.seats or []]
@@ -662,8 +664,9 @@ def cmd_export(args: argparse.Namespace, config: Config) -> int:
 
 def _export_all(args: argparse.Namespace, config: Config) -> int:
     """``export --all``: every game as ``game-<id>.json`` in a zip (``-o FILE.zip``), or one
-    CSV row per game (``--format csv``; stdout without ``-o``). Exit 1 if the journal
-    cannot be read, 2 for bad arguments."""
+    CSV row per game (``--format csv``; stdout without ``-o``). A game whose rows cannot be
+    read is left out with a note on stderr (the rest is exported: exit 0). Exit 1 if the
+    journal cannot be read, 2 for bad arguments."""
     from . import exports
 
     if args.game_id is not None or (args.format == "zip" and not args.output):
@@ -674,15 +677,18 @@ def _export_all(args: argparse.Namespace, config: Config) -> int:
         return 1
     try:
         if args.format == "zip":
-            count = exports.write_zip(journal, Path(args.output))
+            skipped = exports.write_zip(journal, Path(args.output))
+            count = len(journal.games()) - len(skipped)
             tell(Said("{n} game(s) written to {path}", n=count, path=args.output))
         elif args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as file:
-                exports.write_csv(journal, file)
+                skipped = exports.write_csv(journal, file)
         else:
-            exports.write_csv(journal, sys.stdout)
+            skipped = exports.write_csv(journal, sys.stdout)
     finally:
         journal.close()
+    for left_out in skipped:
+        tell(left_out.note())
     return 0
 
 

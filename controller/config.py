@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,26 @@ PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 EXIT_CONFIG = 78
 """Exit status of ``diablotin`` on a :class:`ConfigError` (``EX_CONFIG`` of sysexits.h); the
 systemd unit lists it in ``RestartPreventExitStatus=``: restarting cannot fix a bad file."""
+
+
+MAX_CONFIG_BYTES = 256 * 1024
+"""The largest config file read (``diablotin config`` writes about 3 KB); a longer one, or a
+stream that never ends (``--config /dev/zero``), is refused before it is parsed."""
+MAX_CONFIG_DEPTH = 32
+"""How deeply a config file may nest arrays and inline tables (its own tables nest 2 deep);
+deeper is refused before it is parsed (the parser would overflow Python's stack)."""
+_TOML_SKIPPED = re.compile(
+    "|".join(
+        (
+            r'"""[\s\S]*?"""',  # multi-line strings
+            r"'''[\s\S]*?'''",
+            r'"(?:\\.|[^"\\\n])*"',  # one-line strings
+            r"'[^'\n]*'",
+            r"#[^\n]*",  # comments
+        )
+    )
+)
+"""What the depth count skips: TOML strings and comments (brackets there do not nest)."""
 
 
 class ConfigError(ValueError):
@@ -182,7 +203,9 @@ def load_config(path: Path | None) -> Config:
         return Config()
     where = str(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = _read_limited(path, where)
+        _check_depth(text, where)
+        raw = tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError(
             Said(
@@ -199,7 +222,51 @@ def load_config(path: Path | None) -> Config:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(Said("{where}: not valid TOML: {exc}", where=where, exc=exc)) from None
+    except RecursionError:  # cannot happen below MAX_CONFIG_DEPTH; never a traceback
+        raise ConfigError(
+            Said(
+                "{where}: nested more than {limit} deep: not a config file",
+                where=where,
+                limit=MAX_CONFIG_DEPTH,
+            )
+        ) from None
     return _from_dict(raw, where, path)
+
+
+def _read_limited(path: Path, where: str) -> str:
+    """The file's text, at most :data:`MAX_CONFIG_BYTES`; raises :class:`ConfigError` for a
+    longer one, ``UnicodeDecodeError`` or ``OSError``."""
+    with path.open("rb") as file:
+        raw = file.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            Said(
+                "{where}: larger than {limit} bytes: not a config file",
+                where=where,
+                limit=MAX_CONFIG_BYTES,
+            )
+        )
+    return raw.decode("utf-8")
+
+
+def _check_depth(text: str, where: str) -> None:
+    """Raise :class:`ConfigError` if arrays and inline tables nest deeper than
+    :data:`MAX_CONFIG_DEPTH` (strings and comments are skipped)."""
+    depth = deepest = 0
+    for ch in _TOML_SKIPPED.sub("", text):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_CONFIG_DEPTH:
+        raise ConfigError(
+            Said(
+                "{where}: nested more than {limit} deep: not a config file",
+                where=where,
+                limit=MAX_CONFIG_DEPTH,
+            )
+        )
 
 
 def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
@@ -268,8 +335,11 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
         raise bad("server.port", Said("must be 0-65535"))
     cfg.server.referee_pin = server.get("referee_pin", cfg.server.referee_pin)
     pin = cfg.server.referee_pin
-    if pin and not (pin.isdigit() and 4 <= len(pin) <= 12):
-        raise bad("server.referee_pin", Said("must be 4 to 12 digits (or empty to generate one)"))
+    if pin and not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
+        raise bad(
+            "server.referee_pin",
+            Said("must be 4 to 12 ASCII digits 0-9 (or empty to generate one)"),
+        )
     cfg.server.threads = server.get("threads", cfg.server.threads)
     if not 8 <= cfg.server.threads <= 1024:
         raise bad("server.threads", Said("must be between 8 and 1024"))

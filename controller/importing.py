@@ -8,6 +8,8 @@ code and a one-line reason; nothing is stored for it.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -23,12 +25,21 @@ these are turned into one so a hostile file cannot reach the referee as a 500)."
 
 def read_export(path: str | Path) -> dict[str, Any]:
     """The checked export in the file at ``path``; raises :class:`Refused` (``bad-export``)
-    for a missing file, a folder, an unreadable or too large file, or a bad export."""
+    for a missing file, a folder, a pipe or a device, an unreadable or too large file, or a
+    bad export."""
     path = Path(path)
     try:
         if path.is_dir():
             raise Refused("is a folder, not an export file", "bad-export")
-        with path.open("rb") as file:
+        # O_NONBLOCK: opening a pipe with no writer would wait for one forever
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise Refused(
+                    "is not a regular file (a pipe or a device): give an export file",
+                    "bad-export",
+                )
+            os.set_blocking(fd, True)
             raw = file.read(MAX_EXPORT_BYTES + 1)
     except FileNotFoundError:
         raise Refused("no such file", "bad-export") from None

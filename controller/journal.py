@@ -14,12 +14,17 @@ failed checkpoint is retried with backoff and reported by :meth:`Journal.health`
 Opening a journal file checks it (``PRAGMA quick_check``) and refuses a damaged one
 (:class:`JournalDamaged`, naming the file and what to do). A marker file beside the
 journal (``<journal>.marker``) records that a journal existed: a journal that is then
-missing, empty or without its tables is refused too, instead of starting empty.
+missing, empty or without its tables is refused too, instead of starting empty. A journal
+whose write-ahead log was lost after an unclean stop (the ``-shm`` file without its ``-wal``,
+or less than ``<journal>.versions`` says it held) is refused as well (:func:`write_versions`).
+A row that cannot be read although the file is sound (not UTF-8, not JSON) makes only its game
+damaged (:class:`RowDamaged`, :attr:`GameRecord.damaged`).
 :func:`salvage` reads what it can from a damaged file (``diablotin export --raw``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -35,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .games.base import Said, said_of
+from .games.base import Refused, Said, said_of
 from .text import NAME_MAX, NOTE_MAX, TITLE_MAX, TextRefused, clean_text
 
 log = logging.getLogger(__name__)
@@ -43,10 +48,10 @@ T = TypeVar("T")
 
 EXPORT_FORMAT = "diablotin-game/1"
 CHECKPOINT_EVERY = 200
-"""Appends between two WAL checkpoints."""
+"""Writes (actions, renames, settings, roster changes, ...) between two WAL checkpoints."""
 CHECKPOINT_RETRY_S = (1.0, 60.0)
 """A failed checkpoint is retried after 1 s, then twice as long each time, at most 60 s
-(or sooner, after the next ``CHECKPOINT_EVERY`` appends)."""
+(or sooner, after the next ``CHECKPOINT_EVERY`` writes)."""
 MAX_EXPORT_BYTES = 1024 * 1024
 """The largest export file read (as the API's largest request body)."""
 MAX_ENTRIES = 20_000
@@ -57,6 +62,12 @@ VALUE_MAX = NOTE_MAX
 """The longest string in an imported game's options or actions (characters)."""
 MARKER_SUFFIX = ".marker"
 """``diablotin.sqlite3.marker``: a journal existed here (see the module's doc)."""
+VERSIONS_SUFFIX = ".versions"
+"""``diablotin.sqlite3.versions``: each game's last entry and the highest ids given, as the
+journal last held them (see :func:`write_versions`)."""
+VERSIONS_DELAY_S = 0.5
+"""The versions file is written at most this long after a write (off the request path,
+without fsync: it needs to survive a killed process, not a power cut)."""
 NEW_JOURNAL_HINT = "`diablotin serve --new-journal`"
 
 SCHEMA_VERSION = 3
@@ -128,6 +139,21 @@ class JournalDamaged(JournalError):
     what to do."""
 
 
+class RowDamaged(JournalError, Refused):
+    """A row of one game cannot be read (bytes that are not UTF-8, JSON that does not parse)
+    although SQLite finds the file sound: that game is set aside as damaged (code
+    ``damaged``), the others play on."""
+
+    def __init__(self, game_id: int, what: Said) -> None:
+        Refused.__init__(
+            self,
+            Said("game {game_id} is damaged: {reason}", game_id=game_id, reason=what),
+            "damaged",
+        )
+        self.game_id = game_id
+        self.what = what
+
+
 class DiskFull(JournalError, OSError):
     """SQLite could not write: the disk (or the journal's size limit) is full. Nothing was
     written; the journal works again once there is room."""
@@ -150,6 +176,8 @@ class GameRecord:
     abandoned: float | None = None
     seats: list[dict[str, Any]] | None = None
     """Who sits where (``controller.players``), or ``None``: nobody was named."""
+    damaged: Said | None = None
+    """Why the game's row cannot be read (then ``options`` is empty), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -260,7 +288,9 @@ class Journal:
             if new:
                 _make_room(self._file)
             _refuse_if_lost(self._file, before_open=True)
+            _refuse_if_wal_lost(self._file)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.text_factory = _text_of
         try:
             self._setup()
         except BaseException:
@@ -275,11 +305,18 @@ class Journal:
         self._checkpoints = 0
         self._disk_full_since: float | None = None
         self._checkpointer: threading.Thread | None = None
+        self._versions_due = threading.Event()
+        self._stopping = threading.Event()
+        self._versions_writer: threading.Thread | None = None
         if self._file is not None:
             self._checkpointer = threading.Thread(
                 target=self._checkpoint_loop, name="journal-checkpoint", daemon=True
             )
             self._checkpointer.start()
+            self._versions_writer = threading.Thread(
+                target=self._versions_loop, name="journal-versions", daemon=True
+            )
+            self._versions_writer.start()
 
     def _setup(self) -> None:
         """Check the file, set the pragmas, create the tables, leave the marker."""
@@ -327,6 +364,13 @@ class Journal:
             marker = marker_path(self._file)
             if not marker.exists():
                 marker.write_text(_marker_text(self._file), encoding="utf-8")
+            lost = _versions_lost(self._file, db)
+            if lost is not None:
+                raise JournalDamaged(lost)
+            try:
+                write_versions(self._file, db)  # after a migration too
+            except OSError as exc:  # a full disk: the old file stays, a lower bound
+                log.warning("cannot write %s (%s)", versions_path(self._file), exc)
 
     def _back_up_before_migrating(self, version: int) -> None:
         """Copy the journal (online backup API) before it is migrated from ``version``."""
@@ -349,10 +393,40 @@ class Journal:
     def close(self) -> None:
         self._closing = True
         self._checkpoint_due.set()
+        self._stopping.set()
+        self._versions_due.set()
         if self._checkpointer is not None:
             self._checkpointer.join(timeout=5)
+        if self._versions_writer is not None:
+            self._versions_writer.join(timeout=5)
         with self._lock:
+            if self._file is not None:
+                with contextlib.suppress(sqlite3.Error, OSError):
+                    write_versions(self._file, self._db)
             self._db.close()
+
+    def _versions_loop(self) -> None:
+        """Write the versions file (:func:`write_versions`) :data:`VERSIONS_DELAY_S` after a
+        write, from this thread's own connection; a failure is logged, never raised."""
+        assert self._file is not None
+        db: sqlite3.Connection | None = None
+        warned = False
+        while not self._stopping.is_set():
+            self._versions_due.wait()
+            if self._stopping.wait(VERSIONS_DELAY_S):  # a burst of writes: one file
+                break
+            self._versions_due.clear()
+            try:
+                if db is None:
+                    db = sqlite3.connect(self.path, check_same_thread=False, timeout=1.0)
+                write_versions(self._file, db)
+                warned = False
+            except (sqlite3.Error, OSError) as exc:
+                if not warned:
+                    log.warning("cannot write %s (%s)", versions_path(self._file), exc)
+                warned = True
+        if db is not None:
+            db.close()
 
     # -- checkpoints -----------------------------------------------------------
     def _checkpoint_connection(self) -> sqlite3.Connection:
@@ -360,7 +434,7 @@ class Journal:
         return sqlite3.connect(self.path, check_same_thread=False, timeout=1.0)
 
     def _checkpoint_loop(self) -> None:
-        """Checkpoint the WAL after ``CHECKPOINT_EVERY`` appends, and once more at close.
+        """Checkpoint the WAL after ``CHECKPOINT_EVERY`` writes, and once more at close.
 
         A failure (disk full, I/O error, a lock) never ends the thread: it is logged,
         reported by :meth:`health`, and retried after ``CHECKPOINT_RETRY_S`` backoff.
@@ -451,6 +525,11 @@ class Journal:
             if self._disk_full_since is not None:
                 log.info("the journal can write again")
                 self._disk_full_since = None
+            self._versions_due.set()
+            self._since_checkpoint += 1
+            if self._since_checkpoint >= CHECKPOINT_EVERY:
+                self._since_checkpoint = 0
+                self._checkpoint_due.set()
         return result
 
     # -- games ---------------------------------------------------------------
@@ -606,7 +685,15 @@ class Journal:
         row = self._one(
             "SELECT value FROM settings WHERE game_id = ? AND name = ?", (game_id, name)
         )
-        return default if row is None else json.loads(row[0])
+        if row is None:
+            return default
+        try:
+            return _json_of(row[0], object)
+        except ValueError as exc:
+            raise RowDamaged(
+                game_id,
+                Said("its setting {name} cannot be read ({why})", name=name, why=said_of(exc)),
+            ) from None
 
     # -- entries -------------------------------------------------------------
     def append(self, game_id: int, action: Mapping[str, Any], *, undo: bool = False) -> int:
@@ -626,14 +713,9 @@ class Journal:
             return int(last) + 1
 
         try:
-            seq = self._write(insert)
+            return self._write(insert)
         except sqlite3.IntegrityError:
             raise GameNotFound(Said("no game {game_id}", game_id=game_id)) from None
-        self._since_checkpoint += 1
-        if self._since_checkpoint >= CHECKPOINT_EVERY:
-            self._since_checkpoint = 0
-            self._checkpoint_due.set()
-        return seq
 
     def entries(self, game_id: int) -> list[Entry]:
         with self._lock:
@@ -641,7 +723,15 @@ class Journal:
                 "SELECT seq, at, undo, action FROM entries WHERE game_id = ? ORDER BY seq",
                 (game_id,),
             ).fetchall()
-        return [Entry(seq, at, bool(undo), json.loads(action)) for seq, at, undo, action in rows]
+        entries = []
+        for seq, at, undo, action in rows:
+            try:
+                entries.append(Entry(seq, at, bool(undo), _json_of(action, dict)))
+            except ValueError as exc:
+                raise RowDamaged(
+                    game_id, Said("entry {seq} cannot be read ({why})", seq=seq, why=said_of(exc))
+                ) from None
+        return entries
 
     def actions(self, game_id: int) -> list[dict[str, Any]]:
         """The effective action list: every action not taken back by an undo."""
@@ -649,8 +739,12 @@ class Journal:
 
     # -- export / import -------------------------------------------------------
     def export(self, game_id: int) -> dict[str, Any]:
-        """A self-contained record of the game (setup, every entry), as JSON data."""
+        """A self-contained record of the game (setup, every entry), as JSON data. Raises
+        :class:`GameNotFound`, or :class:`RowDamaged` when one of its rows cannot be read
+        (``diablotin export --raw`` saves what can be)."""
         game = self.game(game_id)
+        if game.damaged is not None:
+            raise RowDamaged(game_id, game.damaged)
         return {
             "format": EXPORT_FORMAT,
             "kind": game.kind,
@@ -910,11 +1004,59 @@ def _plain_json(value: Any, where: str) -> None:
 
 
 def _record(row: tuple[Any, ...]) -> GameRecord:
-    """A ``games`` row (``abandoned`` absent: a salvaged older journal's row)."""
+    """A ``games`` row (``abandoned`` absent: a salvaged older journal's row). A row that
+    cannot be read gives a record with ``damaged`` set (and empty options), never an
+    exception."""
     gid, kind, options, title, created, finished, *rest = row
     abandoned = rest[0] if rest else None
-    seats = json.loads(rest[1]) if len(rest) > 1 and rest[1] is not None else None
-    return GameRecord(gid, kind, json.loads(options), title, created, finished, abandoned, seats)
+    seats_json = rest[1] if len(rest) > 1 else None
+    try:
+        if not isinstance(kind, str) or isinstance(kind, Undecodable):
+            raise ValueError(Said("its kind is not UTF-8 text"))
+        if not isinstance(title, str) or isinstance(title, Undecodable):
+            raise ValueError(Said("its title is not UTF-8 text"))
+        if not all(isinstance(n, int | float) for n in (created, finished or 0, abandoned or 0)):
+            raise ValueError(Said("a time is not a number"))
+        setup = _json_of(options, dict)
+        seats = None if seats_json is None else _json_of(seats_json, list)
+    except ValueError as exc:
+        why = Said("its setup cannot be read ({why})", why=said_of(exc))
+        shown = title if isinstance(title, str) else ""
+        when = created if isinstance(created, int | float) else 0.0
+        return GameRecord(gid, str(kind), {}, shown, when, finished, abandoned, None, why)
+    return GameRecord(gid, kind, setup, title, created, finished, abandoned, seats)
+
+
+class Undecodable(str):
+    """A TEXT value whose bytes are not UTF-8, as read with :func:`_text_of` (the bad bytes
+    replaced by U+FFFD): the row it is in counts as damaged."""
+
+
+def _text_of(raw: bytes) -> str:
+    """The journal connection's ``text_factory``: UTF-8, or :class:`Undecodable` (a row with
+    a bad byte is then one damaged game, not an exception that stops everything)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(raw.decode("utf-8", "replace"))
+
+
+def _json_of(value: Any, kind: type) -> Any:
+    """A stored JSON text decoded, of type ``kind``; ``ValueError`` saying what is wrong
+    (not UTF-8, not JSON, nested too deeply, another type)."""
+    if isinstance(value, Undecodable):
+        raise ValueError(Said("not UTF-8 text"))
+    if not isinstance(value, str):
+        raise ValueError(Said("not text"))
+    try:
+        decoded = json.loads(value)
+    except RecursionError:
+        raise ValueError(Said("nested too deeply")) from None
+    except json.JSONDecodeError:
+        raise ValueError(Said("not JSON")) from None
+    if not isinstance(decoded, kind):
+        raise ValueError(Said("not a JSON object") if kind is dict else Said("not a JSON list"))
+    return decoded
 
 
 _GAME_COLUMNS = (
@@ -989,6 +1131,126 @@ def _refuse_if_lost(path: Path, *, before_open: bool) -> None:
     )
 
 
+def versions_path(path: str | Path) -> Path:
+    """The versions file beside the journal at ``path``."""
+    return Path(str(path) + VERSIONS_SUFFIX)
+
+
+def _versions(db: sqlite3.Connection) -> dict[str, Any]:
+    """``{"games": {id: last entry}, "ids": id_marks}``: what the journal holds now."""
+    rows = db.execute("SELECT game_id, MAX(seq) FROM entries GROUP BY game_id")
+    return {"games": {str(gid): int(seq) for gid, seq in rows}, "ids": id_marks(db)}
+
+
+def write_versions(path: Path, db: sqlite3.Connection | None = None) -> None:
+    """Write ``<journal>.versions`` from what the journal at ``path`` holds (its committed
+    state, read with ``db`` or a connection of its own): each game's last entry and the
+    highest ids given. Written lazily by the journal, and again by a restore and a
+    migration; :func:`_versions_lost` compares a journal with it at the next start."""
+    own = db is None
+    conn = sqlite3.connect(path, timeout=2.0) if db is None else db
+    try:
+        text = json.dumps(_versions(conn) | {"written": time.time()})
+    finally:
+        if own:
+            conn.close()
+    target = versions_path(path)
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _wal_lost_message(path: Path, what: Said, way_out: Path) -> Said:
+    return Said(
+        "the journal {path} holds less than it did: {what}. Its write-ahead log ({wal}) was "
+        "probably lost after an unclean stop. Put {wal} back beside it if you have it; or "
+        "restore a backup with `diablotin restore FILE`; or, to start from what the file "
+        "holds and lose the rest, delete {way_out}",
+        path=path,
+        what=what,
+        wal=Path(f"{path}-wal").name,
+        way_out=way_out,
+    )
+
+
+def _shm_alone(path: Path) -> Said | None:
+    """Why ``<journal>-shm`` is there without its ``-wal`` (else ``None``): SQLite removes
+    both at a clean close, and a killed process leaves both; one alone means the write-ahead
+    log, with the latest actions, was deleted."""
+    shm = Path(f"{path}-shm")
+    if shm.exists() and not Path(f"{path}-wal").exists():
+        what = Said("{shm} is there but not {wal}", shm=shm.name, wal=Path(f"{path}-wal").name)
+        return _wal_lost_message(path, what, shm)
+    return None
+
+
+def _refuse_if_wal_lost(path: Path) -> None:
+    """Raise :class:`JournalDamaged` when the write-ahead log was lost (:func:`_shm_alone`)."""
+    lost = _shm_alone(path)
+    if lost is not None:
+        raise JournalDamaged(lost)
+
+
+def _versions_lost(path: Path, db: sqlite3.Connection) -> Said | None:
+    """Why the journal holds less than its versions file says it held (a game with fewer
+    entries, a game or player made last that is missing), or ``None``. A missing or
+    unreadable versions file says nothing."""
+    marker = versions_path(path)
+    try:
+        seen = json.loads(marker.read_text(encoding="utf-8"))
+        games = {int(gid): int(seq) for gid, seq in seen["games"].items()}
+        ids = {str(table): int(high) for table, high in seen["ids"].items()}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        log.warning("%s cannot be read (%s); it is written anew", marker, exc)
+        return None
+    now = _versions(db)
+    held = {int(gid): seq for gid, seq in now["games"].items()}
+    for gid, seq in sorted(games.items()):
+        have = held.get(gid)
+        if have is None and gid > now["ids"].get("games", 0):
+            return _wal_lost_message(path, Said("game {game_id} is missing", game_id=gid), marker)
+        if have is not None and have < seq:
+            what = Said(
+                "game {game_id} had {had} entries, the file holds {holds}",
+                game_id=gid,
+                had=seq,
+                holds=have,
+            )
+            return _wal_lost_message(path, what, marker)
+    for table, high in sorted(ids.items()):
+        if now["ids"].get(table, 0) < high:
+            what = (
+                Said("the newest games (up to id {had}) are missing", had=high)
+                if table == "games"
+                else Said("the newest roster players (up to id {had}) are missing", had=high)
+            )
+            return _wal_lost_message(path, what, marker)
+    return None
+
+
+def wal_lost(path: Path) -> Said | None:
+    """Read-only (``diablotin doctor``): why the journal at ``path`` holds less than it did
+    (its write-ahead log lost, see :func:`_refuse_if_wal_lost` and :func:`_versions_lost`),
+    or ``None``."""
+    lost = _shm_alone(path)
+    if lost is not None:
+        return lost
+    if not path.exists() or not versions_path(path).exists():
+        return None
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+    try:
+        return _versions_lost(path, db) if _has_tables(db) else None
+    except sqlite3.Error:
+        return None  # a damaged file: inspect_file says so
+    finally:
+        db.close()
+
+
 @dataclass(frozen=True)
 class FileState:
     """What :func:`inspect_file` found: ``state`` is ``"missing"``, ``"empty"`` (no tables),
@@ -997,11 +1259,14 @@ class FileState:
     state: str
     detail: str = ""
     games: int = 0
+    unreadable: tuple[str, ...] = ()
+    """With ``full``: the rows that cannot be decoded (:func:`unreadable_rows`)."""
 
 
 def inspect_file(path: str | Path, *, full: bool = False) -> FileState:
     """Look at a journal file read-only (never creates or changes it): ``PRAGMA
-    quick_check``, or the full ``integrity_check`` when ``full`` (``diablotin doctor``)."""
+    quick_check``, or the full ``integrity_check`` and a decode of every row when ``full``
+    (``diablotin doctor``)."""
     path = Path(path)
     if not path.exists():
         return FileState("missing")
@@ -1017,11 +1282,35 @@ def inspect_file(path: str | Path, *, full: bool = False) -> FileState:
         if not _has_tables(db):
             return FileState("empty", "no games table")
         (games,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
-        return FileState("ok", "", int(games))
+        unreadable = tuple(unreadable_rows(db)) if full else ()
+        return FileState("ok", "", int(games), unreadable)
     except sqlite3.DatabaseError as exc:
         return FileState("damaged" if _damage(exc) else "unreadable", str(exc))
     finally:
         db.close()
+
+
+def unreadable_rows(db: sqlite3.Connection, limit: int = 20) -> list[str]:
+    """Decode every game's row, entries and settings; one line per row that cannot be read
+    (``game 3: entry 5 cannot be read (not UTF-8 text)``), at most ``limit``. SQLite's own
+    checks pass such a row: its bytes are sound, their meaning is not."""
+    db.text_factory = _text_of
+    found: list[str] = []
+    for row in db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id"):
+        damaged = _record(row).damaged
+        if damaged is not None:
+            found.append(f"game {row[0]}: {damaged}")
+    for gid, seq, action in db.execute("SELECT game_id, seq, action FROM entries ORDER BY rowid"):
+        try:
+            _json_of(action, dict)
+        except ValueError as exc:
+            found.append(f"game {gid}: entry {seq} cannot be read ({exc})")
+    for gid, name, value in db.execute("SELECT game_id, name, value FROM settings"):
+        try:
+            _json_of(value, object)
+        except ValueError as exc:
+            found.append(f"game {gid}: its setting {name} cannot be read ({exc})")
+    return found[:limit]
 
 
 def _make_room(path: Path) -> None:
@@ -1041,6 +1330,8 @@ def _make_room(path: Path) -> None:
         raise JournalError(
             Said("cannot read the journal {path}: {detail}", path=path, detail=found.detail)
         )
+    if not path.exists():
+        Path(f"{path}-shm").unlink(missing_ok=True)  # a lone -shm would refuse the new one
     if path.exists():
         label = "damaged" if found.state == "damaged" else "old"
         aside = f"{path}.{label}-{time.strftime('%Y%m%dT%H%M%S')}"
@@ -1050,6 +1341,7 @@ def _make_room(path: Path) -> None:
                 source.rename(aside + suffix)
         log.warning("new journal: the old one is kept as %s", aside)
     marker_path(path).unlink(missing_ok=True)
+    versions_path(path).unlink(missing_ok=True)
 
 
 @dataclass
@@ -1076,6 +1368,7 @@ def salvage(path: str | Path) -> Salvage:
         if wal.exists():
             shutil.copyfile(wal, f"{copy}-wal")
         db = sqlite3.connect(copy)
+        db.text_factory = _text_of
         try:
             games = _salvage_rows(
                 db, "games", "id, kind, options, title, created, finished", result
@@ -1090,18 +1383,18 @@ def salvage(path: str | Path) -> Salvage:
     for row in entries:
         by_game.setdefault(row[0], []).append(row)
     for row in sorted(games, key=lambda r: r[0]):
-        try:
-            record = _record(row)
-        except (TypeError, ValueError) as exc:
-            result.problems.append(f"game {row[0]}: its setup cannot be read ({exc})")
+        record = _record(row)
+        if record.damaged is not None:
+            result.problems.append(f"game {row[0]}: {record.damaged}")
+            by_game.pop(record.id, None)
             continue
         kept = []
         for _gid, seq, at, undo, action in sorted(by_game.pop(record.id, []), key=lambda r: r[1]):
             try:
                 kept.append(
-                    {"seq": seq, "at": at, "undo": bool(undo), "action": json.loads(action)}
+                    {"seq": seq, "at": at, "undo": bool(undo), "action": _json_of(action, dict)}
                 )
-            except (TypeError, ValueError):
+            except ValueError:
                 result.problems.append(f"game {record.id}: entry {seq} cannot be read")
         seqs = {e["seq"] for e in kept}
         last = last_seq.get(record.id, max(seqs, default=0))

@@ -23,7 +23,7 @@ from typing import Any
 from .games import registry
 from .games.base import Refused
 from .journal import DuplicateName, Journal, Player
-from .text import NAME_MAX, TextRefused, _is_emoji, clean_text
+from .text import NAME_MAX, TextRefused, _is_emoji, clean_text, looks_alike
 
 SEATS_SETTING = "seats"
 """The journal's per-game setting that holds a game's seats."""
@@ -63,7 +63,8 @@ def clean_mark(value: object) -> str:
 
 def save_player(journal: Journal, data: Mapping[str, Any]) -> Player:
     """Add a roster player from ``{"name", "mark"}``, or change one with ``"id"``; raises
-    :class:`Refused` (``text-*``, ``bad-mark``, ``name-taken``, ``no-player``)."""
+    :class:`Refused` (``text-*``, ``bad-mark``, ``name-taken``, ``name-confusable``: it looks
+    like another player's name, :func:`controller.text.looks_alike`; ``no-player``)."""
     if not isinstance(data, Mapping):
         raise Refused("a player is a JSON object with a name and a mark", "bad-player")
     unknown = set(data) - {"id", "name", "mark"}
@@ -78,6 +79,17 @@ def save_player(journal: Journal, data: Mapping[str, Any]) -> Player:
         or not journal.player(player_id)
     ):
         raise Refused("there is no player {id}", "no-player", id=str(player_id)[:20])
+    for other in journal.players():
+        if other.id != player_id and looks_alike(name, other.name):
+            if other.name.casefold() == name.casefold():  # SQLite's NOCASE folds ASCII only
+                raise Refused("there is already a player called {name}", "name-taken", name=name)
+            raise Refused(
+                "{name} looks like {other}, already in the roster: choose a name that reads "
+                "differently",
+                "name-confusable",
+                name=name,
+                other=other.name,
+            )
     try:
         saved = journal.save_player(name, mark, player_id)
     except DuplicateName:

@@ -28,7 +28,7 @@ from .config import Config
 from .games import registry
 from .games.base import Action, Refused, Rules, Said, said_of, words
 from .hub import Hub
-from .journal import GameNotFound, Journal, JournalError
+from .journal import GameNotFound, Journal, JournalError, RowDamaged
 from .system import PinFile
 from .table import Table
 
@@ -401,11 +401,18 @@ class Service:
     def _open_table(self, game_id: int) -> Table:
         """Replay a game into a table. Raises :class:`GameDamaged` (and remembers why in
         :attr:`damaged`) when it no longer replays: a board file moved, conflicting
-        entries, an unknown game. Raises ``GameNotFound`` for no such game."""
+        entries, an unknown game, a row of it that cannot be read (a byte that is not UTF-8,
+        options that are not JSON). Raises ``GameNotFound`` for no such game."""
         assert self.journal is not None
         record = self.journal.game(game_id)
         try:
+            if record.damaged is not None:  # its row cannot be read
+                raise RowDamaged(game_id, record.damaged)
             table = Table(rules_for(record.kind, self.config), self.journal, game_id, self.hub)
+        except RowDamaged as exc:
+            self.damaged[game_id] = exc.what
+            log.warning("game %d cannot be read; set aside as damaged: %s", game_id, exc.what)
+            raise GameDamaged(game_id, exc.what) from exc
         except JournalError:
             raise
         except sqlite3.Error as exc:  # the file, not the game: `doctor` checks it in full
@@ -424,8 +431,14 @@ class Service:
             raise GameDamaged(game_id, reason) from exc
         self.tables[game_id] = table
         table.listeners.append(self._moved)
-        if self.box_play is not None and record.kind == self.box_play.kind:
-            self.box_play.attach(table)
+        try:
+            if self.box_play is not None and record.kind == self.box_play.kind:
+                self.box_play.attach(table)  # reads the game's settings (computer seats)
+        except RowDamaged as exc:
+            del self.tables[game_id]
+            self.damaged[game_id] = exc.what
+            log.warning("game %d cannot be read; set aside as damaged: %s", game_id, exc.what)
+            raise GameDamaged(game_id, exc.what) from exc
         if self.announcer is not None:
             self.announcer.attach(table)
         return table
@@ -486,8 +499,8 @@ class Service:
             )
             summary["on_box"] = holder is not None and holder.game_id == record.id
             summary["default_title"] = _default_title(record)
-            if record.id in self.damaged:
-                reason = self.damaged[record.id]
+            reason = self.damaged.get(record.id, record.damaged)
+            if reason is not None:
                 summary["damaged"] = str(reason)
                 if isinstance(reason, Said):  # for a page to word in its language
                     summary["damaged_said"] = reason.as_dict()

@@ -40,9 +40,11 @@ def _rules(kind: str) -> Rules[Any]:
 
 
 def counted(records: Iterable[GameRecord]) -> list[GameRecord]:
-    """The games statistics count: finished ones, not abandoned (deleted games are gone
-    from the journal). The one filter."""
-    return [r for r in records if r.finished is not None and r.abandoned is None]
+    """The games statistics count: finished ones, not abandoned, not damaged (deleted games
+    are gone from the journal). The one filter."""
+    return [
+        r for r in records if r.finished is not None and r.abandoned is None and r.damaged is None
+    ]
 
 
 def seat_names(game: GameRecord) -> dict[str, str]:

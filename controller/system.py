@@ -159,7 +159,7 @@ class PinFile:
         if mark is not None and mark == self._seen:
             return self._pin
         pin = self.path.read_text().strip() if mark is not None else ""
-        if not pin.isdigit():
+        if not (pin.isascii() and pin.isdigit()):
             pin = self.reset()
             return pin
         self._pin, self._seen = pin, mark

@@ -16,7 +16,8 @@ and time. Each attack ends *held* or *failed* with its figures (docs/reliability
   title comes back escaped in the game's page; PIN guessing from rotating addresses is
   held to :data:`GUESSES_PER_MINUTE` checked guesses while a logged-in referee plays on;
 - **start-up**: ``serve`` with a bad config, a second ``serve`` on B's data dir, and B's
-  journal truncated to 0 bytes each refuse to start, with a message and no traceback.
+  journal truncated to 0 bytes each refuse to start, with a message and no traceback;
+- **server D** (:mod:`.attack_data`, issue 26): data, text and config.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .attack_data import run_data
 from .common import PIN, Log, ServeProcess, free_port, rss_mb
 from .hostile import (
     HOST,
@@ -103,6 +105,8 @@ class AttackPlan:
     """PIN guesses sent per second (each from a new address)."""
     hostile: int
     """Requests in the memory mix."""
+    renames: int = 3000
+    """Game renames in a row (the WAL must still be checkpointed)."""
 
 
 FULL_ATTACK = AttackPlan(
@@ -124,6 +128,7 @@ SHORT_ATTACK = AttackPlan(
     guess_s=4.0,
     guess_rate=40.0,
     hostile=2_000,
+    renames=250,
 )
 
 
@@ -161,11 +166,26 @@ ATTACKS = (
     "config: not UTF-8",
     "second serve on the same data dir",
     "journal truncated to 0 bytes",
+    # server D: data, text and config (issue 26, items 6-13; attack_data.py)
+    "sessions: web-sessions.json unwritable",
+    "free text: invisible, look-alike names",
+    "WAL: renames are checkpointed",
+    "WAL deleted after kill -9",
+    "WAL and -shm deleted after kill -9",
+    "damaged rows: serve starts",
+    "damaged rows: exports leave them out",
+    "damaged rows: games and doctor",
+    "config: array nested 500 deep",
+    "config: /dev/zero",
+    "config: Arabic-Indic referee_pin",
+    "replay FIFO --import",
 )
 """Every attack, in the order they run and are reported."""
-STREAM_ATTACKS, GUESS_ATTACKS, REQUEST_ATTACKS = ATTACKS[:4], ATTACKS[4:6], ATTACKS[6:]
+DATA_ATTACKS = ATTACKS[ATTACKS.index("sessions: web-sessions.json unwritable") :]
+STREAM_ATTACKS, GUESS_ATTACKS = ATTACKS[:4], ATTACKS[4:6]
+REQUEST_ATTACKS = ATTACKS[6 : len(ATTACKS) - len(DATA_ATTACKS)]
 """The attacks on server A (streams), server C (PIN guessing), server B (requests, then
-start-up)."""
+start-up), server D (data, text and config: :mod:`.attack_data`)."""
 
 
 # --- HTTP from any loopback address ------------------------------------------------------------
@@ -763,6 +783,7 @@ SERVERS: tuple[tuple[Callable[[AttackPlan, Path, int, Log], list[Attack]], Seque
     (run_streams, STREAM_ATTACKS),
     (run_guessing, GUESS_ATTACKS),
     (run_requests, REQUEST_ATTACKS),
+    (run_data, DATA_ATTACKS),
 )
 """Each server's run and the attacks it reports, in the order of :data:`ATTACKS`."""
 

@@ -241,9 +241,11 @@ def export_all_zip() -> Response:
     assert journal is not None
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "games.zip"
-        write_zip(journal, target)
+        skipped = write_zip(journal, target)
         data = target.read_bytes()
     resp = Response(data, mimetype="application/zip")
+    if skipped:  # their rows cannot be read; skipped.txt in the zip says why
+        resp.headers["X-Skipped-Games"] = " ".join(str(s.game_id) for s in skipped)
     resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.zip"'
     return resp
 
@@ -260,8 +262,10 @@ def export_all_csv() -> Response:
     journal = service().journal
     assert journal is not None
     out = io.StringIO()
-    write_csv(journal, out)
+    skipped = write_csv(journal, out)
     resp = Response(out.getvalue(), mimetype="text/csv")
+    if skipped:  # their rows cannot be read, or they no longer make seats
+        resp.headers["X-Skipped-Games"] = " ".join(str(s.game_id) for s in skipped)
     resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.csv"'
     return resp
 
@@ -487,7 +491,7 @@ def export(game_id: int) -> Response:
         raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
     journal = service().journal
     assert journal is not None
-    data = journal.export(game_id)
+    data = guarded(lambda: journal.export(game_id))  # 409 for a row that cannot be read
     body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     resp = Response(body, mimetype="application/json")
     resp.headers["Content-Disposition"] = f'attachment; filename="diablotin-game-{game_id}.json"'

@@ -16,6 +16,7 @@ wrong PIN) or 429 with ``Retry-After`` (too many wrong PINs).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import ipaddress
@@ -178,7 +179,8 @@ class SessionStore:
 
     The signed cookie names a session id; the id counts only while it is here. Kept in
     ``web-sessions.json`` in the data dir (mode 0600) so a restart does not log the
-    referee out; at most ``max_sessions`` (the oldest are dropped), each for
+    referee out (in memory only while the file cannot be written: a full disk still lets
+    the referee log in); at most ``max_sessions`` (the oldest are dropped), each for
     ``lifetime_s`` seconds. ``clock``: wall-clock seconds (they outlive a restart).
     """
 
@@ -195,6 +197,8 @@ class SessionStore:
         self.clock = clock
         self._lock = threading.Lock()
         self._expires: dict[str, float] = {}
+        self._unsaved = False
+        """The last save failed: the file lags behind memory."""
         try:
             loaded = json.loads(path.read_text())
             if isinstance(loaded, dict):
@@ -230,12 +234,31 @@ class SessionStore:
             del self._expires[sid]
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the sessions to the file. A write that fails (a full disk, a read-only
+        data dir) keeps them in memory only, with a warning: the referee still logs in;
+        the next save that works writes them all."""
         tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            json.dump(self._expires, out)
-        os.replace(tmp, self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as out:
+                json.dump(self._expires, out)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if not self._unsaved:
+                log.warning(
+                    "cannot write %s (%s): referee sessions are kept in memory only "
+                    "(a restart logs the referee out)",
+                    self.path,
+                    exc.strerror or exc,
+                )
+            self._unsaved = True
+            return
+        if self._unsaved:
+            log.info("%s is written again", self.path)
+        self._unsaved = False
 
 
 def load_or_make_secret(data_dir: Path) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import threading
@@ -136,6 +137,9 @@ def test_an_older_journal_is_backed_up_then_migrated_in_place(tmp_path, fixture,
     try:
         games = journal.games()
         assert len(games) == 6
+        # the migration wrote the versions file (issue 26, item 10): each game's last entry
+        versions = json.loads(path.with_name(f"{JOURNAL_NAME}.versions").read_text())
+        assert versions["games"] == {str(g.id): len(journal.entries(g.id)) for g in games}
         assert all(g.abandoned is None and g.seats is None for g in games)
         assert journal.players() == [] and journal.box_game() is None
         journal.abandon(games[2].id)  # the new column works

@@ -202,3 +202,17 @@ def test_paths_expand_tilde_and_are_relative_to_the_file(tmp_path, monkeypatch):
     cfg = load_config(path)
     assert cfg.data_dir == tmp_path / "etc" / "state"
     assert cfg.tails.board == str(home / "boards" / "mine.json")
+
+
+def test_brackets_in_comments_and_strings_do_not_count_as_nesting(tmp_path: Path) -> None:
+    """The depth limit (issue 26, item 12) counts arrays and inline tables, not a comment
+    or a string full of brackets."""
+    from controller.config import MAX_CONFIG_DEPTH
+
+    path = tmp_path / "ok.toml"
+    path.write_text("# " + "[" * 100 + "\n[server]\nhost = '" + "{" * 100 + "'\n", encoding="utf-8")
+    assert load_config(path).server.host == "{" * 100
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * (MAX_CONFIG_DEPTH + 1) + "]" * (MAX_CONFIG_DEPTH + 1))
+    with pytest.raises(ConfigError, match="nested more than 32 deep"):
+        load_config(deep)

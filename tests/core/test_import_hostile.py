@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller import cli
+from controller.games.base import Refused
 from controller.journal import EXPORT_FORMAT, MAX_EXPORT_BYTES, BadExport, Journal
 
 GOOD_TAILS: dict[str, Any] = {
@@ -205,3 +206,49 @@ def test_an_entry_that_cannot_be_stored_rolls_back_the_game_row(tmp_path: Path) 
         journal.import_game(data)
     assert journal.games() == []
     journal.close()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_replay_refuses_a_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """Issue 26, item 13: ``diablotin replay FIFO --import`` hung waiting for a writer."""
+    import os
+    import threading
+
+    from controller.importing import read_export
+
+    if kind == "fifo":
+        path = tmp_path / "game.json"
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero")
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            read_export(path)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive() and kind == "fifo":  # unblock the reader, then fail
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+    assert outcome and isinstance(outcome[0], Refused), outcome
+    assert str(outcome[0]) == "is not a regular file (a pipe or a device): give an export file"
+
+
+def test_replay_fifo_import_says_why_and_stores_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    data = tmp_path / "data"
+    assert cli.main(["--data-dir", str(data), "replay", str(fifo), "--import"]) == 2
+    err = capsys.readouterr().err
+    assert f"{fifo}: is not a regular file (a pipe or a device)" in err
+    assert not (data / "diablotin.sqlite3").exists()

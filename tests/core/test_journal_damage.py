@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -312,3 +313,92 @@ def test_play_keeps_its_match_out_of_the_data_dir_unless_told(
     assert cli.main([*data, "play", "sauteur", "--seed", "3", "--journal", str(kept)]) == 1
     assert cli.main([*data, "games"]) == 0
     assert "in progress" in capsys.readouterr().out.splitlines()[-1]
+
+
+KILLED_WRITER = """
+import os, signal, sys, time
+from controller.journal import Journal
+journal = Journal(sys.argv[1])
+games = [journal.create_game("tails", {"players": 2}, f"game {n}") for n in range(4)]
+for n in range(230):
+    journal.append(games[0], {"type": "note", "n": n})
+versions = sys.argv[1] + ".versions"
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline:  # written lazily, off the writes: wait for it
+    if f'"{games[0]}": 230' in open(versions).read():
+        break
+    time.sleep(0.02)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def killed_with_a_wal(path: Path) -> None:
+    """``kill -9`` of a process that wrote 4 games (230 entries in the first): a checkpoint
+    after 200 writes, the rest only in the WAL."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], timeout=60)
+    assert done.returncode == -9
+    assert Path(f"{path}-wal").stat().st_size > 0
+
+
+@pytest.mark.parametrize("deleted", [("-wal",), ("-wal", "-shm")])
+def test_a_wal_lost_after_kill_9_is_refused_with_the_way_out(
+    tmp_path: Path, deleted: tuple[str, ...]
+) -> None:
+    """Issue 26, item 10: after kill -9 with the WAL deleted the service started with 1 of 4
+    games (game 1 at version 200 of 230), without a word."""
+    path = tmp_path / "diablotin.sqlite3"
+    killed_with_a_wal(path)
+    for suffix in deleted:
+        Path(f"{path}{suffix}").unlink()
+    with pytest.raises(JournalDamaged) as refused:
+        Journal(path)
+    message = str(refused.value)
+    assert message.startswith(f"the journal {path} holds less than it did: ")
+    assert "diablotin.sqlite3-wal" in message and "`diablotin restore FILE`" in message
+    way_out = Path(f"{path}-shm") if len(deleted) == 1 else Path(f"{path}.versions")
+    if len(deleted) == 1:
+        assert "diablotin.sqlite3-shm is there but not diablotin.sqlite3-wal" in message
+    else:
+        assert re.search(r"game 1 had 230 entries, the file holds 1?\d\d\b", message)
+    assert message.endswith(f"delete {way_out}")
+    from controller.checks import journal_check
+
+    check = journal_check(tmp_path)  # doctor says the same
+    assert not check.ok and "holds less than it did" in check.message
+    with pytest.raises(JournalDamaged, match="holds less than it did"):
+        Journal(path)  # refused again: the refusal changed nothing that matters
+    way_out.unlink()  # the way out: start from what the file holds, on purpose
+    if len(deleted) == 1:
+        with pytest.raises(JournalDamaged, match="game 1 had 230 entries"):
+            Journal(path)  # the versions file still tells
+        Path(f"{path}.versions").unlink()
+    journal = Journal(path)
+    assert 0 < len(journal.entries(1)) < 230  # what the checkpoint had copied
+    journal.close()
+    reopened = Journal(path)  # and from then on, it opens
+    reopened.close()
+
+
+def test_no_false_alarm_after_kill_9_with_the_wal_a_clean_stop_or_a_restore(
+    tmp_path: Path,
+) -> None:
+    from controller import backup
+
+    path = tmp_path / "diablotin.sqlite3"
+    journal = Journal(path)
+    gid = journal.create_game("tails", {"players": 2}, "kept")
+    journal.close()
+    copy = backup.backup(path, tmp_path / "copy.sqlite3")
+    killed_with_a_wal(path)  # the WAL is there: SQLite recovers it
+    journal = Journal(path)
+    assert len(journal.games()) == 5 and len(journal.entries(2)) == 230
+    journal.close()  # a clean stop
+    journal = Journal(path)
+    journal.close()
+    backup.restore(copy, path)  # an older copy, on purpose: the versions file follows
+    journal = Journal(path)
+    assert [g.id for g in journal.games()] == [gid]
+    journal.close()

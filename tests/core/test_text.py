@@ -13,6 +13,11 @@ from controller.text import NAME_MAX, TextRefused, clean_text
         ("👨\u200d👩\u200d👧", "👨\u200d👩\u200d👧"),  # joiner inside an emoji sequence
         ("Zoë 🎲", "Zoë 🎲"),
         ("<!--<script>", "<!--<script>"),  # markup is text here; pages escape it
+        ("\u2764\ufe0f", "\u2764\ufe0f"),  # ❤️: a selector after an emoji
+        ("1\ufe0f\u20e3", "1\ufe0f\u20e3"),  # 1️⃣: after a keycap's digit
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",)
+        * 2,  # 🏴 Scotland
+        ("Anna\u00a0Maria", "Anna\u00a0Maria"),  # a space that is a space
     ],
 )
 def test_accepted_text_is_trimmed_and_normalised(raw: str, expected: str) -> None:
@@ -32,6 +37,23 @@ def test_accepted_text_is_trimmed_and_normalised(raw: str, expected: str) -> Non
         ("a\u200db", "text-invisible"),  # joiner between letters
         ("\u200d👩", "text-invisible"),
         ("a\ufeffb", "text-invisible"),
+        # issue 26, item 11: all of these were accepted
+        ("Zo\u061cé", "text-invisible"),
+        ("a\u2028b", "text-control"),
+        ("a\u2029b", "text-control"),
+        ("Zoé\u3164", "text-invisible"),
+        ("\u115f", "text-invisible"),
+        ("\u1160", "text-invisible"),
+        ("\uffa0", "text-invisible"),
+        ("\u2800", "text-invisible"),  # a blank title
+        ("a\u206ab", "text-invisible"),
+        ("a\u206fb", "text-invisible"),
+        ("a\ufff9b", "text-invisible"),
+        ("a\ufffbb", "text-invisible"),
+        ("a\U000e0041b", "text-invisible"),  # a tag character outside a flag
+        ("\U0001f3f4\U000e0067\U000e0062", "text-invisible"),  # a flag's tags, never closed
+        ("a\ufe0fb", "text-invisible"),  # a selector after a letter
+        ("a\ue000b", "text-private"),
         ("   ", "text-empty"),
         ("x" * 81, "text-too-long"),
         (["a"], "text-type"),

@@ -21,6 +21,10 @@ UNIT = REPO / "deploy" / "diablotin.service"
         (b"[limits]\nmin_gap_ms = nan\n", "limits.min_gap_ms: min_gap_ms must be a finite"),
         (b"[limits]\nduty_window_s = 20\n", "limits.duty_window_s: the duty window is fixed"),
         (b"[box\n", "not valid TOML"),
+        # issue 26, item 12: a RecursionError traceback and exit 1
+        (b"x = " + b"[" * 500 + b"]" * 500 + b"\n", "nested more than 32 deep"),
+        # issue 26, item 12: Arabic-Indic digits were taken; no phone types them
+        ("[server]\nreferee_pin = '\u0661\u0662\u0663\u0664'\n".encode(), "ASCII digits 0-9"),
     ],
 )
 def test_serve_with_a_bad_config_exits_78_without_a_traceback(
@@ -48,3 +52,26 @@ def test_the_unit_does_not_restart_after_a_config_error() -> None:
     assert len(prevent) == 1
     assert str(EXIT_CONFIG) in prevent[0].split("=", 1)[1].split()
     assert "Restart=on-failure" in lines
+
+
+def test_a_config_that_never_ends_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    """Issue 26, item 12: ``--config /dev/zero`` grew memory without bound (6 GB in 5 s). The
+    run here may use 1 GB at most: reading the whole stream would fail with a MemoryError."""
+    import resource
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "--config", "/dev/zero", "config"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=limit_memory,
+    )
+    assert done.returncode == EXIT_CONFIG, done.stderr[-500:]
+    assert done.stderr.startswith("diablotin: config error: /dev/zero: "), done.stderr
+    assert "larger than 262144 bytes" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -49,6 +49,7 @@ EXPECTED_HELD = {
     "RSS over the hostile mix",
     "hostile title escaped in its page",
     "PIN guessing from many addresses",
+    *atk.DATA_ATTACKS,  # issue 26, items 6-13: server D
 }
 """Attacks that must hold (asserted)."""
 
@@ -175,3 +176,12 @@ def test_reliability_takes_the_attack_part() -> None:
     )
     assert result.returncode == 2
     assert "'attack'" in result.stderr
+
+
+def test_the_data_attacks_did_their_work(attacks: list[rel.Attack]) -> None:
+    """Server D's figures (issue 26): the renames went out, the hostile texts were sent."""
+    by_name = {a.name: a.figures for a in attacks}
+    renames = rel.SHORT_ATTACK.renames
+    assert re.match(rf"{renames} renames: [1-9]\d* checkpoint", by_name[atk.DATA_ATTACKS[2]])
+    assert by_name["free text: invisible, look-alike names"].startswith("17/17 refused")
+    assert "skipped 3 4" in by_name["damaged rows: exports leave them out"]

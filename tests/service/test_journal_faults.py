@@ -339,6 +339,9 @@ def test_a_tails_game_whose_board_file_moved_is_quarantined(tmp_path: Path) -> N
         assert raw["options"]["board"] == str(board)
         page = client.get(f"/history/{moved}").get_data(as_text=True)
         assert "damaged: no board named" in page
+        csv = client.get("/api/export.csv", headers=REFEREE)  # issue 26, item 7: was 500
+        assert csv.status_code == 200 and csv.headers["X-Skipped-Games"] == str(moved)
+        assert client.get("/api/export.zip", headers=REFEREE).status_code == 200
         assert client.get(f"/games/{moved}").status_code == 200
         assert client.get(f"/api/games/{fine}").status_code == 200
     finally:
@@ -430,3 +433,25 @@ def test_a_pop_the_box_cannot_record_on_a_full_disk_is_a_notice(tmp_path: Path) 
         assert svc.call(lambda: "worker alive") == "worker alive"
     finally:
         svc.stop()
+
+
+def test_every_write_counts_towards_a_checkpoint(tmp_path: Path) -> None:
+    """Issue 26, item 9: only game actions counted; 3,000 renames left a 12.4 MB WAL and
+    0 checkpoints. Renames, settings and roster changes count too."""
+    from controller.journal import CHECKPOINT_EVERY
+
+    journal = Journal(tmp_path / "data" / "diablotin.sqlite3")
+    try:
+        gid = journal.create_game("tails", {"players": 2}, "first")
+        for n in range(CHECKPOINT_EVERY):
+            journal.rename(gid, f"title {n}")
+        wait_for(lambda: journal.health()["checkpoints"] >= 1, what="a checkpoint after renames")
+        for n in range(CHECKPOINT_EVERY):
+            journal.set_setting(gid, "note", n)
+        wait_for(lambda: journal.health()["checkpoints"] >= 2, what="one after settings")
+        player = journal.save_player("Zoé", "#ff0000")
+        for n in range(CHECKPOINT_EVERY):
+            journal.save_player(f"Zoé {n}", "#00ff00", player)
+        wait_for(lambda: journal.health()["checkpoints"] >= 3, what="one after roster changes")
+    finally:
+        journal.close()

@@ -202,3 +202,35 @@ def test_a_wrong_pin_header_gets_no_referee_view(client: FlaskClient, service: S
     resp = client.get(f"/api/games/{game_id}", headers={"X-Referee-Pin": "0000"})
     assert resp.status_code == 401
     assert "legal" not in (resp.get_json().get("extras") or {})
+
+
+def test_on_a_full_disk_the_referee_still_logs_in_and_out(
+    client: FlaskClient, app: Flask, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """Issue 26, item 6: writing web-sessions.json failed (ENOSPC) and login gave 500. The
+    session is kept in memory, with a warning, and saved once the disk has room again."""
+    import errno
+    import json
+    import os
+
+    real_open = os.open
+
+    def full(path: Any, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith((".tmp", "web-sessions.json")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, *args, **kwargs)
+
+    store = app.extensions["diablotin.sessions"]
+    monkeypatch.setattr(os, "open", full)
+    with caplog.at_level("WARNING"):
+        token = login(client)
+    assert client.get("/api/session").get_json() == {"referee": True, "csrf": token}
+    assert any("web-sessions.json" in r.getMessage() for r in caplog.records)
+    monkeypatch.setattr(os, "open", real_open)
+    second = app.test_client()
+    login(second)  # room again: both sessions are saved
+    assert len(json.loads(store.path.read_text())) == 2
+    monkeypatch.setattr(os, "open", full)
+    resp = client.delete("/api/session", headers={"X-CSRF-Token": token})
+    assert resp.status_code == 200
+    assert client.get("/api/session").get_json() == {"referee": False, "csrf": None}
