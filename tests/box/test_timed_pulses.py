@@ -107,14 +107,17 @@ def test_a_hang_mid_pulse_holds_an_lgpio_coil_no_longer_than_the_pulse(
         box.fire(1)
         assert hold_coil_thread(box, 0.3) is False  # off after 30 ms, Python still stuck
         assert box.wait_idle(1.0)
+        assert box.status()["faults"] == []  # lgpio ended it on time: the coil thread was late
 
 
-def test_without_timed_pulses_a_hang_mid_pulse_holds_the_coil(
+def test_without_timed_pulses_a_hang_mid_pulse_is_ended_by_the_deadline_thread(
     pins: PinMap, clock: ManualClock
 ) -> None:
-    """Why the watchdog exists: on rpigpio/mock only our thread ends the pulse."""
+    """On rpigpio/mock only our threads end the pulse: the deadline thread, which needs
+    none of the coil thread's locks, forces it off and latches a fault."""
     with GpioBox(pins, Limits(pulse_ms=30), clock, factory=MockFactory()) as box:
         box.fire(1)
-        assert hold_coil_thread(box, 0.3) is True
+        assert hold_coil_thread(box, 0.6) is False
         assert box.wait_idle(1.0)
         assert box._coils[1].value == 0
+        assert [f["name"] for f in box.status()["faults"]] == ["coil-deadline"]
