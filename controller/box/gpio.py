@@ -193,7 +193,9 @@ class GpioBox(Box):
     ``factory`` is a name from :data:`FACTORY_NAMES` or a gpiozero ``Factory``
     instance (tests pass their own ``MockFactory``; the box then does not close
     it). ``clock`` (default: a new :class:`RealClock`) times debouncing and the
-    safety bookkeeping; the pulse itself is real time. Events are emitted on
+    safety bookkeeping; the pulse itself is real time. ``deadline_fault=False`` (the
+    simulated toy, whose coils are mock pins) still forces a pulse off at its deadline
+    but only logs it: host load alone then never stops a demo. Events are emitted on
     the clock thread (sensors) and on the caller's thread (``CoilFired``).
 
     Raises :class:`FactoryUnavailable` when the factory cannot load and
@@ -209,8 +211,10 @@ class GpioBox(Box):
         limits: Limits | None = None,
         clock: Clock | None = None,
         factory: str | Factory = "lgpio",
+        deadline_fault: bool = True,
     ) -> None:
         super().__init__(limits)
+        self._deadline_fault = deadline_fault
         self.pins = pins
         self._owns_clock = clock is None
         self.clock: Clock = clock if clock is not None else RealClock()
@@ -427,10 +431,9 @@ class GpioBox(Box):
                 self._current = None
                 self._deadline_cond.notify_all()
         if high_s * 1000 > DEADLINE_MS and not pulse.forced:
-            self._latch_fault(
-                DEADLINE_FAULT,
+            self._deadline_missed(
                 f"coil {pulse.key} was on {high_s * 1000:.0f} ms, over the {DEADLINE_MS:g} ms "
-                "limit: its timer woke up late",
+                "limit: its timer woke up late"
             )
 
     def _deadline_worker(self) -> None:
@@ -458,14 +461,16 @@ class GpioBox(Box):
         if not high:
             return  # its timer (lgpio) ended it; the coil thread is only late to notice
         self._guard.switched_off(pulse.booking, pulse.at + time.monotonic() - pulse.started)
-        log.error(
-            "coil %d still on at its %g ms deadline: every coil forced off", pulse.key, DEADLINE_MS
-        )
-        self._latch_fault(
-            DEADLINE_FAULT,
+        self._deadline_missed(
             f"coil {pulse.key} was still on {DEADLINE_MS:g} ms after its pulse began: "
-            "every coil was forced off",
+            "every coil was forced off"
         )
+
+    def _deadline_missed(self, detail: str) -> None:
+        """Log ``detail``; latch it as the deadline fault unless ``deadline_fault`` is off."""
+        log.error("%s", detail)
+        if self._deadline_fault:
+            self._latch_fault(DEADLINE_FAULT, detail)
 
     def check_coils(self) -> bool:
         """True while the coil thread and the deadline thread run and no pulse is past its

@@ -9,14 +9,17 @@ timing targets are measured by ``diablotin reliability --only coils``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPin
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from controller.box.base import BoxFault, FaultChanged, Limits
+from controller.box.base import BoxFault, FaultChanged, LimitRefused, Limits
 from controller.box.gpio import GpioBox
 from controller.box.pins import PinMap
 from controller.clock import RealClock
@@ -133,6 +136,117 @@ def test_a_coil_thread_stuck_in_the_on_write_is_forced_off_and_latches_a_fault(
     assert states(factory.pin(COILS[2])) == [False, True, False]
 
 
+def test_without_deadline_faults_a_late_pulse_is_forced_off_and_only_logged(
+    pins: PinMap, real_clock: RealClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The simulated toy's box (mock coils): host load alone never stops a demo."""
+    factory = MockFactory()
+    with GpioBox(
+        pins, Limits(pulse_ms=30), real_clock, factory=factory, deadline_fault=False
+    ) as box:
+        box.fire(1)
+        with box._coil_cond:  # stalled mid-pulse
+            time.sleep(0.1 + LOOSE_S)
+            on_during_stall = factory.pin(COILS[0]).state
+        assert on_during_stall is False
+        assert box.wait_idle(1.0)
+        assert box.status()["faults"] == []
+        assert "coil 1 was still on 100 ms after its pulse began" in caplog.text
+        time.sleep(box.cooldown_s(1))
+        box.fire(1)
+        assert box.wait_idle(1.0)
+    assert states(factory.pin(COILS[0])) == [False, True, False, True, False]
+
+
 def _fire_quietly(box: GpioBox, key: int) -> None:
     with contextlib.suppress(BoxFault):
         box.fire(key)
+
+
+class Spinning:
+    """``count`` threads spinning in Python: the load that took 100 ms pulses to 191 ms."""
+
+    def __init__(self, count: int) -> None:
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._spin, daemon=True) for _ in range(count)]
+
+    def _spin(self) -> None:
+        n = 0
+        while not self._stop.is_set():
+            n += 1
+
+    def __enter__(self) -> Spinning:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(1)
+
+
+LOADED_LIMITS = Limits(max_duty=0.03)  # 300 ms per 10 s: reachable within a second
+
+
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 4),
+            st.one_of(st.none(), st.floats(1.0, 100.0)),
+            st.floats(0.0, 0.1),  # wait before the request (s)
+        ),
+        min_size=3,
+        max_size=7,
+    )
+)
+def test_under_four_busy_threads_the_pins_keep_the_limits(
+    pins: PinMap, reqs: list[tuple[int, float | None, float]]
+) -> None:
+    """Read from the mock pins' own change times. Strict: one coil at a time, 250 ms
+    gaps, the duty limit. A pulse over 100 ms (its timer and the deadline thread both
+    woke late: Python's threads on a loaded machine) must have latched the deadline
+    fault, after which no coil pulses; the timing itself is measured by
+    ``diablotin reliability --only coils``."""
+    factory = MockFactory()
+    clock = RealClock()
+    box = GpioBox(pins, LOADED_LIMITS, clock, factory=factory)
+    faulted = False
+    try:
+        with Spinning(4):
+            for key, pulse, wait in reqs:
+                time.sleep(wait)
+                try:
+                    box.fire(key, pulse)
+                except LimitRefused:
+                    continue
+                except BoxFault:
+                    faulted = True
+            assert box.wait_idle(2.0)
+        faults = [f["name"] for f in box.status()["faults"]]
+    finally:
+        box.close()
+        clock.close()
+    periods = {key: high_periods(factory.pin(COILS[key - 1])) for key in range(1, 5)}
+    every = sorted(p for mine in periods.values() for p in mine)
+    for (_, off), (on, _) in itertools.pairwise(every):
+        assert on >= off  # one coil at a time
+    overran = [p for p in every if p[1] - p[0] > 0.1]
+    if overran:
+        assert faults == ["coil-deadline"]
+        assert all(on < overran[0][1] for on, _ in every)  # nothing after the fault
+        assert all(off - on < 0.1 + 2 * LOOSE_S for on, off in overran)
+    else:
+        assert not faulted and faults == []
+    excess = sum(off - on - 0.1 for on, off in overran)
+    for mine in periods.values():
+        for (_, off), (on, _) in itertools.pairwise(mine):
+            assert on - off >= 0.250
+        for _, end in mine:
+            on_s = sum(max(0.0, min(b, end) - max(a, end - 10.0)) for a, b in mine)
+            assert on_s <= 0.03 * 10.0 + excess
