@@ -184,7 +184,9 @@ class _Pulse:
     deadline: float = math.inf
     """``time.monotonic()`` by which the pin must be low: ``started`` + :data:`DEADLINE_MS`."""
     forced: bool = False
-    """The deadline thread forced it off."""
+    """The deadline thread took it (at its deadline)."""
+    found_high: bool = False
+    """...and found a coil still high: it forced it low and reported it."""
 
 
 class GpioBox(Box):
@@ -343,6 +345,9 @@ class GpioBox(Box):
         if self._faults:
             raise BoxFault(Said("the box has a fault: {value}", value=self._fault_text()))
         booking = self._guard.admit_measured(key, pulse_ms, reserve_ms=DEADLINE_MS)
+        if self._faults:  # latched while this request was being admitted
+            self._guard.cancel(booking)
+            raise BoxFault(Said("the box has a fault: {value}", value=self._fault_text()))
         armed = min(booking.length_ms, self.timer_cap_ms)
         pulse = _Pulse(key, armed, booking, self._generation)
         with self._coil_cond:
@@ -421,20 +426,21 @@ class GpioBox(Box):
 
     def _ended(self, pulse: _Pulse) -> None:
         """After the off write: book the measured high time; a pulse that outlived its
-        deadline (thread-timed: the off write came late) latches the deadline fault."""
+        deadline (thread-timed: the off write came late) latches the deadline fault first,
+        so no pulse can be admitted between the two."""
         high_s = time.monotonic() - pulse.started
         if self._timed is not None:  # lgpio's own thread switched it off at the end
             high_s = min(high_s, pulse.armed_ms / 1000)
+        if high_s * 1000 > DEADLINE_MS and not pulse.found_high:
+            self._deadline_missed(
+                f"coil {pulse.key} was on {high_s * 1000:.0f} ms, over the {DEADLINE_MS:g} ms "
+                "limit: its timer woke up late"
+            )
         self._guard.switched_off(pulse.booking, pulse.at + high_s)
         with self._deadline_cond:
             if self._current is pulse:
                 self._current = None
                 self._deadline_cond.notify_all()
-        if high_s * 1000 > DEADLINE_MS and not pulse.forced:
-            self._deadline_missed(
-                f"coil {pulse.key} was on {high_s * 1000:.0f} ms, over the {DEADLINE_MS:g} ms "
-                "limit: its timer woke up late"
-            )
 
     def _deadline_worker(self) -> None:
         """The independent thread: a pulse still current at its deadline is forced off."""
@@ -459,12 +465,13 @@ class GpioBox(Box):
         for key in self._coils:
             self._switch_off(key)
         if not high:
-            return  # its timer (lgpio) ended it; the coil thread is only late to notice
-        self._guard.switched_off(pulse.booking, pulse.at + time.monotonic() - pulse.started)
+            return  # ended meanwhile: the coil thread's own measure tells if it was late
         self._deadline_missed(
             f"coil {pulse.key} was still on {DEADLINE_MS:g} ms after its pulse began: "
             "every coil was forced off"
         )
+        pulse.found_high = True  # only now: the fault is latched before the guard lets go
+        self._guard.switched_off(pulse.booking, pulse.at + time.monotonic() - pulse.started)
 
     def _deadline_missed(self, detail: str) -> None:
         """Log ``detail``; latch it as the deadline fault unless ``deadline_fault`` is off."""

@@ -216,19 +216,20 @@ def test_under_four_busy_threads_the_pins_keep_the_limits(
     factory = MockFactory()
     clock = RealClock()
     box = GpioBox(pins, LOADED_LIMITS, clock, factory=factory)
-    faulted = False
     try:
         with Spinning(4):
             for key, pulse, wait in reqs:
                 time.sleep(wait)
                 try:
                     box.fire(key, pulse)
-                except LimitRefused:
+                except (LimitRefused, BoxFault):  # a limit, or the deadline fault
                     continue
-                except BoxFault:
-                    faulted = True
             assert box.wait_idle(2.0)
         faults = [f["name"] for f in box.status()["faults"]]
+        if faults:  # a latched fault refuses every later request
+            time.sleep(1.0)
+            with pytest.raises(BoxFault, match="the box has a fault"):
+                box.fire(1)
     finally:
         box.close()
         clock.close()
@@ -239,10 +240,10 @@ def test_under_four_busy_threads_the_pins_keep_the_limits(
     overran = [p for p in every if p[1] - p[0] > 0.1]
     if overran:
         assert faults == ["coil-deadline"]
-        assert all(on < overran[0][1] for on, _ in every)  # nothing after the fault
+        assert all(on < overran[0][1] for on, _ in every), (overran, every)  # none after
         assert all(off - on < 0.1 + 2 * LOOSE_S for on, off in overran)
-    else:
-        assert not faulted and faults == []
+    # (A fault without a pin over 100 ms is allowed: the box times a pulse from just before
+    # its on write to just after its off write, so it errs towards the fault.)
     excess = sum(off - on - 0.1 for on, off in overran)
     for mine in periods.values():
         for (_, off), (on, _) in itertools.pairwise(mine):
