@@ -395,8 +395,13 @@ class GpioBox(Box):
                     self._timed.start(self.pins.coils[pulse.key - 1], pulse.armed_ms)
                 else:
                     self._coils[pulse.key].on()
+                # From the end of the on write (a slow write does not shorten the pulse), but
+                # never past the cap counted from just before it (the deadline's origin).
+                end = min(
+                    time.monotonic() + pulse.armed_ms / 1000,
+                    pulse.started + self.timer_cap_ms / 1000,
+                )
             pulse.on.set()
-            end = pulse.started + pulse.armed_ms / 1000
             with self._coil_cond:
                 while pulse.generation == self._generation:
                     remaining = end - time.monotonic()

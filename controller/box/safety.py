@@ -13,7 +13,8 @@ Two ways to book:
   backend reports the pin's real high time with :meth:`CoilGuard.switched_on` and
   :meth:`CoilGuard.switched_off` (times of the writes that set the pin high and low).
   Spacing and duty then count those measured times, never the requested length; until
-  the pulse ends it counts as ``reserve_ms`` long (its deadline), so a pulse that ends on
+  the pulse ends it counts as ``reserve_ms`` long (its deadline), or as long as the longest
+  pulse the coil really had within the window if that was longer, so a pulse that ends on
   time can never take its coil past the duty limit.
 """
 
@@ -94,7 +95,7 @@ class CoilGuard:
         reserve = min(reserve, self.limits.MAX_PULSE_MS)
         with self._lock:
             now = self.clock.now()
-            self._check(key, reserve, now)
+            self._check(key, reserve, now, measured=True)
             booking = Booking(key, length, now, None, reserve / 1000)
             self._pulses[key].append(booking)
             self._open = booking
@@ -165,9 +166,13 @@ class CoilGuard:
             )
         return length
 
-    def _check(self, key: int, reserve_ms: float, now: float) -> None:
+    def _check(self, key: int, reserve_ms: float, now: float, measured: bool = False) -> None:
         """Raise :class:`LimitRefused` if a pulse of coil ``key`` lasting up to
-        ``reserve_ms`` from ``now`` would break a limit (called under the lock)."""
+        ``reserve_ms`` from ``now`` would break a limit (called under the lock).
+
+        ``measured``: the pulse counts at least as long as the longest this coil really
+        had within the window (one that outlived its deadline makes the next count more).
+        """
         if now < self._busy_until or self._open is not None:
             raise LimitRefused(Said("another coil is energised: one coil at a time"))
         pulses = self._pulses[key]
@@ -186,6 +191,8 @@ class CoilGuard:
                         min_gap_ms=self.limits.min_gap_ms,
                     )
                 )
+        if measured:
+            reserve_ms = max([reserve_ms] + [(b.until() - b.start) * 1000 for b in pulses])
         on_s = sum(max(0.0, b.until() - max(b.start, now - window)) for b in pulses)
         if on_s + reserve_ms / 1000 > self.limits.max_duty * window + _ROUNDING_S:
             raise LimitRefused(

@@ -127,6 +127,24 @@ def test_duty_counts_measured_high_times_and_the_deadline_of_the_next_pulse() ->
         g.admit_measured(1, 1, reserve_ms=100)
 
 
+def test_after_a_pulse_that_outlived_its_deadline_the_next_one_counts_as_long() -> None:
+    g, clock = guard()
+    booking = g.admit_measured(1, 30, reserve_ms=100)
+    g.switched_on(booking, clock.now())
+    clock.advance(0.3)  # its timer woke up 270 ms late
+    g.switched_off(booking, clock.now())
+    clock.advance(0.3)
+    assert g.admit_measured(1, 30, reserve_ms=100).length_ms == 30.0  # 300 + up to 300 ms
+    g2, clock2 = guard(max_duty=0.05)  # 500 ms per 10 s
+    booking = g2.admit_measured(2, 30, reserve_ms=100)
+    g2.switched_on(booking, clock2.now())
+    clock2.advance(0.3)
+    g2.switched_off(booking, clock2.now())
+    clock2.advance(0.3)
+    with pytest.raises(LimitRefused, match=r"key 2 would be on 600 ms in 10 s"):
+        g2.admit_measured(2, 30, reserve_ms=100)  # 300 + 100 would pass; 300 + 300 does not
+
+
 def test_a_pulse_that_never_switched_on_is_forgotten() -> None:
     g, _ = guard()
     booking = g.admit_measured(3)
