@@ -402,7 +402,8 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
         return 1
     from .watchdog import Watchdog, systemd_ready
 
-    watchdog = Watchdog.from_environment(service.post)  # systemd's WatchdogSec (deploy/)
+    # systemd's WatchdogSec (deploy/): pings while the worker loop and the coils are well
+    watchdog = Watchdog.from_environment(service.post, service.box)
     if watchdog is not None:
         watchdog.start()
     try:

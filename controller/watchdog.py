@@ -1,10 +1,13 @@
-"""systemd's watchdog: ``READY=1`` once serving, ``WATCHDOG=1`` only while the worker loop runs.
+"""systemd's watchdog: ``READY=1`` once serving, ``WATCHDOG=1`` only while the worker loop
+and the coils are well.
 
 The unit sets ``WatchdogSec=2``; systemd then passes ``WATCHDOG_USEC`` and ``NOTIFY_SOCKET``.
 :class:`Watchdog` posts a heartbeat job to the service's worker loop (the thread that turns
 box facts into game actions and fires coils) and pings systemd only if that job ran
-recently. A worker stuck in a job (a hang mid-pulse included) stops the pings; systemd then
-kills the service (SIGABRT) and runs ``ExecStopPost`` (``controller.coils_off``).
+recently and the box says its coils are well (:meth:`~controller.box.base.Box.check_coils`:
+the coil thread runs and no coil is past its deadline). A stuck worker or a stalled coil
+thread stops the pings (a stalled coil thread also gets every coil switched off at once);
+systemd then kills the service (SIGABRT) and runs ``ExecStopPost`` (``controller.coils_off``).
 
 No dependency: a datagram on an ``AF_UNIX`` socket is the whole sd_notify protocol.
 """
@@ -17,6 +20,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .box.base import Box
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +62,8 @@ def watchdog_interval_s() -> float | None:
 
 class Watchdog:
     """Pings systemd every ``timeout_s / 4`` while a heartbeat job posted with ``post`` has
-    run within the last ``timeout_s / 2``; stops pinging as soon as the worker stalls.
+    run within the last ``timeout_s / 2`` and ``box`` (if any) passes ``check_coils()``;
+    stops pinging as soon as either fails, and switches every coil off when the coils fail.
 
     ``post(job)`` queues ``job`` on the worker loop (``Service.post``). Only one heartbeat
     is in the queue at a time, so a stalled worker does not pile them up.
@@ -66,10 +74,13 @@ class Watchdog:
         post: Callable[[Callable[[], None]], None],
         timeout_s: float,
         send: Callable[[str], bool] = notify,
+        box: Box | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self._post = post
         self._send = send
+        self._box = box
+        self._coils_failing = False
         self._beat_at = time.monotonic()
         self._waiting = False  # a heartbeat job is queued and has not run yet
         self._lock = threading.Lock()
@@ -78,10 +89,12 @@ class Watchdog:
         self.pings = 0
 
     @classmethod
-    def from_environment(cls, post: Callable[[Callable[[], None]], None]) -> Watchdog | None:
+    def from_environment(
+        cls, post: Callable[[Callable[[], None]], None], box: Box | None = None
+    ) -> Watchdog | None:
         """A watchdog when systemd asked for one (``WATCHDOG_USEC``), else None."""
         timeout_s = watchdog_interval_s()
-        return None if timeout_s is None else cls(post, timeout_s)
+        return None if timeout_s is None else cls(post, timeout_s, box=box)
 
     def start(self) -> None:
         self._thread.start()
@@ -105,7 +118,21 @@ class Watchdog:
                 self._waiting = True
             if post:
                 self._post(self._beat)
-            if alive and self._send("WATCHDOG=1"):
+            coils_ok = self._coils_ok()
+            if alive and coils_ok and self._send("WATCHDOG=1"):
                 self.pings += 1
             elif not alive:
                 log.error("the service's worker loop is stuck: no watchdog ping")
+
+    def _coils_ok(self) -> bool:
+        """The box's ``check_coils()``; while it fails, every coil is switched off."""
+        if self._box is None or self._box.check_coils():
+            if self._coils_failing:
+                log.warning("the coil thread is back: watchdog pings again")
+            self._coils_failing = False
+            return True
+        if not self._coils_failing:
+            log.error("the coil thread is stalled or a coil is past its deadline: no ping")
+        self._coils_failing = True
+        self._box.all_off()
+        return False

@@ -271,6 +271,12 @@ class Box(abc.ABC):
     def status(self) -> dict[str, Any]:
         """JSON-ready health: backend, link, faults, coil states, limits."""
 
+    def check_coils(self) -> bool:
+        """True while whatever times this box's pulses works and no coil is past its
+        deadline (systemd's watchdog pings only then). Never blocks. Backends whose
+        pulses are timed elsewhere (the Pico's firmware) have nothing to check here."""
+        return True
+
     @abc.abstractmethod
     def all_off(self) -> None:
         """Switch every coil off now. Never raises."""

@@ -4,11 +4,27 @@
 Coils are ``DigitalOutputDevice`` (active high, created off); sensors and the lid
 are ``DigitalInputDevice`` whose edges feed our own :class:`Debouncer`. Every
 pulse is booked with :class:`CoilGuard` first (a refusal moves no pin), then a
-dedicated coil thread switches the coil on, holds it for ``pulse_ms`` of real
-time and switches it off in a ``finally``: the off never waits for the clock
-thread, a listener or the caller. On lgpio the pulse itself is timed by lgpio's
-own C thread (:class:`TimedPulses`), so it ends on time even if Python hangs; the
-coil thread's off is then a second, redundant one.
+dedicated coil thread switches the coil on, holds it for its length of real time
+and switches it off in a ``finally``: the off never waits for the clock thread, a
+listener or the caller. The guard is told when the pin really went high and low:
+the box clock's time at the write that set it high, and that plus the real time
+(``time.monotonic``) until the write that set it low returned. Spacing and duty count
+what happened, never the requested length.
+
+A pulse ends at whichever comes first (``docs/install-pi.md``, *How long a coil can
+really be on*):
+
+- its timer. On lgpio the pulse is timed by lgpio's own C thread (:class:`TimedPulses`),
+  so it ends on time even if Python hangs; the coil thread's off is a second, redundant
+  one. On the thread-timed factories (``rpigpio``, ``mock``) the coil thread times it,
+  armed for at most :data:`TIMER_CAP_MS` so that the pin's high time stays within
+  100 ms even when the thread wakes up to :data:`TIMER_SLACK_MS` late;
+- its deadline, :data:`DEADLINE_MS` after the write that set it high, watched by an
+  independent thread with its own lock: a coil still high then is forced low with every
+  other coil, and a fault is latched (pulses refused until :meth:`GpioBox.clear_faults`).
+  A pulse the coil thread ends late, past the deadline, latches the same fault.
+
+:meth:`GpioBox.check_coils` is what systemd's watchdog asks before each ping.
 """
 
 from __future__ import annotations
@@ -16,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 import queue
 import sys
 import threading
@@ -44,7 +61,7 @@ from .base import (
 )
 from .debounce import Debouncer
 from .pins import PinMap
-from .safety import CoilGuard
+from .safety import Booking, CoilGuard
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +72,19 @@ PULSE_OFF_US = 1000
 
 COIL_ON_TIMEOUT_S = 1.0
 """How long ``fire`` waits for the coil thread to switch the coil on before giving up."""
+
+DEADLINE_MS = Limits.MAX_PULSE_MS
+"""A coil still high this long (ms) after the write that set it high is forced low, with a fault."""
+
+TIMER_SLACK_MS = 10.0
+"""How late (ms) a coil thread's timer may wake under load and the pulse still end by its
+deadline: measured by ``diablotin reliability --only coils`` (``docs/reliability.md``)."""
+
+TIMER_CAP_MS = DEADLINE_MS - TIMER_SLACK_MS
+"""The longest a thread-timed pulse is armed for (ms): a request in (90, 100] ms is
+allowed, and held for 90 ms. lgpio times the full request."""
+
+DEADLINE_FAULT = "coil-deadline"
 
 _FIXES = {
     "lgpio": Said(
@@ -141,11 +171,22 @@ def timed_pulses(factory: Factory) -> TimedPulses | None:
 @dataclass
 class _Pulse:
     key: int
-    length_ms: float
+    armed_ms: float
+    """What the timer is armed for (ms): the request, capped on thread-timed backends."""
+    booking: Booking
     generation: int
     on: threading.Event = field(default_factory=threading.Event)
     error: BaseException | None = None
     at: float = 0.0
+    """The box clock's time of the write that set the pin high."""
+    started: float = 0.0
+    """``time.monotonic()`` just before that write."""
+    deadline: float = math.inf
+    """``time.monotonic()`` by which the pin must be low: ``started`` + :data:`DEADLINE_MS`."""
+    forced: bool = False
+    """The deadline thread took it (at its deadline)."""
+    found_high: bool = False
+    """...and found a coil still high: it forced it low and reported it."""
 
 
 class GpioBox(Box):
@@ -154,7 +195,9 @@ class GpioBox(Box):
     ``factory`` is a name from :data:`FACTORY_NAMES` or a gpiozero ``Factory``
     instance (tests pass their own ``MockFactory``; the box then does not close
     it). ``clock`` (default: a new :class:`RealClock`) times debouncing and the
-    safety bookkeeping; the pulse itself is real time. Events are emitted on
+    safety bookkeeping; the pulse itself is real time. ``deadline_fault=False`` (the
+    simulated toy, whose coils are mock pins) still forces a pulse off at its deadline
+    but only logs it: host load alone then never stops a demo. Events are emitted on
     the clock thread (sensors) and on the caller's thread (``CoilFired``).
 
     Raises :class:`FactoryUnavailable` when the factory cannot load and
@@ -170,8 +213,10 @@ class GpioBox(Box):
         limits: Limits | None = None,
         clock: Clock | None = None,
         factory: str | Factory = "lgpio",
+        deadline_fault: bool = True,
     ) -> None:
         super().__init__(limits)
+        self._deadline_fault = deadline_fault
         self.pins = pins
         self._owns_clock = clock is None
         self.clock: Clock = clock if clock is not None else RealClock()
@@ -181,6 +226,7 @@ class GpioBox(Box):
         self._guard = CoilGuard(self.limits, self.clock)
         self._timed = timed_pulses(self._factory)
         self.pulse_timing = "lgpio" if self._timed is not None else "thread"
+        self.timer_cap_ms = self.limits.MAX_PULSE_MS if self._timed is not None else TIMER_CAP_MS
         self._closed = False
         self._close_lock = threading.Lock()
         self._faults: dict[str, str] = {}
@@ -191,6 +237,9 @@ class GpioBox(Box):
         self._generation = 0
         self._queued = 0  # pulses handed to the coil thread and not yet finished
         self._pulses: queue.SimpleQueue[_Pulse | None] = queue.SimpleQueue()
+        # The deadline thread's own lock: nothing the coil thread holds can stop it.
+        self._deadline_cond = threading.Condition()
+        self._current: _Pulse | None = None  # the pulse between its on write and its end
         self._coils: dict[int, DigitalOutputDevice] = {}
         self._sensors: dict[int, DigitalInputDevice] = {}
         self._debouncers: dict[int, Debouncer] = {}
@@ -204,7 +253,11 @@ class GpioBox(Box):
             self._close_owned()
             raise
         self._worker = threading.Thread(target=self._coil_worker, name="coils", daemon=True)
+        self._deadline_thread = threading.Thread(
+            target=self._deadline_worker, name="coil-deadline", daemon=True
+        )
         self._worker.start()
+        self._deadline_thread.start()
         if self._led is not None:
             self._led.on()
 
@@ -280,17 +333,23 @@ class GpioBox(Box):
     def fire(self, key: int, pulse_ms: float | None = None) -> None:
         """Book a pulse with the guard, then have the coil thread switch coil ``key`` on.
 
-        Returns once the coil is on. Raises :class:`LimitRefused` (no pin
-        moved), or :class:`BoxFault` when the box is closed, a fault is latched,
-        or the pin failed (the coil is off again then). A listener raising on
-        the ``CoilFired`` event switches every coil off and the error propagates.
+        Returns once the coil is on. On thread-timed backends a request longer than
+        :data:`TIMER_CAP_MS` is held for that long (``CoilFired`` says so). Raises
+        :class:`LimitRefused` (no pin moved), or :class:`BoxFault` when the box is
+        closed, a fault is latched, or the pin failed (the coil is off again then). A
+        listener raising on the ``CoilFired`` event switches every coil off and the
+        error propagates.
         """
         if self._closed:
             raise BoxFault(Said("the gpio box is closed"))
         if self._faults:
             raise BoxFault(Said("the box has a fault: {value}", value=self._fault_text()))
-        length = self._guard.admit(key, pulse_ms)
-        pulse = _Pulse(key, length, self._generation)
+        booking = self._guard.admit_measured(key, pulse_ms, reserve_ms=DEADLINE_MS)
+        if self._faults:  # latched while this request was being admitted
+            self._guard.cancel(booking)
+            raise BoxFault(Said("the box has a fault: {value}", value=self._fault_text()))
+        armed = min(booking.length_ms, self.timer_cap_ms)
+        pulse = _Pulse(key, armed, booking, self._generation)
         with self._coil_cond:
             self._queued += 1
         self._pulses.put(pulse)
@@ -308,7 +367,7 @@ class GpioBox(Box):
                 Said("coil {key} failed: {error}", key=key, error=pulse.error)
             ) from pulse.error
         try:
-            self.emit(CoilFired(key, length, pulse.at))
+            self.emit(CoilFired(key, armed, pulse.at))
         except BaseException:
             self.all_off()
             raise
@@ -321,33 +380,131 @@ class GpioBox(Box):
             self._run_pulse(pulse)
 
     def _run_pulse(self, pulse: _Pulse) -> None:
-        """On, hold ``length_ms`` of real time (cut short by all_off/close), off in ``finally``."""
-        coil = self._coils[pulse.key]
+        """Arm the deadline, on, hold ``armed_ms`` of real time (cut short by all_off/close),
+        off in ``finally``; then tell the guard what the pin did."""
+        switched = False
         try:
             with self._coil_cond:
                 if self._closed or pulse.generation != self._generation:
                     raise BoxFault(Said("every coil was switched off before this pulse began"))
-                if self._timed is not None:
-                    self._timed.start(self.pins.coils[pulse.key - 1], pulse.length_ms)
-                else:
-                    coil.on()
+                self._arm(pulse)
+                switched = True
                 pulse.at = self.clock.now()
+                self._guard.switched_on(pulse.booking, pulse.at)
+                if self._timed is not None:
+                    self._timed.start(self.pins.coils[pulse.key - 1], pulse.armed_ms)
+                else:
+                    self._coils[pulse.key].on()
+                # From the end of the on write (a slow write does not shorten the pulse), but
+                # never past the cap counted from just before it (the deadline's origin).
+                end = min(
+                    time.monotonic() + pulse.armed_ms / 1000,
+                    pulse.started + self.timer_cap_ms / 1000,
+                )
             pulse.on.set()
-            deadline = time.perf_counter() + pulse.length_ms / 1000
             with self._coil_cond:
                 while pulse.generation == self._generation:
-                    remaining = deadline - time.perf_counter()
+                    remaining = end - time.monotonic()
                     if remaining <= 0:
                         break
                     self._coil_cond.wait(remaining)
         except BaseException as exc:
             pulse.error = exc
         finally:
-            self._switch_off(pulse.key)
+            if switched:
+                self._switch_off(pulse.key)
+                self._ended(pulse)
+            else:
+                self._guard.cancel(pulse.booking)
             pulse.on.set()
             with self._coil_cond:
                 self._queued -= 1
                 self._coil_cond.notify_all()
+
+    def _arm(self, pulse: _Pulse) -> None:
+        """Start ``pulse``'s deadline (just before its on write) with the deadline thread."""
+        with self._deadline_cond:
+            pulse.started = time.monotonic()
+            pulse.deadline = pulse.started + DEADLINE_MS / 1000
+            self._current = pulse
+            self._deadline_cond.notify_all()
+
+    def _ended(self, pulse: _Pulse) -> None:
+        """After the off write: book the measured high time; a pulse that outlived its
+        deadline (thread-timed: the off write came late) latches the deadline fault first,
+        so no pulse can be admitted between the two."""
+        high_s = time.monotonic() - pulse.started
+        if self._timed is not None:  # lgpio's own thread switched it off at the end
+            high_s = min(high_s, pulse.armed_ms / 1000)
+        if high_s * 1000 > DEADLINE_MS and not pulse.found_high:
+            self._deadline_missed(
+                f"coil {pulse.key} was on {high_s * 1000:.0f} ms, over the {DEADLINE_MS:g} ms "
+                "limit: its timer woke up late"
+            )
+        self._guard.switched_off(pulse.booking, pulse.at + high_s)
+        with self._deadline_cond:
+            if self._current is pulse:
+                self._current = None
+                self._deadline_cond.notify_all()
+
+    def _deadline_worker(self) -> None:
+        """The independent thread: a pulse still current at its deadline is forced off."""
+        while True:
+            with self._deadline_cond:
+                pulse = self._current
+                if self._closed:
+                    return
+                if pulse is None or pulse.forced:
+                    self._deadline_cond.wait()
+                    continue
+                left = pulse.deadline - time.monotonic()
+                if left > 0:
+                    self._deadline_cond.wait(left)
+                    continue
+                pulse.forced = True
+            self._force_off(pulse)
+
+    def _force_off(self, pulse: _Pulse) -> None:
+        """``pulse`` passed its deadline: every coil low; a fault if one was still high."""
+        high = [key for key, coil in self._coils.items() if _is_high(coil)]
+        for key in self._coils:
+            self._switch_off(key)
+        if not high:
+            return  # ended meanwhile: the coil thread's own measure tells if it was late
+        self._deadline_missed(
+            f"coil {pulse.key} was still on {DEADLINE_MS:g} ms after its pulse began: "
+            "every coil was forced off"
+        )
+        pulse.found_high = True  # only now: the fault is latched before the guard lets go
+        self._guard.switched_off(pulse.booking, pulse.at + time.monotonic() - pulse.started)
+
+    def _deadline_missed(self, detail: str) -> None:
+        """Log ``detail``; latch it as the deadline fault unless ``deadline_fault`` is off."""
+        log.error("%s", detail)
+        if self._deadline_fault:
+            self._latch_fault(DEADLINE_FAULT, detail)
+
+    def check_coils(self) -> bool:
+        """True while the coil thread and the deadline thread run and no pulse is past its
+        deadline (what systemd's watchdog asks before each ping). Never blocks."""
+        if self._closed:
+            return True
+        pulse = self._current
+        return (
+            self._worker.is_alive()
+            and self._deadline_thread.is_alive()
+            and (pulse is None or time.monotonic() <= pulse.deadline)
+        )
+
+    def clear_faults(self) -> None:
+        """Every coil off, then forget the latched faults: pulses are allowed again."""
+        self.all_off()
+        for name in list(self._faults):
+            detail = self._faults.pop(name)
+            self._safe_emit(FaultChanged(name, False, detail, self.clock.now()))
+        if self._led is not None and not self._led.closed and not self._closed:
+            with contextlib.suppress(Exception):
+                self._led.on()
 
     def _switch_off(self, key: int) -> None:
         coil = self._coils[key]
@@ -433,6 +590,7 @@ class GpioBox(Box):
             "backend": self.kind,
             "factory": self.factory_name,
             "pulse_timing": self.pulse_timing,
+            "timer_cap_ms": self.timer_cap_ms,
             "link": "local",
             "closed": self._closed,
             "faults": [{"name": n, "detail": d} for n, d in self._faults.items()],
@@ -453,8 +611,11 @@ class GpioBox(Box):
             self._closed = True
         self.all_off()
         self._pulses.put(None)
-        if self._worker is not threading.current_thread():
-            self._worker.join(timeout=1.0)
+        with self._deadline_cond:
+            self._deadline_cond.notify_all()
+        for thread in (self._worker, self._deadline_thread):
+            if thread is not threading.current_thread():
+                thread.join(timeout=1.0)
         self._release_devices()
         self._close_owned()
 
@@ -494,6 +655,14 @@ def _feed(device: DigitalInputDevice, debouncer: Debouncer) -> None:
     """Send the device's raw edges to ``debouncer`` (gpiozero's bounce_time stays off)."""
     device.when_activated = lambda: debouncer.edge(True)
     device.when_deactivated = lambda: debouncer.edge(False)
+
+
+def _is_high(device: DigitalOutputDevice) -> bool:
+    """Whether an output reads high; True when it cannot be read (so it is forced low)."""
+    try:
+        return not device.closed and bool(device.value)
+    except Exception:
+        return True
 
 
 def _is_active(device: DigitalInputDevice) -> bool:

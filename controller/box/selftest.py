@@ -17,6 +17,8 @@ from .pins import PinMap, describe_pin
 
 SETTLE_S = 0.3
 """How long (s) after a pulse's end a loaded slot must have emptied (the jam rule's 0.3 s)."""
+COOLDOWN_MARGIN_S = 0.01
+"""Waited beyond the box's own cooldown before the second try (s)."""
 
 
 def _word(present: bool | None, yes: str, no: str) -> str:
@@ -156,7 +158,7 @@ def _fire_waiting_out_spacing(box: Box, key: int, wait: Callable[[float], None])
         box.fire(key)
         return None
     except LimitRefused:
-        wait((box.limits.min_gap_ms + box.limits.pulse_ms) / 1000)
+        wait(box.cooldown_s(key) + COOLDOWN_MARGIN_S)
     except BoxError as exc:
         return str(exc)
     try:

@@ -399,8 +399,12 @@ def make_simulated_box(
     faults: ToyFaults | None = None,
     number_faces: Sequence[Face] = DEFAULT_NUMBER_FACES,
 ) -> tuple[GpioBox, SimulatedToy]:
-    """A :class:`GpioBox` on a fresh ``MockFactory`` with a :class:`SimulatedToy` wired to it."""
+    """A :class:`GpioBox` on a fresh ``MockFactory`` with a :class:`SimulatedToy` wired to it.
+
+    Its coils are mock pins: a pulse that outlives its deadline (a loaded host) is forced
+    off and logged, without a latched fault (``deadline_fault=False``).
+    """
     factory = MockFactory()
     toy = SimulatedToy(factory, pins, clock, seed, faults, number_faces)
-    box = GpioBox(pins, limits, clock, factory=factory)
+    box = GpioBox(pins, limits, clock, factory=factory, deadline_fault=False)
     return box, toy

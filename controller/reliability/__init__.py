@@ -1,6 +1,6 @@
 """``diablotin reliability [--short]``: kill -9, live load, box faults and attacks, end to end.
 
-Four parts, each bounded in count and time; every byte goes to 127.0.0.1.
+Five parts, each bounded in count and time; every byte goes to 127.0.0.1.
 
 1. **crash** — scripted games of all three kinds against a real ``diablotin serve``
    process (simulated box), each killed with SIGKILL at a random point, then the server
@@ -30,11 +30,15 @@ Four parts, each bounded in count and time; every byte goes to 127.0.0.1.
    cannot be written, invisible and look-alike names, thousands of renames, a WAL deleted
    after kill -9, damaged rows, configs too deep or endless, ``replay FIFO``).
    Each attack is reported held or failed with its figures.
+5. **coils** — how long a coil really stays on: 100 ms pulses on thread-timed mock pins,
+   idle and under 4 busy threads, read from the pin's own change times (:mod:`.coils`):
+   held when no pulse is over 100 ms, no 10 s window over 10 % and no gap under 250 ms.
 
 Exit status 0 when every check passed, 1 otherwise, 2 for bad arguments.
 
 Modules: :mod:`.common` (the server process, the API client), :mod:`.crash`,
-:mod:`.live`, :mod:`.faults`, :mod:`.attack` (the parts), :mod:`.report` (the summary lines).
+:mod:`.live`, :mod:`.faults`, :mod:`.attack`, :mod:`.coils` (the parts), :mod:`.report`
+(the summary lines).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .attack import ATTACKS, FULL_ATTACK, SHORT_ATTACK, Attack, AttackPlan, run_attack
+from .coils import CoilRun, coils_report, run_coils
 from .common import (
     KINDS,
     PIN,
@@ -102,6 +107,7 @@ __all__ = [
     "Api",
     "Attack",
     "AttackPlan",
+    "CoilRun",
     "CrashGame",
     "FaultCase",
     "FaultRig",
@@ -115,6 +121,7 @@ __all__ = [
     "TailsWalk",
     "acked_problems",
     "attack_report",
+    "coils_report",
     "cpu_seconds",
     "crash_report",
     "enter_actions",
@@ -125,6 +132,7 @@ __all__ = [
     "quantile",
     "rss_mb",
     "run_attack",
+    "run_coils",
     "run_crash",
     "run_faults",
     "run_live",
@@ -141,7 +149,7 @@ __all__ = [
 # --- the command ------------------------------------------------------------------------------
 
 
-PARTS = ["crash", "live", "faults", "attack"]
+PARTS = ["crash", "live", "faults", "attack", "coils"]
 
 
 @dataclass(frozen=True)
@@ -152,10 +160,28 @@ class Plan:
     duration_s: float
     fault_rounds: int
     attack: AttackPlan
+    coil_s: float
+    """Seconds of pulses per load in the coils part."""
 
 
-FULL = Plan(games=100, clients=100, rate=20.0, duration_s=60.0, fault_rounds=3, attack=FULL_ATTACK)
-SHORT = Plan(games=6, clients=20, rate=20.0, duration_s=10.0, fault_rounds=1, attack=SHORT_ATTACK)
+FULL = Plan(
+    games=100,
+    clients=100,
+    rate=20.0,
+    duration_s=60.0,
+    fault_rounds=3,
+    attack=FULL_ATTACK,
+    coil_s=30.0,
+)
+SHORT = Plan(
+    games=6,
+    clients=20,
+    rate=20.0,
+    duration_s=10.0,
+    fault_rounds=1,
+    attack=SHORT_ATTACK,
+    coil_s=6.0,
+)
 
 
 @contextlib.contextmanager
@@ -208,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
             attacks = run_attack(plan.attack, workdir, args.seed)
             ok &= all(a.held for a in attacks)
             report += attack_report(attacks)
+        if "coils" in parts:
+            print(f"coil pulses on thread-timed pins, idle and under load, {plan.coil_s:g} s each")
+            coil_runs = run_coils(plan.coil_s)
+            ok &= all(r.held for r in coil_runs)
+            report += coils_report(coil_runs)
     print()
     print("\n".join(report))
     elapsed = time.monotonic() - started

@@ -25,7 +25,16 @@ from controller.clock import ManualClock
 
 from .helpers import COILS, LID, SENSORS, Recorder, near, pulse_lengths, states
 
-TOLERANCE_S = 0.015
+EARLY_S = 0.002
+"""A pulse may end this much before its timer (the on write's own duration)."""
+LATE_S = 0.5
+"""Loose: how late a thread-timed pulse may end on a loaded test machine (the timing itself
+is measured by ``diablotin reliability --only coils``)."""
+
+
+def held(seconds: float, armed_s: float) -> bool:
+    """Whether a measured high time fits a pulse armed for ``armed_s``, loosely."""
+    return armed_s - EARLY_S <= seconds <= armed_s + LATE_S
 
 
 def coil_pins(factory: MockFactory) -> list[MockPin]:
@@ -43,7 +52,8 @@ def test_one_fire_is_exactly_one_pulse_of_the_configured_length(
     assert box.wait_idle(1.0)
     pin = factory.pin(COILS[1])
     assert states(pin) == [False, True, False]
-    assert pulse_lengths(pin) == [pytest.approx(0.030, abs=TOLERANCE_S)]
+    (length,) = pulse_lengths(pin)
+    assert held(length, 0.030)
     assert [states(factory.pin(p)) for p in (COILS[0], COILS[2], COILS[3])] == [[False]] * 3
     assert events.events == [CoilFired(2, 30.0, clock.now())]
 
@@ -57,8 +67,9 @@ def test_a_configured_pulse_length_is_held(pins: PinMap, clock: ManualClock) -> 
         box.fire(1, 15)
         assert box.wait_idle(1.0)
     assert states(factory.pin(COILS[3])) == [False, True, False]
-    assert pulse_lengths(factory.pin(COILS[3])) == [pytest.approx(0.060, abs=TOLERANCE_S)]
-    assert pulse_lengths(factory.pin(COILS[0])) == [pytest.approx(0.015, abs=TOLERANCE_S)]
+    (sixty,) = pulse_lengths(factory.pin(COILS[3]))
+    (fifteen,) = pulse_lengths(factory.pin(COILS[0]))
+    assert held(sixty, 0.060) and held(fifteen, 0.015)
 
 
 def _fire_coil_1_and_settle(box: GpioBox, clock: ManualClock) -> None:
@@ -75,7 +86,8 @@ def _fire_coil_1_and_settle(box: GpioBox, clock: ManualClock) -> None:
         (None, 5, None, "there is no key 5"),
         (None, True, None, "there is no key True"),
         (None, "2", None, "there is no key '2'"),
-        ("recent", 1, None, r"key 1 fired 70 ms ago: wait at least 250 ms"),
+        # 100 ms after the pulse began, less its measured length (about 30 ms)
+        ("recent", 1, None, r"key 1 fired \d+ ms ago: wait at least 250 ms"),
         ("energised", 2, None, "another coil is energised: one coil at a time"),
     ],
 )
@@ -93,27 +105,33 @@ def test_a_request_that_breaks_a_limit_is_refused_and_moves_no_pin(
         _fire_coil_1_and_settle(box, clock)
         clock.advance(0.1)
     elif setup == "energised":
-        _fire_coil_1_and_settle(box, clock)  # the guard's clock has not moved: still "on"
+        box.fire(1, 100)  # still on: the guard books it open until its off write
     before = all_coil_states(factory)
     fired_before = len(events.events)
     with pytest.raises(LimitRefused, match=reason):
         box.fire(key, pulse)
     assert box.wait_idle(1.0)
+    if setup == "energised":  # coil 1's pulse ended by itself meanwhile
+        before[0] = [*before[0], False]
     assert all_coil_states(factory) == before
     assert len(events.events) == fired_before
 
 
 def test_the_duty_limit_refuses_and_moves_no_pin(pins: PinMap, clock: ManualClock) -> None:
+    """2 % of 10 s is 200 ms: a pulse is admitted while the measured on-time so far plus
+    its 100 ms deadline fits (three or four 30 ms pulses), then refused."""
     factory = MockFactory()
-    with GpioBox(pins, Limits(max_duty=0.01), clock, factory=factory) as box:
-        for _ in range(3):  # 3 x 30 ms = 90 ms of the 100 ms allowed per 10 s
-            box.fire(1)
-            assert box.wait_idle(1.0)
-            clock.advance(0.3)
-        with pytest.raises(LimitRefused, match="over its 1% duty limit"):
-            box.fire(1)
+    with GpioBox(pins, Limits(max_duty=0.02), clock, factory=factory) as box:
+        with pytest.raises(LimitRefused, match="over its 2% duty limit"):
+            for _ in range(10):
+                box.fire(1)
+                assert box.wait_idle(1.0)
+                clock.advance(0.6)  # past the spacing, however long the real pulse took
         assert box.wait_idle(1.0)
-    assert states(factory.pin(COILS[0])) == [False] + [True, False] * 3
+    pulses = pulse_lengths(factory.pin(COILS[0]))
+    assert 2 <= len(pulses) <= 4  # 2: a loaded machine stretched one past 100 ms
+    assert states(factory.pin(COILS[0])) == [False] + [True, False] * len(pulses)
+    assert sum(pulses) <= 0.200
 
 
 def test_close_switches_coils_off_then_releases_them(pins: PinMap, clock: ManualClock) -> None:
@@ -257,10 +275,10 @@ def test_all_off_cuts_a_pulse_short_and_does_not_latch(pins: PinMap, clock: Manu
     assert states(factory.pin(COILS[0])) == [False, True, False, True, False]
     first, second = pulse_lengths(factory.pin(COILS[0]))
     assert first < 0.0995
-    assert second == pytest.approx(0.100, abs=TOLERANCE_S)
+    assert held(second, 0.090)  # thread-timed: a 100 ms request is held for 90 ms
 
 
-def test_pulses_never_overlap_even_when_the_guard_clock_runs_ahead(
+def test_a_pulse_holds_every_other_coil_until_its_pin_is_low_even_when_the_clock_runs_ahead(
     pins: PinMap, clock: ManualClock
 ) -> None:
     factory = MockFactory()
@@ -277,11 +295,13 @@ def test_pulses_never_overlap_even_when_the_guard_clock_runs_ahead(
 
     for pin in COILS:
         factory.pin(pin, pin_class=LoggedPin)
-    with GpioBox(pins, Limits(pulse_ms=40), clock, factory=factory) as box:
+    with GpioBox(pins, Limits(pulse_ms=80), clock, factory=factory) as box:
         for key in (1, 2, 3, 4):
             box.fire(key)
-            clock.advance(0.041)  # the guard thinks the pulse is over; the real one is not
-        assert box.wait_idle(1.0)
+            clock.advance(0.081)  # the requested length is over; the real pulse is not
+            with pytest.raises(LimitRefused, match="one coil at a time"):
+                box.fire(key % 4 + 1)
+            assert box.wait_idle(1.0)
     assert log == [(f"GPIO{p}", on) for p in COILS for on in (True, False)]
 
 

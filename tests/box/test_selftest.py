@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,22 @@ from controller.clock import ManualClock
 from .helpers import COILS, states
 
 
+def settled(box: GpioBox, clock: ManualClock) -> Callable[[float], None]:
+    """The self-test's ``wait``: the real pulse in progress ends, then the clock moves."""
+
+    def wait(seconds: float) -> None:
+        assert box.wait_idle(2.0)
+        clock.advance(seconds)
+
+    return wait
+
+
 def test_the_simulated_toy_passes_with_every_pop_checked(pins: PinMap) -> None:
     clock = ManualClock()
     box, toy = make_simulated_box(pins, Limits(), clock, seed=1)
     out = io.StringIO()
     try:
-        assert run_selftest(box, toy, out, wait=clock.advance) is True
+        assert run_selftest(box, toy, out, wait=settled(box, clock)) is True
     finally:
         box.close()
     text = out.getvalue()
@@ -44,7 +55,7 @@ def test_a_jammed_key_fails_the_self_test(pins: PinMap) -> None:
     )
     out = io.StringIO()
     try:
-        assert run_selftest(factory_box, toy, out, wait=clock.advance) is False
+        assert run_selftest(factory_box, toy, out, wait=settled(factory_box, clock)) is False
     finally:
         factory_box.close()
     text = out.getvalue()
@@ -60,7 +71,7 @@ def test_bare_hardware_pulses_every_coil_and_says_what_it_could_not_check(
     factory = MockFactory()
     out = io.StringIO()
     with GpioBox(pins, Limits(), clock, factory=factory) as box:
-        assert run_selftest(box, None, out, wait=clock.advance) is True
+        assert run_selftest(box, None, out, wait=settled(box, clock)) is True
         assert box.wait_idle(1.0)
     assert [states(factory.pin(p)) for p in COILS] == [[False, True, False]] * 4
     text = out.getvalue()
@@ -75,7 +86,7 @@ def test_a_coil_fired_just_before_is_waited_out_once(pins: PinMap) -> None:
     out = io.StringIO()
     with GpioBox(pins, Limits(), clock, factory=factory) as box:
         box.fire(1)  # the self-test starts right after a pulse of coil 1
-        assert run_selftest(box, None, out, wait=clock.advance) is True
+        assert run_selftest(box, None, out, wait=settled(box, clock)) is True
         assert box.wait_idle(1.0)
     assert states(factory.pin(COILS[0])) == [False, True, False, True, False]
 

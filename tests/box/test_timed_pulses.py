@@ -20,7 +20,7 @@ from controller.box.gpio import PULSE_OFF_US, GpioBox, timed_pulses
 from controller.box.pins import PinMap
 from controller.clock import ManualClock
 
-from .helpers import COILS, states
+from .helpers import COILS, pulse_lengths, states
 
 
 class FakeLgpio:
@@ -107,14 +107,48 @@ def test_a_hang_mid_pulse_holds_an_lgpio_coil_no_longer_than_the_pulse(
         box.fire(1)
         assert hold_coil_thread(box, 0.3) is False  # off after 30 ms, Python still stuck
         assert box.wait_idle(1.0)
+        assert box.status()["faults"] == []  # lgpio ended it on time: the coil thread was late
 
 
-def test_without_timed_pulses_a_hang_mid_pulse_holds_the_coil(
+def test_without_timed_pulses_a_hang_mid_pulse_is_ended_by_the_deadline_thread(
     pins: PinMap, clock: ManualClock
 ) -> None:
-    """Why the watchdog exists: on rpigpio/mock only our thread ends the pulse."""
+    """On rpigpio/mock only our threads end the pulse: the deadline thread, which needs
+    none of the coil thread's locks, forces it off and latches a fault."""
     with GpioBox(pins, Limits(pulse_ms=30), clock, factory=MockFactory()) as box:
         box.fire(1)
-        assert hold_coil_thread(box, 0.3) is True
+        assert hold_coil_thread(box, 0.6) is False
         assert box.wait_idle(1.0)
         assert box._coils[1].value == 0
+        assert [f["name"] for f in box.status()["faults"]] == ["coil-deadline"]
+
+
+def test_a_thread_timed_pulse_is_armed_for_at_most_90_ms_and_says_so(
+    pins: PinMap, clock: ManualClock
+) -> None:
+    """Allowed (never refused for its length), held for 90 ms: the 10 ms left is the slack
+    for a late wake-up, so the pin's high time stays within 100 ms."""
+    factory = MockFactory()
+    with GpioBox(pins, Limits(), clock, factory=factory) as box:
+        events: list[object] = []
+        box.subscribe(events.append)
+        assert box.status()["timer_cap_ms"] == 90.0
+        box.fire(1, 100)
+        assert box.wait_idle(1.0)
+        clock.advance(1.0)
+        box.fire(2, 60)  # under the cap: as asked
+        assert box.wait_idle(1.0)
+    assert [(e.key, e.pulse_ms) for e in events] == [(1, 90.0), (2, 60.0)]  # type: ignore[attr-defined]
+    (length,) = pulse_lengths(factory.pin(COILS[0]))
+    assert 0 < length < 0.1 + 0.5  # loose: the timing is measured by reliability --only coils
+
+
+def test_on_lgpio_the_full_request_is_timed(
+    fake_lgpio: Any, pins: PinMap, clock: ManualClock
+) -> None:
+    factory, lgpio = fake_lgpio
+    with GpioBox(pins, Limits(), clock, factory=factory) as box:
+        assert box.status()["timer_cap_ms"] == 100.0
+        box.fire(3, 100)
+        assert box.wait_idle(1.0)
+    assert (3, COILS[2], 100_000, PULSE_OFF_US, 0, 1) in lgpio.calls

@@ -53,7 +53,11 @@ class Rig:
         self.seen.events.clear()
 
     def advance(self, seconds: float) -> None:
+        """Time passes: a real pulse in progress (30 ms) ends before the clock moves, and one
+        fired meanwhile ends before the next step."""
+        assert self.box.wait_idle(2.0)
         self.clock.advance(seconds)
+        assert self.box.wait_idle(2.0)
 
     def coil_states(self, key: int) -> list[bool]:
         assert self.box.wait_idle(2.0)

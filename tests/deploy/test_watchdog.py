@@ -16,7 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 
+from controller.box.base import Limits
+from controller.box.gpio import GpioBox
+from controller.box.pins import PinMap
+from controller.clock import ManualClock
 from controller.service import Service
 from controller.watchdog import Watchdog
 
@@ -92,6 +97,49 @@ def test_pings_stop_while_the_worker_loop_is_stuck_and_resume_after(
         release.set()
         watchdog.stop()
         service.stop()
+
+
+class Pings:
+    """``send`` for the watchdog: when each ping went out (monotonic s)."""
+
+    def __init__(self) -> None:
+        self.at: list[float] = []
+
+    def __call__(self, message: str) -> bool:
+        assert message == "WATCHDOG=1"
+        self.at.append(time.monotonic())
+        return True
+
+    def between(self, start: float, end: float) -> int:
+        return sum(start <= t < end for t in self.at)
+
+
+def test_a_stalled_coil_thread_stops_the_pings_and_its_coil_goes_off() -> None:
+    """Issue 26: with the coil thread's lock held mid-pulse, coil 1 stayed on for 6 s while
+    12 pings went out. Now the coil goes off by its deadline and no ping goes out until the
+    coil thread is back."""
+    factory = MockFactory()
+    pins = PinMap(coils=(17, 27, 22, 23), sensors=(5, 6, 13, 19))
+    pings = Pings()
+    with GpioBox(pins, Limits(pulse_ms=30), ManualClock(), factory=factory) as box:
+        watchdog = Watchdog(lambda job: job(), 0.4, send=pings, box=box)  # a ping per 0.1 s
+        watchdog.start()
+        try:
+            time.sleep(0.3)
+            assert pings.between(0, time.monotonic()) >= 1  # pinging while all is well
+            box.fire(1)
+            with box._coil_cond:  # the coil thread waits on this to end its pulse: stalled
+                stalled = time.monotonic()
+                time.sleep(1.0)
+                coil_during_stall = factory.pin(17).state
+                released = time.monotonic()
+            assert coil_during_stall is False
+            # Loose: the 100 ms deadline, then a ping already under way may still go out.
+            assert pings.between(stalled + 0.4, released) == 0
+            time.sleep(0.5)
+            assert pings.between(released, time.monotonic()) >= 1  # back once it is back
+        finally:
+            watchdog.stop()
 
 
 def test_no_watchdog_without_systemd_asking(monkeypatch: pytest.MonkeyPatch) -> None:
