@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import logging
 import math
+import os
 import queue
 import sys
 import threading
@@ -373,6 +374,7 @@ class GpioBox(Box):
             raise
 
     def _coil_worker(self) -> None:
+        _realtime("the coil thread")
         while True:
             pulse = self._pulses.get()
             if pulse is None:
@@ -449,6 +451,7 @@ class GpioBox(Box):
 
     def _deadline_worker(self) -> None:
         """The independent thread: a pulse still current at its deadline is forced off."""
+        _realtime("the coil deadline thread")
         while True:
             with self._deadline_cond:
                 pulse = self._current
@@ -674,3 +677,14 @@ def _close_quietly(device: Any) -> None:
         device.close()
     except Exception:
         log.exception("could not close %r", device)
+
+
+def _realtime(what: str) -> None:
+    """Ask the kernel to wake this thread before any ordinary one (``SCHED_FIFO``), so a
+    coil's off write waits for the interpreter's lock only, not for the CPU as well. Needs
+    root or ``CAP_SYS_NICE`` (the systemd unit grants it); without it the thread runs as
+    before, and the log says so once per thread."""
+    try:
+        os.sched_setscheduler(threading.get_native_id(), os.SCHED_FIFO, os.sched_param(1))
+    except (AttributeError, OSError) as exc:
+        log.info("%s keeps ordinary scheduling (%s)", what, exc)

@@ -136,7 +136,7 @@ def test_a_jammed_key_names_the_nets_and_pins_to_check() -> None:
     )
     out = io.StringIO()
     try:
-        assert run_selftest(box, toy, out, wait=clock.advance) is False
+        assert run_selftest(box, toy, out, wait=settled(box, clock)) is False
     finally:
         box.close()
     line = (

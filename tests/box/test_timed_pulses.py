@@ -152,3 +152,20 @@ def test_on_lgpio_the_full_request_is_timed(
         box.fire(3, 100)
         assert box.wait_idle(1.0)
     assert (3, COILS[2], 100_000, PULSE_OFF_US, 0, 1) in lgpio.calls
+
+
+def test_the_coil_threads_ask_for_real_time_scheduling(box: GpioBox) -> None:
+    """Where the service may (root, or the unit's CAP_SYS_NICE), the coil thread and the
+    deadline thread are SCHED_FIFO: an off write waits for no ordinary thread's CPU."""
+    import os
+    import threading
+
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except OSError:
+        pytest.skip("this process may not use real-time scheduling (not root, no CAP_SYS_NICE)")
+    assert box.wait_idle(2.0)
+    threads = {t.name: t.native_id for t in threading.enumerate()}
+    for name in ("coils", "coil-deadline"):
+        assert os.sched_getscheduler(threads[name]) == os.SCHED_FIFO, name
