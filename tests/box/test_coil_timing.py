@@ -208,11 +208,11 @@ LOADED_LIMITS = Limits(max_duty=0.03)  # 300 ms per 10 s: reachable within a sec
 def test_under_four_busy_threads_the_pins_keep_the_limits(
     pins: PinMap, reqs: list[tuple[int, float | None, float]]
 ) -> None:
-    """Read from the mock pins' own change times. Strict: one coil at a time, 250 ms
-    gaps, the duty limit. A pulse over 100 ms (its timer and the deadline thread both
-    woke late: Python's threads on a loaded machine) must have latched the deadline
-    fault, after which no coil pulses; the timing itself is measured by
-    ``diablotin reliability --only coils``."""
+    """Read from the mock pins' own change times. Strict: no pulse over 100 ms (the coil
+    thread is armed for at most 90 ms, wakes first (SCHED_FIFO where allowed) and the other
+    threads give up the GIL within 0.5 ms while a pulse is on), one coil at a time, 250 ms
+    gaps, the duty limit. The timing itself is measured by ``diablotin reliability --only
+    coils``."""
     factory = MockFactory()
     clock = RealClock()
     box = GpioBox(pins, LOADED_LIMITS, clock, factory=factory)
@@ -238,16 +238,11 @@ def test_under_four_busy_threads_the_pins_keep_the_limits(
     for (_, off), (on, _) in itertools.pairwise(every):
         assert on >= off  # one coil at a time
     overran = [p for p in every if p[1] - p[0] > 0.1]
-    if overran:
-        assert faults == ["coil-deadline"]
-        assert all(on < overran[0][1] for on, _ in every), (overran, every)  # none after
-        assert all(off - on < 0.1 + 2 * LOOSE_S for on, off in overran)
-    # (A fault without a pin over 100 ms is allowed: the box times a pulse from just before
-    # its on write to just after its off write, so it errs towards the fault.)
-    excess = sum(off - on - 0.1 for on, off in overran)
+    assert not overran, overran
+    assert faults == []
     for mine in periods.values():
         for (_, off), (on, _) in itertools.pairwise(mine):
             assert on - off >= 0.250
         for _, end in mine:
             on_s = sum(max(0.0, min(b, end) - max(a, end - 10.0)) for a, b in mine)
-            assert on_s <= 0.03 * 10.0 + excess
+            assert on_s <= 0.03 * 10.0
