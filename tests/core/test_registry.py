@@ -59,6 +59,9 @@ class CoinRules:
     def view(self, state: CoinState, viewer: str) -> dict[str, Any]:
         return {"heads": state.heads, "tails": state.tails, "over": self.is_over(state)}
 
+    def to_act(self, state: CoinState) -> None:
+        return None  # every entry is a toss: a fact of chance
+
 
 @pytest.fixture
 def coin() -> Iterator[GameKind]:
