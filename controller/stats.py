@@ -115,12 +115,14 @@ def game_facts(record: GameRecord, entries: Sequence[Entry]) -> GameFacts:
         variant = f"{len(ids)}p"
         first = ids[state.first]
         winners = tuple(ids[i] for i in range(len(ids)) if i not in state.losers)
-    else:
+    elif record.kind == "tails":
         from .games.tails import game_view
 
         variant = f"{len(ids)}p"
         first = ids[0]
         winners = tuple(ids[i] for i in game_view(state)["winning_seats"])
+    else:  # a kind without stats of its own (issue 23: a kind will declare them)
+        variant, first, winners = f"{len(ids)}p", ids[0] if ids else "", ()
     times = [e.at for e in entries]
     return GameFacts(
         id=record.id,
