@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -76,17 +77,64 @@ def guarded(fn: Callable[[], Any]) -> Any:
         raise ApiError(507, "disk-full", said_of(exc)) from None
 
 
-def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 if it is missing, malformed or not an object."""
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""SQLite's integers: every integer in a request body must lie in this range."""
+
+
+def _int64(digits: str) -> int:
+    value = int(digits)  # ValueError past Python's 4300 digits too
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("integer out of range")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parsed_body() -> Any:
+    """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
+    outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
+    malformed: no body field reaches the journal or the engines with them."""
+    if not request.is_json:
+        return None
     try:
-        data = request.get_json(silent=True)
-    except RecursionError:  # json's decoder recurses; silent=True only covers ValueError
+        return json.loads(
+            request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
+        )
+    except RecursionError:  # json's decoder recurses
         raise ApiError(400, "bad-body", Said("the JSON is nested too deeply")) from None
+    except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity
+        return None
+
+
+def json_body(required: bool = True) -> dict[str, Any]:
+    """The request's JSON object; 400 if it is missing, malformed or not an object (see
+    :func:`parsed_body` for the numbers refused)."""
+    data = parsed_body()
     if data is None and not required and not request.get_data():
         return {}
+    if data is None and request.get_data():
+        raise ApiError(
+            400,
+            "bad-body",
+            Said("send a JSON object (whole numbers within ±2^63, no NaN or Infinity)"),
+        )
     if not isinstance(data, dict):
         raise ApiError(400, "bad-body", Said("send a JSON object"))
     return data
+
+
+def finite_query(name: str, why: Said) -> float:
+    """The query parameter ``name`` as a finite number; 400 ``bad-query`` (``why``) when it
+    is missing, not a number, ``nan`` or infinite."""
+    try:
+        value = float(request.args.get(name, ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ApiError(400, "bad-query", why)
+    return value
 
 
 def referee() -> bool:
@@ -116,7 +164,7 @@ def log_in() -> Response:
     """Log in as the referee with ``{"pin": "..."}``: sets the HttpOnly session cookie."""
     security.check_same_site()
     security.check_json_body()
-    data = request.get_json(silent=True)
+    data = parsed_body()
     token = security.log_in(data.get("pin") if isinstance(data, dict) else None)
     return jsonify({"referee": True, "csrf": token})
 
@@ -509,12 +557,7 @@ def _system() -> Any:
 @bp.get("/box/clock")
 def box_clock() -> Response:
     """Compare the box's clock with the phone's: ``?phone=<Unix seconds>``."""
-    try:
-        phone = float(request.args.get("phone", ""))
-    except ValueError:
-        raise ApiError(
-            400, "bad-query", Said("phone must be the phone's time in Unix seconds")
-        ) from None
+    phone = finite_query("phone", Said("phone must be the phone's time in Unix seconds"))
     return jsonify(_system().clock_report(phone))
 
 

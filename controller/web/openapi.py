@@ -332,26 +332,49 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
 ]
 
 
+_BINARY = {"type": "string", "format": "binary"}
+_JPEG = {"image/jpeg": {"schema": _BINARY}}
+ANSWERS: dict[str, dict[str, Any]] = {
+    "/api/export.zip": {"application/zip": {"schema": _BINARY}},
+    "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
+    "/api/box/camera.jpg": _JPEG,
+    "/api/games/{game_id}/snapshots/{name}.jpg": _JPEG,
+}
+"""The answers that are not JSON objects, by path: their media type and schema."""
+
+CREATED = {
+    ("post", "/api/games"),
+    ("post", "/api/games/{game_id}/rematch"),
+    ("post", "/api/players"),
+    ("post", "/api/import"),
+}
+"""Operations that answer 201 when they make something new."""
+
+
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
 
 
 def _operation(
     method: str,
+    path: str,
     summary: str,
     referee: bool,
     body: dict[str, Any] | None,
     params: list[dict[str, Any]],
 ) -> dict[str, Any]:
+    content = ANSWERS.get(path, {"application/json": {"schema": _OBJ}})
     responses: dict[str, Any] = {
-        "200": {"description": "OK", "content": {"application/json": {"schema": _OBJ}}},
-        "400": _error("Malformed request"),
+        "200": {"description": "OK", "content": content},
+        "400": _error("Malformed request (numbers: whole ones within ±2^63, finite)"),
         "404": _error("No such game"),
         "409": _error(
             "Refused by the rules or the box (damaged: a game that no longer "
             "replays); nothing changed"
         ),
     }
+    if (method, path) in CREATED:
+        responses["201"] = {"description": "Created", "content": content}
     op: dict[str, Any] = {"summary": summary, "responses": responses}
     if params:
         op["parameters"] = params
@@ -370,7 +393,9 @@ def document() -> dict[str, Any]:
     """The OpenAPI 3.0 document as a dict."""
     paths: dict[str, dict[str, Any]] = {}
     for method, path, summary, referee, body, params in ROUTES:
-        paths.setdefault(path, {})[method] = _operation(method, summary, referee, body, params)
+        paths.setdefault(path, {})[method] = _operation(
+            method, path, summary, referee, body, params
+        )
     new_game = paths["/api/games"]["post"]["requestBody"]["content"]["application/json"]
     kind = {"type": "string", "enum": list(registry.names())}  # as registered now
     new_game["schema"] = new_game["schema"] | {
