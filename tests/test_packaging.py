@@ -37,7 +37,7 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 RUNTIME_VENV_LIMIT_MB = 150
 """numpy (the rule-A solver, ~40 MB) and Babel (CLDR data for plurals and numbers, ~30 MB)
 are most of it."""
-DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot")
+DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot", "schemathesis")
 OPTIONAL = ("opencv-python-headless", "lgpio", "RPi.GPIO", "mpremote")
 APT_ON_PI_OS = {"numpy": "python3-numpy"}
 """Runtime dependencies 32-bit Pi OS takes from Debian (scripts/install-pi; the venv sees

@@ -191,7 +191,8 @@ def create_app(
         why = HTTP_SENTENCES.get(status)
         if request.path.startswith("/api/") or request.path.startswith("/stream"):
             code = (exc.name or "error").lower().replace(" ", "-")
-            return ApiError(status, code, why or exc.description or code).response()
+            kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+            return ApiError(status, code, why or exc.description or code, kept).response()
         if why is None:
             return exc
         resp = make_response(pages.error_page(why), status)

@@ -61,8 +61,9 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
                 "title": {"type": "string", "maxLength": 80},
                 "seats": {
                     "type": "array",
+                    "nullable": True,
                     "description": 'one per seat: {"player": id}, {"guest": name}, '
-                    '{"computer": level} or null',
+                    '{"computer": level} or null; null or absent: no names',
                     "items": {"type": "object", "nullable": True},
                 },
             },
@@ -372,7 +373,11 @@ def _operation(
             "Refused by the rules or the box (damaged: a game that no longer "
             "replays); nothing changed"
         ),
+        "429": _error("Too many requests from this address (see Retry-After)"),
+        "503": _error("Busy: try again (see Retry-After)"),
     }
+    if body is not None:
+        responses["413"] = _error("The request body is too large")
     if (method, path) in CREATED:
         responses["201"] = {"description": "Created", "content": content}
     op: dict[str, Any] = {"summary": summary, "responses": responses}
@@ -382,7 +387,7 @@ def _operation(
         op["security"] = [{"refereeSession": [], "csrfToken": []}, {"refereePin": []}]
         responses["401"] = _error("Referee PIN needed or wrong")
         responses["403"] = _error("Cross-site, non-JSON body or bad CSRF token")
-        responses["429"] = _error("Too many wrong PINs (see Retry-After)")
+        responses["429"] = _error("Too many wrong PINs or requests (see Retry-After)")
         responses["507"] = _error("disk-full: the box's disk is full; nothing was recorded")
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
