@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,11 +93,17 @@ def run_schemathesis(
     ]
     for path in exclude_paths:
         command += ["--exclude-path", path]
-    if report_dir is not None:
-        command += ["--report", "junit", "--report-dir", str(report_dir)]
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=seconds + 120, check=False
-    )
+    with tempfile.TemporaryDirectory(prefix="diablotin-schemathesis-") as scratch:
+        if report_dir is not None:
+            command += ["--report", "junit", "--report-dir", str(report_dir)]
+        done = subprocess.run(  # its own folder: schemathesis keeps state in .schemathesis/
+            command,
+            capture_output=True,
+            text=True,
+            timeout=seconds + 120,
+            check=False,
+            cwd=scratch,
+        )
     output = done.stdout + done.stderr
     found = re.search(r"(\d+) generated, (?:(\d+) found)?", output)
     cases = int(found.group(1)) if found else 0
