@@ -151,20 +151,27 @@ class _Task(WSGITask):  # type: ignore[misc]
 
 
 class _Channel(HTTPChannel):  # type: ignore[misc]
-    """A waitress connection that remembers when its current request started (for the
-    header and body deadlines) and tells the app when the phone has gone."""
+    """A waitress connection that remembers since when it has been waiting for a request
+    (``idle_since``: its accept, or the end of its last answer; for the header and body
+    deadlines) and tells the app when the phone has gone."""
 
     task_class = _Task
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.request_started = time.monotonic()
+        self.idle_since = time.monotonic()
         self.close_hooks: list[Callable[[], None]] = []
         super().__init__(*args, **kwargs)
 
-    def received(self, data: bytes) -> bool:
-        if data and self.request is None:
-            self.request_started = time.monotonic()
-        return bool(super().received(data))
+    def service(self) -> None:
+        try:
+            super().service()
+        finally:
+            self.idle_since = time.monotonic()  # the next request's deadlines start now
+
+    @property
+    def busy(self) -> bool:
+        """Is a request of this connection being served, or its answer still leaving?"""
+        return bool(self.requests or self.total_outbufs_len)
 
     def on_disconnect(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` (from the server's loop thread) once the client has gone."""
@@ -181,14 +188,22 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
 
 
 class _Server(TcpWSGIServer):  # type: ignore[misc]
-    """waitress's TCP server plus: a cap on connections per client address, and deadlines
-    for a request's headers and body (counted from its first byte)."""
+    """waitress's TCP server plus caps on connections (``max_connections`` in all,
+    ``max_connections_per_client`` per address) and deadlines for a request's headers and
+    body, counted from the accept (or the end of the connection's last answer).
+
+    A connection over a cap does not wait in the kernel's queue: it takes the place of a
+    connection that is waiting for its request (none being served), the oldest of the
+    address that holds the most (its own address's, for the per-address cap). So silent
+    sockets can neither fill the server nor keep a new phone or the referee out; only
+    when every connection is being served is the new one closed."""
 
     channel_class = _Channel
 
     def __init__(self, *args: Any, settings: ServerConfig, **kwargs: Any) -> None:
         self.settings = settings
         self.refused_connections = 0
+        self.shed_connections = 0
         super().__init__(*args, **kwargs)
 
     def handle_accept(self) -> None:
@@ -201,27 +216,43 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
         except OSError:
             return
         addr = self.fix_addr(addr)
-        client = addr[0]
-        mine = sum(1 for ch in list(self.active_channels.values()) if ch.addr[0] == client)
-        if mine >= self.settings.max_connections_per_client:
+        channels = list(self.active_channels.values())
+        mine = [ch for ch in channels if ch.addr[0] == addr[0]]
+        full = len(mine) >= self.settings.max_connections_per_client
+        over = full or len(channels) >= self.settings.max_connections
+        if over and not self._shed(mine if full else channels):
             self.refused_connections += 1
-            conn.close()  # one address may not hold every connection
+            conn.close()  # every connection is being served: no room
             return
         self.channel_class(self, conn, addr, self.adj, map=self._map)
+
+    def _shed(self, channels: list[Any]) -> bool:
+        """Close the oldest waiting connection of the address holding the most of
+        ``channels``; False when every one is being served."""
+        waiting = [ch for ch in channels if not ch.busy and not ch.will_close]
+        if not waiting:
+            return False
+        held: dict[str, int] = {}
+        for channel in channels:
+            held[channel.addr[0]] = held.get(channel.addr[0], 0) + 1
+        victim = min(waiting, key=lambda ch: (-held[ch.addr[0]], ch.idle_since))
+        self.shed_connections += 1
+        victim.handle_close()
+        return True
 
     def maintenance(self, now: float) -> None:
         super().maintenance(now)
         mono = time.monotonic()
         for channel in list(self.active_channels.values()):
-            request = channel.request
-            if request is None or request.completed:
+            if channel.busy or channel.will_close:
                 continue
-            if request.headers_finished:
+            request = channel.request
+            if request is not None and request.headers_finished:
                 limit = self.settings.body_timeout_s
             else:
                 limit = self.settings.header_timeout_s
-            if mono - channel.request_started > limit:
-                channel.will_close = True  # a slow sender loses its connection, not a thread
+            if mono - channel.idle_since > limit:
+                channel.will_close = True  # a silent or slow sender loses its connection
 
 
 class DashboardServer:
@@ -232,7 +263,7 @@ class DashboardServer:
         _raise_open_files_limit(4096)
         limit_malloc_arenas(2)
         self.settings = settings
-        connection_limit = settings.max_streams + threads + 600
+        connection_limit = settings.max_connections + 16  # not reached: _Server sheds first
         self.server = _Server(
             app,
             settings=settings,
