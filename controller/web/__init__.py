@@ -19,6 +19,7 @@ from werkzeug.routing import IntegerConverter
 
 from controller.games.base import Said
 
+from .costly import Costly, RefereeGate
 from .i18n import DOMAIN, pick_language
 from .security import (
     ApiError,
@@ -165,6 +166,9 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["diablotin"] = service
     app.extensions["diablotin.throttle"] = throttle or PinThrottle()
+    gate = RefereeGate()
+    app.extensions["diablotin.referee_gate"] = gate
+    app.extensions["diablotin.costly"] = Costly(gate)
     app.extensions["diablotin.sessions"] = SessionStore(
         service.config.data_dir / "web-sessions.json"
     )

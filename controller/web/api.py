@@ -26,6 +26,7 @@ from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
+from .costly import Costly
 from .i18n import refusal_text, request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
@@ -347,9 +348,39 @@ def odds(game_id: int) -> Response:
     """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor).
     ``?coach=1`` adds the sauteur's solved coach; ``&hider=1`` its advice for the hider,
     for the referee only (the popper must not see it)."""
-    if request.args.get("hider") and not referee():
+    is_referee = referee()
+    if request.args.get("hider") and not is_referee:
         raise ApiError(401, "pin-required", Said("the hider's advice is for the referee only"))
-    return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
+    table = table_for(game_id)
+    args = request.args.to_dict()
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        report = operations.odds(service(), game_id, args)
+        return report, report.get("coach", {}).get("status") != "solving"
+
+    read = ("odds", game_id, tuple(sorted(request.args.items(multi=True))))
+    return jsonify(guarded(lambda: costly_answer(read, table.version, compute, is_referee)))
+
+
+def costly() -> Costly:
+    found: Costly = current_app.extensions["diablotin.costly"]
+    return found
+
+
+def costly_answer(
+    read: tuple[Any, ...], version: Any, compute: Callable[[], tuple[Any, bool]], is_referee: bool
+) -> Any:
+    """An expensive read through the app's :class:`~controller.web.costly.Costly`:
+    ``compute`` runs on its worker, in the app's context (not the request's)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    def in_app() -> tuple[Any, bool]:
+        with app.app_context():
+            return compute()
+
+    return costly().answer(
+        read, version, in_app, client=security.client_address(), referee=is_referee
+    )
 
 
 @bp.get("/games/<int:game_id>/layout")
@@ -377,7 +408,13 @@ def layout(game_id: int) -> Response:
 def step(game_id: int, step: int) -> Response:
     """The game as it stood after ``step`` of its actions (0: the setup)."""
     viewer = _viewer_for(game_id)
-    return jsonify(guarded(lambda: operations.step_view(service(), game_id, step, viewer)))
+    version = table_for(game_id).version
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        return operations.step_view(service(), game_id, step, viewer), True
+
+    read = ("step", game_id, step, viewer)
+    return jsonify(guarded(lambda: costly_answer(read, version, compute, viewer == "referee")))
 
 
 def _viewer_for(game_id: int) -> Viewer:
@@ -397,14 +434,20 @@ def _viewer_for(game_id: int) -> Viewer:
 def export(game_id: int) -> Response:
     """The game as a ``diablotin-game/1`` JSON file (a download). A damaged game (one that
     no longer replays) gives its raw entries, to the referee."""
-    if game_id not in service().damaged:
-        _viewer_for(game_id)
-    elif not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
     journal = service().journal
     assert journal is not None
-    data = journal.export(game_id)
-    body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+    def compute() -> tuple[str, bool]:
+        return json.dumps(journal.export(game_id), indent=1, ensure_ascii=False) + "\n", True
+
+    if game_id not in service().damaged:
+        viewer = _viewer_for(game_id)
+        version = table_for(game_id).version
+        body = costly_answer(("export", game_id), version, compute, viewer == "referee")
+    elif not referee():
+        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
+    else:
+        body = compute()[0]
     resp = Response(body, mimetype="application/json")
     resp.headers["Content-Disposition"] = f'attachment; filename="diablotin-game-{game_id}.json"'
     return resp
@@ -531,7 +574,17 @@ def _stats() -> Any:
 @bp.get("/stats")
 def stats() -> Response:
     """Per player and per game kind, over the finished games (:mod:`controller.stats`)."""
-    return jsonify(_stats().summary(service().journal))
+    journal = service().journal
+    assert journal is not None
+    version = (
+        tuple((g.id, g.finished, g.abandoned, repr(g.seats)) for g in journal.games()),
+        repr(service().players()),
+    )
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        return _stats().summary(journal), True
+
+    return jsonify(costly_answer(("stats",), version, compute, referee()))
 
 
 @bp.get("/stats/games/<int:game_id>")
@@ -539,10 +592,16 @@ def game_stats(game_id: int) -> Response:
     """One game's chart data; a game in play only for the referee (like its steps)."""
     from controller.stats import game_series
 
-    _viewer_for(game_id)
+    viewer = _viewer_for(game_id)
+    version = table_for(game_id).version
     journal = service().journal
     assert journal is not None
-    return jsonify(guarded(lambda: game_series(journal.game(game_id), journal.entries(game_id))))
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        return game_series(journal.game(game_id), journal.entries(game_id)), True
+
+    read = ("game-stats", game_id)
+    return jsonify(guarded(lambda: costly_answer(read, version, compute, viewer == "referee")))
 
 
 # --- the box as a computer: clock, restart, shut down ----------------------------------
