@@ -32,6 +32,7 @@ from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .config import ServerConfig
 from .games.base import Said
+from .web.costly import RefereeGate
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
@@ -119,24 +120,72 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
             self.queue_cv.notify()
 
 
-class _Pools:
-    """Two pools: live streams (a thread each while open, started on demand, at most the
-    stream cap plus a few) and everything else (``threads`` workers, started at once). The
-    referee's requests never wait behind spectators' streams, and the API's few threads
-    are the only ones that see hostile request bodies (bounded memory)."""
+REFEREE_THREADS = 4
+"""Workers only the referee's requests (a live session cookie) are served by."""
 
-    def __init__(self, threads: int, streams: int) -> None:
+
+class _Deferred:
+    """A spectator's request: it starts once no referee request is being served (or after
+    the gate's longest wait)."""
+
+    def __init__(self, channel: Any, gate: RefereeGate) -> None:
+        self.channel, self.gate = channel, gate
+
+    def service(self) -> None:
+        self.gate.wait_quiet()
+        self.channel.service()
+
+    def cancel(self) -> None:
+        self.channel.cancel()
+
+
+class _Priority(_Deferred):
+    """A referee's request: spectators' requests and expensive reads wait while it runs."""
+
+    def service(self) -> None:
+        with self.gate.serving():
+            self.channel.service()
+
+
+class _Pools:
+    """Three pools: live streams (a thread each while open, started on demand, at most the
+    stream cap plus a few), the referee's (:data:`REFEREE_THREADS`, for requests with a
+    live referee session: capacity spectators cannot take) and everything else
+    (``threads`` workers). While a referee request is served, spectators' requests wait
+    to start (priority by session), so hammering clients cannot slow the referee's
+    actions; the API's threads are the only ones that see spectators' hostile bodies
+    (bounded memory)."""
+
+    def __init__(
+        self,
+        threads: int,
+        streams: int,
+        gate: RefereeGate | None = None,
+        is_referee: Callable[[str], bool] | None = None,
+    ) -> None:
         self.api = _Pool("diablotin-api-", threads)
         self.api.set_thread_count(threads)
+        self.referee = _Pool("diablotin-referee-", REFEREE_THREADS)
+        self.referee.set_thread_count(REFEREE_THREADS)
         self.streams = _Pool(_STREAM_THREAD, streams)
+        self.gate = gate or RefereeGate()
+        self.is_referee = is_referee or (lambda cookie: False)
 
     def add_task(self, channel: Any) -> None:
         requests = getattr(channel, "requests", None)
-        path = getattr(requests[0], "path", None) if requests else None
-        (self.streams if path == STREAM_PATH else self.api).add_task(channel)
+        first = requests[0] if requests else None
+        if getattr(first, "path", None) == STREAM_PATH:
+            self.streams.add_task(channel)
+            return
+        headers = getattr(first, "headers", None) or {}
+        if self.is_referee(str(headers.get("COOKIE", ""))):
+            self.referee.add_task(_Priority(channel, self.gate))
+        else:
+            self.api.add_task(_Deferred(channel, self.gate))
 
     def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
         done = self.streams.shutdown(cancel_pending, timeout)
+        done = self.referee.shutdown(cancel_pending, timeout) and done
         return bool(self.api.shutdown(cancel_pending, timeout) and done)
 
 
@@ -269,7 +318,7 @@ class DashboardServer:
             settings=settings,
             host=host,
             port=port,
-            dispatcher=_Pools(threads, settings.max_streams + 8),
+            dispatcher=_pools_for(app, threads, settings.max_streams + 8),
             connection_limit=connection_limit,
             asyncore_use_poll=True,  # select() stops at 1024 descriptors
             channel_timeout=30,  # s of silence before an idle connection is closed
@@ -334,6 +383,21 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
         return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)) and fixed_mmap)
     except (OSError, AttributeError):
         return False
+
+
+def _pools_for(app: Any, threads: int, streams: int) -> _Pools:
+    """The worker pools, told by ``app`` (the dashboard) who the referee is, and sharing
+    its gate with its expensive reads (:mod:`controller.web.costly`)."""
+    from controller.web.security import referee_cookie
+
+    extensions = getattr(app, "extensions", {})
+    if "diablotin" not in extensions:  # another WSGI app (benchmarks): no referee
+        return _Pools(threads, streams)
+
+    def is_referee(cookie: str) -> bool:
+        return bool(cookie) and referee_cookie(app, cookie)
+
+    return _Pools(threads, streams, extensions["diablotin.referee_gate"], is_referee)
 
 
 def _raise_open_files_limit(wanted: int) -> None:

@@ -189,3 +189,51 @@ def test_the_referee_is_not_refused_for_the_caps_of_their_address(
     finally:
         close_all(idle)
         close_all(sock for sock, _ in streams)
+
+
+def test_the_referee_is_served_while_spectators_hold_every_api_thread(tmp_path: Path) -> None:
+    """16 spectators' requests that do not end (8 API threads, 8 more waiting): the
+    referee's session is served from the threads spectators cannot take."""
+    service = make_service(tmp_path, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
+    app = create_app(service, throttle=PinThrottle())
+    release = threading.Event()
+    app.add_url_rule("/held", "held", lambda: "held" if release.wait(30) else "late")
+    server = make_server(app, "127.0.0.1", 0, 8)
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    port = bound_port(server)
+    held: list[socket.socket] = []
+    try:
+        referee, answer = log_in(port, "127.0.5.1", timeout=LOOSE_S)
+        assert referee is not None, answer
+        game = service.new_game("tails", {"players": 2}, "", None)
+        held_request = f"GET /held HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        held = [
+            sock
+            for sock, _ in open_many(
+                port, ["127.0.5.2"] * 16, held_request, status=False, timeout=5
+            )
+        ]
+        time.sleep(0.5)
+        spectator = request(port, "GET", "/api/games", source="127.0.5.3", timeout=0.5)
+        assert spectator.status == 0  # waits behind the held ones: the API threads are full
+        played = request(
+            port,
+            "PATCH",
+            f"/api/games/{game}",
+            {"title": "Ce soir"},
+            headers=referee.headers,
+            source="127.0.5.1",
+            timeout=LOOSE_S,
+        )
+        assert played.status == 200, played
+        assert (
+            request(port, "GET", "/api/games", headers=referee.headers, timeout=LOOSE_S).status
+            == 200
+        )
+    finally:
+        release.set()
+        close_all(held)
+        service.hub.close_all()
+        server.stop()
+        service.stop()
