@@ -32,10 +32,10 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, A
     helper = hooks(table.rules.name).odds
     if helper is None:
         raise Refused("there are no odds for {name}", "no-odds", name=table.rules.name)
-    with table.lock:
-        report: dict[str, Any] = helper(table.state, args)
-        report["version"] = table.version
-        state = table.state
+    with table.lock:  # states are immutable: think on this one without holding the game
+        state, version = table.state, table.version
+    report: dict[str, Any] = helper(state, args)
+    report["version"] = version
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.

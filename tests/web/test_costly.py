@@ -190,3 +190,36 @@ def test_spectators_work_waits_while_the_referee_is_served() -> None:
         assert results == []  # waiting for the referee's request to end
     thread.join(5)
     assert results == ["odds"]
+
+
+def test_the_advisor_does_not_hold_the_game_while_it_thinks(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The advisor thought for 0.5 s holding the game's lock: every referee action on the
+    game waited for it. Now it thinks on the position it was given."""
+    from controller.web.kinds import hooks, tails
+
+    gid, play = _tails(client)
+    thinking = threading.Event()
+    real = tails.odds
+
+    def slow(state: Any, args: Any) -> dict[str, Any]:
+        thinking.set()
+        time.sleep(2.0)
+        return real(state, args)
+
+    monkeypatch.setattr(tails, "odds", slow)
+    hooks.cache_clear()
+    answers: list[Any] = []
+    asked = threading.Thread(
+        target=lambda: answers.append(app.test_client().get(f"/api/games/{gid}/odds"))
+    )
+    try:
+        asked.start()
+        assert thinking.wait(5), answers and answers[0].get_data()
+        started = time.monotonic()
+        play()
+        assert time.monotonic() - started < 1.5
+    finally:
+        asked.join(10)
+        hooks.cache_clear()  # the real helper again for the next tests
