@@ -59,6 +59,7 @@ from .loopback import (
     status_text,
     stream_request,
 )
+from .siege import SIEGE_ATTACKS, run_cpu, run_fuzz, run_idle
 
 ACTION_TARGET_MS = 100.0
 """A referee's action under the stream flood must answer within this (p99)."""
@@ -103,6 +104,13 @@ class AttackPlan:
     """PIN guesses sent per second (each from a new address)."""
     hostile: int
     """Requests in the memory mix."""
+    idle: int = 1024
+    """Silent connections held on server D (issue 26), from :attr:`idle_addresses`."""
+    idle_addresses: int = 32
+    hammers: int = 32
+    """Clients asking the most expensive read on server E."""
+    fuzz_s: float = 300.0
+    """Seconds of schemathesis on server F."""
 
 
 FULL_ATTACK = AttackPlan(
@@ -124,6 +132,7 @@ SHORT_ATTACK = AttackPlan(
     guess_s=4.0,
     guess_rate=40.0,
     hostile=2_000,
+    fuzz_s=5.0,
 )
 
 
@@ -161,6 +170,7 @@ ATTACKS = (
     "config: not UTF-8",
     "second serve on the same data dir",
     "journal truncated to 0 bytes",
+    *SIEGE_ATTACKS,
 )
 """Every attack, in the order they run and are reported."""
 STREAM_ATTACKS, GUESS_ATTACKS, REQUEST_ATTACKS = ATTACKS[:4], ATTACKS[4:6], ATTACKS[6:]
@@ -762,7 +772,10 @@ def _truncated_journal(server: ServeProcess) -> Attack:
 SERVERS: tuple[tuple[Callable[[AttackPlan, Path, int, Log], list[Attack]], Sequence[str]], ...] = (
     (run_streams, STREAM_ATTACKS),
     (run_guessing, GUESS_ATTACKS),
-    (run_requests, REQUEST_ATTACKS),
+    (run_requests, REQUEST_ATTACKS[: -len(SIEGE_ATTACKS)]),
+    (run_idle, SIEGE_ATTACKS[:2]),
+    (run_cpu, SIEGE_ATTACKS[2:3]),
+    (run_fuzz, SIEGE_ATTACKS[3:]),
 )
 """Each server's run and the attacks it reports, in the order of :data:`ATTACKS`."""
 
