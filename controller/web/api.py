@@ -83,14 +83,16 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _int64(digits: str) -> int:
+    """``json.loads``' hook for integers: a ValueError (400 ``bad-body``) out of range."""
     value = int(digits)  # ValueError past Python's 4300 digits too
     if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError("integer out of range")
+        raise ValueError
     return value
 
 
 def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
+    """``json.loads``' hook for ``NaN``, ``Infinity``, ``-Infinity``: always a ValueError."""
+    raise ValueError
 
 
 def parsed_body() -> Any:

@@ -159,7 +159,10 @@ class Costly:
             return pending.result(self.wait_s)
         except FutureTimeout:
             raise ApiError(
-                503, "busy", Said("the box is busy: try again"), {"Retry-After": "2"}
+                503,
+                "busy",
+                Said("too many requests: wait a moment and try again"),
+                {"Retry-After": "2"},
             ) from None
 
     def _submit(
@@ -188,7 +191,10 @@ class Costly:
                 )
             if len(self._jobs) >= self.queue_size:
                 raise ApiError(
-                    503, "busy", Said("the box is busy: try again"), {"Retry-After": "2"}
+                    503,
+                    "busy",
+                    Said("too many requests: wait a moment and try again"),
+                    {"Retry-After": "2"},
                 )
         job = _Job(0 if referee else 1, next(self._order), key, compute, Future())
         job.done.add_done_callback(lambda done: self._store(key, read, done))
