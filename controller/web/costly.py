@@ -132,8 +132,7 @@ class Costly:
         self._order = itertools.count()
         self._lock = threading.Condition()
         self.computed = 0
-        self._worker = threading.Thread(target=self._work, name="diablotin-costly", daemon=True)
-        self._worker.start()
+        self._worker: threading.Thread | None = None  # started by the first job
 
     def answer(
         self,
@@ -196,6 +195,9 @@ class Costly:
                     Said("too many requests: wait a moment and try again"),
                     {"Retry-After": "2"},
                 )
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="diablotin-costly", daemon=True)
+            self._worker.start()
         job = _Job(0 if referee else 1, next(self._order), key, compute, Future())
         job.done.add_done_callback(lambda done: self._store(key, read, done))
         self._pending[key] = job.done
