@@ -11,7 +11,8 @@ One :class:`Costly` per app. :meth:`Costly.answer` gives a read's answer:
 3. the computation goes into a bounded queue (``queue`` jobs; full: 503 with
    ``Retry-After`` for spectators) served by one worker thread at a lower OS priority,
    the referee's jobs first; a spectator's job waits while a referee action is being
-   served (:class:`RefereeGate`). Identical reads share one computation.
+   served (:class:`RefereeGate`), before it starts and, in a long computation that calls
+   :func:`yield_to_referee`, between its steps. Identical reads share one computation.
 
 The request thread waits for the answer (at most ``wait_s``, then 503).
 """
@@ -38,6 +39,18 @@ from .security import ApiError
 
 WORKER_NICE = 10
 """How much nicer than the server the worker thread runs (Linux: per thread)."""
+
+
+_worker_state = threading.local()
+
+
+def yield_to_referee() -> None:
+    """For long computations to call now and then: on the worker, in a spectator's job,
+    wait while a referee request is being served (at most the gate's longest wait); a
+    no-op anywhere else."""
+    gate: RefereeGate | None = getattr(_worker_state, "gate", None)
+    if gate is not None:
+        gate.wait_quiet()
 
 
 class RefereeGate:
@@ -218,11 +231,14 @@ class Costly:
                 job = heapq.heappop(self._jobs)
             if job.priority:
                 self.gate.wait_quiet()
+            _worker_state.gate = self.gate if job.priority else None
             try:
                 answer, cacheable = job.compute()
             except BaseException as exc:  # handed to the request that asked
                 job.done.set_exception(exc)
                 continue
+            finally:
+                _worker_state.gate = None
             read = job.key[0]  # type: ignore[index]
             with self._lock:
                 self.computed += 1

@@ -16,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.reliability.crash import tails_script
-from controller.web.costly import Costly, RefereeGate
+from controller.web.costly import Costly, RefereeGate, yield_to_referee
 from controller.web.security import ApiError
 
 from .conftest import REFEREE
@@ -223,3 +223,45 @@ def test_the_advisor_does_not_hold_the_game_while_it_thinks(
     finally:
         asked.join(10)
         hooks.cache_clear()  # the real helper again for the next tests
+
+
+def test_a_long_spectator_computation_pauses_while_the_referee_is_served() -> None:
+    """The advisor's Monte Carlo calls :func:`yield_to_referee` between playouts: a
+    referee request that starts meanwhile has the interpreter to itself."""
+    gate = RefereeGate(max_wait_s=5.0)
+    costly = Costly(gate)
+    steps: list[int] = []
+
+    def compute() -> tuple[Any, bool]:
+        for step in range(30):
+            yield_to_referee()
+            steps.append(step)
+            time.sleep(0.01)
+        return "done", True
+
+    results: list[Any] = []
+    thread = _ask(costly, "long", compute, False, results)
+    deadline = time.monotonic() + 5
+    while len(steps) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with gate.serving():
+        time.sleep(0.05)
+        held = len(steps)
+        time.sleep(0.3)
+        assert len(steps) <= held + 1
+    thread.join(5)
+    assert results == ["done"] and len(steps) == 30
+
+
+def test_the_monte_carlo_advisor_offers_to_pause_before_each_playout() -> None:
+    from controller.games.base import replay
+    from controller.games.tails import advise_rollouts
+    from controller.games.tails.rules import TailsRules
+
+    options, script = tails_script(random.Random(1))
+    state = replay(TailsRules(), options, [op for op in script[:6] if op is not None])
+    calls: list[float] = []
+    advise_rollouts(
+        state, "E", random.Random(1), rollouts=2, pause=lambda: calls.append(time.monotonic())
+    )
+    assert len(calls) >= 2 * 2  # 2 rounds of at least 2 candidates
