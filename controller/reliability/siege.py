@@ -18,6 +18,9 @@ The functions import :mod:`.attack` when run (it lists these attacks in ``ATTACK
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
+import queue
 import random
 import selectors
 import socket
@@ -73,19 +76,79 @@ class IdleFlood(threading.Thread):
         for sock in self.socks:
             sel.register(sock, selectors.EVENT_READ)
         while not self.stop.wait(0.2):
-            closed = [key.fileobj for key, _ in sel.select(0)]
-            for gone in closed:  # readable: closed by the server (it sends nothing else)
+            sources = []
+            for key, _ in sel.select(0):  # readable: closed by the server (it sends nothing)
+                gone = key.fileobj
                 assert isinstance(gone, socket.socket)
                 sel.unregister(gone)
-                source = gone.getsockname()[0]
+                sources.append(gone.getsockname()[0])
                 gone.close()
                 self.socks.remove(gone)
-                for new in self.open([source]):
-                    sel.register(new, selectors.EVENT_READ)
-                    self.socks.append(new)
-                    self.reopened += 1
+            for new in self.open(sources) if sources else []:
+                sel.register(new, selectors.EVENT_READ)
+                self.socks.append(new)
+                self.reopened += 1
         sel.close()
         close_all(self.socks)
+
+
+def _flood_process(port: int, sources: list[str], count: int, stop: Any, out: Any) -> None:
+    """An :class:`IdleFlood` in a process of its own (the referee's client keeps this
+    one's interpreter); puts ``(open, reopened)`` in ``out`` every 0.5 s and at the end."""
+    flood = IdleFlood(port, sources, count)
+    flood.start()
+    while not stop.wait(0.5):
+        out.put((len(flood.socks), flood.reopened))
+    flood.stop.set()
+    flood.join(10)
+    out.put((len(flood.socks), flood.reopened))
+
+
+def _hammer_process(port: int, sources: list[str], path: str, stop: Any, out: Any) -> None:
+    """A :class:`Hammer` per source, in a process of their own; puts the answers' count
+    by status in ``out`` once stopped."""
+    hammers = [Hammer(port, source, path) for source in sources]
+    for hammer in hammers:
+        hammer.start()
+    stop.wait()
+    for hammer in hammers:
+        hammer.stop.set()
+    statuses: dict[int, int] = {}
+    for hammer in hammers:
+        hammer.join(15)
+        for status, n in hammer.statuses.items():
+            statuses[status] = statuses.get(status, 0) + n
+    out.put(statuses)
+
+
+class Helper:
+    """``target(*args, stop, out)`` in a spawned process (the attack's clients must not
+    share the measuring client's interpreter): :meth:`latest` reads what it put in
+    ``out`` so far, :meth:`stop` ends it and returns the last."""
+
+    def __init__(self, target: Any, *args: Any) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.stop_event = context.Event()
+        self.out: Any = context.Queue()
+        self.process = context.Process(target=target, args=(*args, self.stop_event, self.out))
+        self.process.start()
+        self.last: Any = None
+
+    def latest(self, wait_s: float = 0.0) -> Any:
+        """The last value put so far (waiting up to ``wait_s`` for a first one)."""
+        with contextlib.suppress(queue.Empty):
+            self.last = self.out.get(timeout=wait_s) if wait_s else self.out.get_nowait()
+            while True:
+                self.last = self.out.get_nowait()
+        return self.last
+
+    def stop(self) -> Any:
+        self.stop_event.set()
+        self.process.join(30)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+        return self.latest()
 
 
 def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
@@ -95,7 +158,7 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
     actions, phone = atk.Attack(IDLE_ACTIONS), atk.Attack(IDLE_PHONE)
     server = ServeProcess(workdir / "attack-idle", seed=seed)
     server.start()
-    flood: IdleFlood | None = None
+    flood: Helper | None = None
     streams: list[tuple[socket.socket, int]] = []
     try:
         body = {"kind": "tails", "options": {"players": 2}}
@@ -109,29 +172,32 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
         )
         served = sum(status == 200 for _, status in streams)
         idle_sources = [f"{IDLE_FIRST}{1 + i}" for i in range(plan.idle_addresses)]
-        flood = IdleFlood(server.port, idle_sources, plan.idle)
-        flood.start()
+        flood = Helper(_flood_process, server.port, idle_sources, plan.idle)
+        flood.latest(wait_s=30)
         time.sleep(2.0)  # the flood is open, and has been reopening what the server closed
+        opened, reopened = flood.latest() or (0, 0)
         log(
-            f"  idle: {served}/{plan.streams} streams served, {len(flood.socks)}/{plan.idle} "
-            f"silent connections open, {flood.reopened} reopened"
+            f"  idle: {served}/{plan.streams} streams served, {opened}/{plan.idle} "
+            f"silent connections open, {reopened} reopened"
         )
         latencies = _referee_games(server.port, plan, actions, IDLE_REFEREE)
+        opened, reopened = flood.latest() or (0, 0)
         answered = sum(ms != float("inf") for ms in latencies)
         p50, p99 = atk.quantile_ms(latencies, 0.5), atk.quantile_ms(latencies, 0.99)
         actions.figures = (
             f"{served}/{plan.streams} streams, {plan.idle} silent connections from "
-            f"{plan.idle_addresses} addresses ({flood.reopened} reopened); "
+            f"{plan.idle_addresses} addresses ({reopened} reopened); "
             f"{answered}/{len(latencies)} actions answered, p50 {atk._ms(p50)} ms, "
             f"p99 {atk._ms(p99)} ms"
         )
         if not p99 < atk.ACTION_TARGET_MS:
             actions.problems.append(f"p99 {atk._ms(p99)} ms, not < {atk.ACTION_TARGET_MS:g} ms")
+        if opened < plan.idle:
+            actions.problems.append(f"only {opened}/{plan.idle} silent connections were open")
         _phone(server.port, watched, phone)
     finally:
         if flood is not None:
-            flood.stop.set()
-            flood.join(10)
+            flood.stop()
         close_all(sock for sock, _ in streams)
         server.stop()
     return [actions, phone]
@@ -185,7 +251,7 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
     attack = atk.Attack(CPU_ACTIONS)
     server = ServeProcess(workdir / "attack-cpu", seed=seed)
     server.start()
-    hammers: list[Hammer] = []
+    hammers: Helper | None = None
     try:
         options, script = tails_script(random.Random(seed))
         referee, answer = log_in(server.port, CPU_REFEREE)
@@ -201,16 +267,13 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
         )
         gid = int(created.json()["view"]["id"])
         path = EXPENSIVE_READ.format(gid=gid)
-        hammers = [Hammer(server.port, f"{HAMMER_FIRST}{1 + i}", path) for i in range(plan.hammers)]
-        for hammer in hammers:
-            hammer.start()
-        time.sleep(2.0)
+        sources = [f"{HAMMER_FIRST}{1 + i}" for i in range(plan.hammers)]
+        hammers = Helper(_hammer_process, server.port, sources, path)
+        time.sleep(3.0)  # the process started, and its clients are at work
         log(f"  cpu: {plan.hammers} clients on {path}")
         latencies = _play(server.port, gid, referee, script, plan)
-        statuses: dict[int, int] = {}
-        for hammer in hammers:
-            for status, n in hammer.statuses.items():
-                statuses[status] = statuses.get(status, 0) + n
+        statuses: dict[int, int] = hammers.stop() or {}
+        hammers = None
         answered = sum(ms != float("inf") for ms in latencies)
         p50, p99 = atk.quantile_ms(latencies, 0.5), atk.quantile_ms(latencies, 0.99)
         shown = ", ".join(f"{n} × {s}" for s, n in sorted(statuses.items()))
@@ -220,13 +283,13 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
         )
         if not p99 < CPU_TARGET_MS:
             attack.problems.append(f"p99 {atk._ms(p99)} ms, not < {CPU_TARGET_MS:g} ms")
+        if sum(statuses.values()) < plan.hammers:
+            attack.problems.append(f"the clients' requests were not made ({shown or 'none'})")
         if any(status >= 500 and status != 503 for status in statuses):
             attack.problems.append(f"the advisor answered {shown}")
     finally:
-        for hammer in hammers:
-            hammer.stop.set()
-        for hammer in hammers:
-            hammer.join(15)
+        if hammers is not None:
+            hammers.stop()
         server.stop()
     return [attack]
 
