@@ -1,4 +1,4 @@
-"""Expensive reads (odds with lookahead, the coach, stats, a game's export, its steps):
+"""Expensive reads (odds with lookahead, the coach, stats, a game's export and chart):
 cached per game version, rate-limited per address, computed off the request threads.
 
 One :class:`Costly` per app. :meth:`Costly.answer` gives a read's answer:

@@ -92,7 +92,7 @@ def test_an_address_out_of_tokens_gets_the_last_answer_marked_stale(
 def test_stats_and_exports_go_through_the_cache(app: Flask, client: FlaskClient) -> None:
     gid, _ = _tails(client)
     costly = _costly(app)
-    for path in ("/api/stats", f"/api/games/{gid}/export", f"/api/games/{gid}/steps/0"):
+    for path in ("/api/stats", f"/api/games/{gid}/export", f"/api/stats/games/{gid}"):
         before = costly.computed
         assert client.get(path, headers=REFEREE).status_code == 200
         assert client.get(path, headers=REFEREE).status_code == 200
