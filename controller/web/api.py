@@ -572,9 +572,11 @@ def stats() -> Response:
     """Per player and per game kind, over the finished games (:mod:`controller.stats`)."""
     journal = service().journal
     assert journal is not None
-    version = (
-        tuple((g.id, g.finished, g.abandoned, repr(g.seats)) for g in journal.games()),
-        repr(service().players()),
+    version = hash(  # what the stats are made of; a hash keeps the cache's keys small
+        (
+            tuple((g.id, g.finished, g.abandoned, repr(g.seats)) for g in journal.games()),
+            repr(service().players()),
+        )
     )
 
     def compute() -> tuple[dict[str, Any], bool]:
