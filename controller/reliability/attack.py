@@ -321,11 +321,13 @@ def _flood(
     return [actions, phone]
 
 
-def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]:
-    """A referee at a fresh address logs in, then creates games one after the other;
-    returns each request's time (ms; ``inf`` when it was not answered 2xx in time)."""
+def _referee_actions(
+    port: int, plan: AttackPlan, attack: Attack, source: str = REFEREE_ADDRESS
+) -> list[float]:
+    """A referee at a fresh address (``source``) logs in, then creates games one after the
+    other; returns each request's time (ms; ``inf`` when it was not answered 2xx in time)."""
     started = time.monotonic()
-    referee, answer = log_in(port, REFEREE_ADDRESS, timeout=ACTION_TIMEOUT_S)
+    referee, answer = log_in(port, source, timeout=ACTION_TIMEOUT_S)
     latencies = [answer.ms if referee else float("inf")]
     if referee is None:
         attack.problems.append(f"the login: {status_text(answer.status)}")
@@ -335,7 +337,7 @@ def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]
         if time.monotonic() - started > plan.action_budget_s:
             latencies.append(float("inf"))
             continue
-        answer = new_tails_game(port, referee, REFEREE_ADDRESS, ACTION_TIMEOUT_S)
+        answer = new_tails_game(port, referee, source, ACTION_TIMEOUT_S)
         ok = 200 <= answer.status < 300
         latencies.append(answer.ms if ok else float("inf"))
         if not ok:
@@ -348,10 +350,10 @@ def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]
     return latencies
 
 
-def _new_phone(port: int, topic: str, attack: Attack) -> None:
+def _new_phone(port: int, topic: str, attack: Attack, source: str = PHONE_ADDRESS) -> None:
     started = time.monotonic()
     with socket.socket() as sock:
-        sock.bind((PHONE_ADDRESS, 0))
+        sock.bind((source, 0))
         sock.settimeout(PHONE_TIMEOUT_S)
         received = b""
         try:

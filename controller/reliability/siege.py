@@ -173,14 +173,14 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
         served = sum(status == 200 for _, status in streams)
         idle_sources = [f"{IDLE_FIRST}{1 + i}" for i in range(plan.idle_addresses)]
         flood = Helper(_flood_process, server.port, idle_sources, plan.idle)
-        flood.latest(wait_s=30)
+        first_open, _ = flood.latest(wait_s=30) or (0, 0)
         time.sleep(2.0)  # the flood is open, and has been reopening what the server closed
         opened, reopened = flood.latest() or (0, 0)
         log(
             f"  idle: {served}/{plan.streams} streams served, {opened}/{plan.idle} "
             f"silent connections open, {reopened} reopened"
         )
-        latencies = _referee_games(server.port, plan, actions, IDLE_REFEREE)
+        latencies = atk._referee_actions(server.port, plan, actions, IDLE_REFEREE)
         opened, reopened = flood.latest() or (0, 0)
         answered = sum(ms != float("inf") for ms in latencies)
         p50, p99 = atk.quantile_ms(latencies, 0.5), atk.quantile_ms(latencies, 0.99)
@@ -192,38 +192,15 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
         )
         if not p99 < atk.ACTION_TARGET_MS:
             actions.problems.append(f"p99 {atk._ms(p99)} ms, not < {atk.ACTION_TARGET_MS:g} ms")
-        if opened < plan.idle:
-            actions.problems.append(f"only {opened}/{plan.idle} silent connections were open")
-        _phone(server.port, watched, phone)
+        if first_open < plan.idle:
+            actions.problems.append(f"only {first_open}/{plan.idle} silent connections opened")
+        atk._new_phone(server.port, watched, phone, IDLE_NEW_PHONE)
     finally:
         if flood is not None:
             flood.stop()
         close_all(sock for sock, _ in streams)
         server.stop()
     return [actions, phone]
-
-
-def _phone(port: int, topic: str, attack: Attack) -> None:
-    """A new phone's stream from :data:`IDLE_NEW_PHONE` (as ``attack._new_phone``)."""
-    from . import attack as atk
-
-    saved = atk.PHONE_ADDRESS
-    atk.PHONE_ADDRESS = IDLE_NEW_PHONE
-    try:
-        atk._new_phone(port, topic, attack)
-    finally:
-        atk.PHONE_ADDRESS = saved
-
-
-def _referee_games(port: int, plan: AttackPlan, attack: Attack, source: str) -> list[float]:
-    from . import attack as atk
-
-    saved = atk.REFEREE_ADDRESS
-    atk.REFEREE_ADDRESS = source
-    try:
-        return atk._referee_actions(port, plan, attack)
-    finally:
-        atk.REFEREE_ADDRESS = saved
 
 
 class Hammer(threading.Thread):
