@@ -86,6 +86,7 @@ class ServerConfig:
     max_streams: int = 400
     max_streams_per_client: int = 4
     max_connections_per_client: int = 32
+    max_connections: int = 1024
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
     allowed_hosts: list[str] = field(default_factory=list)
@@ -168,6 +169,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "max_streams": int,
         "max_streams_per_client": int,
         "max_connections_per_client": int,
+        "max_connections": int,
         "header_timeout_s": (int, float),
         "body_timeout_s": (int, float),
         "allowed_hosts": list,
@@ -347,6 +349,7 @@ def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
         "max_streams": (1, 2000),
         "max_streams_per_client": (1, 100),
         "max_connections_per_client": (4, 1000),
+        "max_connections": (64, 3000),
         "header_timeout_s": (1, 120),
         "body_timeout_s": (1, 600),
     }

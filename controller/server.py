@@ -32,6 +32,7 @@ from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .config import ServerConfig
 from .games.base import Said
+from .web.costly import RefereeGate
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
@@ -119,24 +120,72 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
             self.queue_cv.notify()
 
 
-class _Pools:
-    """Two pools: live streams (a thread each while open, started on demand, at most the
-    stream cap plus a few) and everything else (``threads`` workers, started at once). The
-    referee's requests never wait behind spectators' streams, and the API's few threads
-    are the only ones that see hostile request bodies (bounded memory)."""
+REFEREE_THREADS = 4
+"""Workers only the referee's requests (a live session cookie) are served by."""
 
-    def __init__(self, threads: int, streams: int) -> None:
+
+class _Deferred:
+    """A spectator's request: it starts once no referee request is being served (or after
+    the gate's longest wait)."""
+
+    def __init__(self, channel: Any, gate: RefereeGate) -> None:
+        self.channel, self.gate = channel, gate
+
+    def service(self) -> None:
+        self.gate.wait_quiet()
+        self.channel.service()
+
+    def cancel(self) -> None:
+        self.channel.cancel()
+
+
+class _Priority(_Deferred):
+    """A referee's request: spectators' requests and expensive reads wait while it runs."""
+
+    def service(self) -> None:
+        with self.gate.serving():
+            self.channel.service()
+
+
+class _Pools:
+    """Three pools: live streams (a thread each while open, started on demand, at most the
+    stream cap plus a few), the referee's (:data:`REFEREE_THREADS`, for requests with a
+    live referee session: capacity spectators cannot take) and everything else
+    (``threads`` workers). While a referee request is served, spectators' requests wait
+    to start (priority by session), so hammering clients cannot slow the referee's
+    actions; the API's threads are the only ones that see spectators' hostile bodies
+    (bounded memory)."""
+
+    def __init__(
+        self,
+        threads: int,
+        streams: int,
+        gate: RefereeGate | None = None,
+        is_referee: Callable[[str], bool] | None = None,
+    ) -> None:
         self.api = _Pool("diablotin-api-", threads)
         self.api.set_thread_count(threads)
+        self.referee = _Pool("diablotin-referee-", REFEREE_THREADS)
+        self.referee.set_thread_count(REFEREE_THREADS)
         self.streams = _Pool(_STREAM_THREAD, streams)
+        self.gate = gate or RefereeGate()
+        self.is_referee = is_referee or (lambda cookie: False)
 
     def add_task(self, channel: Any) -> None:
         requests = getattr(channel, "requests", None)
-        path = getattr(requests[0], "path", None) if requests else None
-        (self.streams if path == STREAM_PATH else self.api).add_task(channel)
+        first = requests[0] if requests else None
+        if getattr(first, "path", None) == STREAM_PATH:
+            self.streams.add_task(channel)
+            return
+        headers = getattr(first, "headers", None) or {}
+        if self.is_referee(str(headers.get("COOKIE", ""))):
+            self.referee.add_task(_Priority(channel, self.gate))
+        else:
+            self.api.add_task(_Deferred(channel, self.gate))
 
     def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
         done = self.streams.shutdown(cancel_pending, timeout)
+        done = self.referee.shutdown(cancel_pending, timeout) and done
         return bool(self.api.shutdown(cancel_pending, timeout) and done)
 
 
@@ -151,20 +200,35 @@ class _Task(WSGITask):  # type: ignore[misc]
 
 
 class _Channel(HTTPChannel):  # type: ignore[misc]
-    """A waitress connection that remembers when its current request started (for the
-    header and body deadlines) and tells the app when the phone has gone."""
+    """A waitress connection that remembers since when it has been waiting for a request
+    (``idle_since``: its accept, or the end of its last answer; for the header and body
+    deadlines) and tells the app when the phone has gone."""
 
     task_class = _Task
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.request_started = time.monotonic()
+        self.idle_since = time.monotonic()
         self.close_hooks: list[Callable[[], None]] = []
         super().__init__(*args, **kwargs)
 
-    def received(self, data: bytes) -> bool:
-        if data and self.request is None:
-            self.request_started = time.monotonic()
-        return bool(super().received(data))
+    def service(self) -> None:
+        try:
+            super().service()
+        finally:
+            self.idle_since = time.monotonic()  # the next request's deadlines start now
+
+    @property
+    def busy(self) -> bool:
+        """Is a request of this connection being served, or its answer still leaving?"""
+        return bool(self.requests or self.total_outbufs_len)
+
+    def del_channel(self, map: Any = None) -> None:
+        super().del_channel(map)
+        held = self.server.by_address.get(self.addr[0])
+        if held is not None:
+            held.discard(self)
+            if not held:
+                del self.server.by_address[self.addr[0]]
 
     def on_disconnect(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` (from the server's loop thread) once the client has gone."""
@@ -180,48 +244,102 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
                 hook()
 
 
+ACCEPTS_PER_EVENT = 256
+"""Connections the server accepts each time its listening socket is readable."""
+
+
 class _Server(TcpWSGIServer):  # type: ignore[misc]
-    """waitress's TCP server plus: a cap on connections per client address, and deadlines
-    for a request's headers and body (counted from its first byte)."""
+    """waitress's TCP server plus caps on connections (``max_connections`` in all,
+    ``max_connections_per_client`` per address) and deadlines for a request's headers and
+    body, counted from the accept (or the end of the connection's last answer).
+
+    A connection over a cap does not wait in the kernel's queue: it takes the place of a
+    connection that is waiting for its request (none being served), the oldest of the
+    address that holds the most, if that is more than the new one's address would (its
+    own address's oldest, for the per-address cap). So silent sockets can neither fill
+    the server nor keep a new phone or the referee out; a new connection is closed when
+    its address already holds the most, or when every connection is being served."""
 
     channel_class = _Channel
 
     def __init__(self, *args: Any, settings: ServerConfig, **kwargs: Any) -> None:
         self.settings = settings
         self.refused_connections = 0
+        self.shed_connections = 0
+        self.by_address: dict[str, set[Any]] = {}
         super().__init__(*args, **kwargs)
 
     def handle_accept(self) -> None:
-        try:
-            accepted = self.accept()
-            if accepted is None:
+        """Take every waiting connection (up to :data:`ACCEPTS_PER_EVENT`), not one per
+        turn of the loop: under a flood of reconnections, a turn over a thousand
+        connections costs a millisecond or two, and the referee's connection waited
+        behind hundreds of others in the listen queue (p50 213 ms measured)."""
+        for _ in range(ACCEPTS_PER_EVENT):
+            try:
+                accepted = self.accept()
+                if accepted is None:
+                    return
+                conn, addr = accepted
+            except OSError:
                 return
-            conn, addr = accepted
-            self.set_socket_options(conn)  # TCP_NODELAY: each event leaves at once
-        except OSError:
-            return
-        addr = self.fix_addr(addr)
-        client = addr[0]
-        mine = sum(1 for ch in list(self.active_channels.values()) if ch.addr[0] == client)
-        if mine >= self.settings.max_connections_per_client:
+            try:
+                self.set_socket_options(conn)  # TCP_NODELAY: each event leaves at once
+            except OSError:
+                conn.close()
+                continue
+            self._take(conn, self.fix_addr(addr))
+
+    def _take(self, conn: socket.socket, addr: Any) -> None:
+        """A new connection: a channel for it, or closed when there is no room."""
+        mine = self.by_address.get(addr[0], set())
+        if len(mine) >= self.settings.max_connections_per_client:
+            room = self._shed(mine)
+        elif len(self.active_channels) >= self.settings.max_connections:
+            room = self._shed_heavier(len(mine))
+        else:
+            room = True
+        if not room:
             self.refused_connections += 1
-            conn.close()  # one address may not hold every connection
+            conn.close()  # no waiting connection to give way (or its address holds most)
             return
-        self.channel_class(self, conn, addr, self.adj, map=self._map)
+        channel = self.channel_class(self, conn, addr, self.adj, map=self._map)
+        self.by_address.setdefault(addr[0], set()).add(channel)
+
+    def _shed_heavier(self, held: int) -> bool:
+        """Make room for a connection from an address holding ``held``: shed from an
+        address that would still hold more than it, the one holding the most first.
+        False when none can give way (the new connection's address holds as many as
+        any: it is the one refused, so a flood's reconnections cost a close, not churn)."""
+        for channels in sorted(self.by_address.values(), key=len, reverse=True):
+            if len(channels) <= held + 1:
+                return False
+            if self._shed(channels):
+                return True
+        return False
+
+    def _shed(self, channels: set[Any]) -> bool:
+        """Close the oldest of ``channels`` waiting for its request; False if every one is
+        being served."""
+        waiting = [ch for ch in channels if not ch.busy and not ch.will_close]
+        if not waiting:
+            return False
+        self.shed_connections += 1
+        min(waiting, key=lambda ch: ch.idle_since).handle_close()
+        return True
 
     def maintenance(self, now: float) -> None:
         super().maintenance(now)
         mono = time.monotonic()
         for channel in list(self.active_channels.values()):
-            request = channel.request
-            if request is None or request.completed:
+            if channel.busy or channel.will_close:
                 continue
-            if request.headers_finished:
+            request = channel.request
+            if request is not None and request.headers_finished:
                 limit = self.settings.body_timeout_s
             else:
                 limit = self.settings.header_timeout_s
-            if mono - channel.request_started > limit:
-                channel.will_close = True  # a slow sender loses its connection, not a thread
+            if mono - channel.idle_since > limit:
+                channel.will_close = True  # a silent or slow sender loses its connection
 
 
 class DashboardServer:
@@ -232,13 +350,13 @@ class DashboardServer:
         _raise_open_files_limit(4096)
         limit_malloc_arenas(2)
         self.settings = settings
-        connection_limit = settings.max_streams + threads + 600
+        connection_limit = settings.max_connections + 16  # not reached: _Server sheds first
         self.server = _Server(
             app,
             settings=settings,
             host=host,
             port=port,
-            dispatcher=_Pools(threads, settings.max_streams + 8),
+            dispatcher=_pools_for(app, threads, settings.max_streams + 8),
             connection_limit=connection_limit,
             asyncore_use_poll=True,  # select() stops at 1024 descriptors
             channel_timeout=30,  # s of silence before an idle connection is closed
@@ -303,6 +421,21 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
         return bool(libc.mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(arenas)) and fixed_mmap)
     except (OSError, AttributeError):
         return False
+
+
+def _pools_for(app: Any, threads: int, streams: int) -> _Pools:
+    """The worker pools, told by ``app`` (the dashboard) who the referee is, and sharing
+    its gate with its expensive reads (:mod:`controller.web.costly`)."""
+    from controller.web.security import referee_cookie
+
+    extensions = getattr(app, "extensions", {})
+    if "diablotin" not in extensions:  # another WSGI app (benchmarks): no referee
+        return _Pools(threads, streams)
+
+    def is_referee(cookie: str) -> bool:
+        return bool(cookie) and referee_cookie(app, cookie)
+
+    return _Pools(threads, streams, extensions["diablotin.referee_gate"], is_referee)
 
 
 def _raise_open_files_limit(wanted: int) -> None:

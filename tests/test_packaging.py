@@ -37,7 +37,7 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 RUNTIME_VENV_LIMIT_MB = 150
 """numpy (the rule-A solver, ~40 MB) and Babel (CLDR data for plurals and numbers, ~30 MB)
 are most of it."""
-DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot")
+DEV_ONLY = ("playwright", "mypy", "hypothesis", "ruff", "pytest", "cheroot", "schemathesis")
 OPTIONAL = ("opencv-python-headless", "lgpio", "RPi.GPIO", "mpremote")
 HARDWARE_TOOLS = ("skidl", "schemdraw", "build123d", "trimesh", "rtree", "matplotlib")
 """The [hardware] extra (python -m hardware.design): never in the runtime install."""

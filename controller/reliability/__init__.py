@@ -26,7 +26,7 @@ Five parts, each bounded in count and time; every byte goes to 127.0.0.1.
    PIN guessing, a stale session after logout, hostile requests (each must answer 4xx),
    the server's memory over thousands of them, a hostile title in the game's page, and
    bad configs, a second server and an emptied journal at start-up (:mod:`.attack`); and
-   server D's data, text and config attacks (:mod:`.attack_data`: a sessions file that
+   server G's data, text and config attacks (:mod:`.attack_data`: a sessions file that
    cannot be written, invisible and look-alike names, thousands of renames, a WAL deleted
    after kill -9, damaged rows, configs too deep or endless, ``replay FIFO``).
    Each attack is reported held or failed with its figures.

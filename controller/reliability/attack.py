@@ -17,7 +17,7 @@ and time. Each attack ends *held* or *failed* with its figures (docs/reliability
   held to :data:`GUESSES_PER_MINUTE` checked guesses while a logged-in referee plays on;
 - **start-up**: ``serve`` with a bad config, a second ``serve`` on B's data dir, and B's
   journal truncated to 0 bytes each refuse to start, with a message and no traceback;
-- **server D** (:mod:`.attack_data`, issue 26): data, text and config.
+- **server G** (:mod:`.attack_data`, issue 26): data, text and config.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from .loopback import (
     status_text,
     stream_request,
 )
+from .siege import SIEGE_ATTACKS, run_cpu, run_fuzz, run_idle
 
 ACTION_TARGET_MS = 100.0
 """A referee's action under the stream flood must answer within this (p99)."""
@@ -107,6 +108,13 @@ class AttackPlan:
     """Requests in the memory mix."""
     renames: int = 3000
     """Game renames in a row (the WAL must still be checkpointed)."""
+    idle: int = 1024
+    """Silent connections held on server D (issue 26), from :attr:`idle_addresses`."""
+    idle_addresses: int = 32
+    hammers: int = 32
+    """Clients asking the most expensive read on server E."""
+    fuzz_s: float = 300.0
+    """Seconds of schemathesis on server F."""
 
 
 FULL_ATTACK = AttackPlan(
@@ -129,6 +137,7 @@ SHORT_ATTACK = AttackPlan(
     guess_rate=40.0,
     hostile=2_000,
     renames=250,
+    fuzz_s=5.0,
 )
 
 
@@ -166,7 +175,8 @@ ATTACKS = (
     "config: not UTF-8",
     "second serve on the same data dir",
     "journal truncated to 0 bytes",
-    # server D: data, text and config (issue 26, items 6-13; attack_data.py)
+    *SIEGE_ATTACKS,
+    # server G: data, text and config (issue 26, items 6-13; attack_data.py)
     "sessions: web-sessions.json unwritable",
     "free text: invisible, look-alike names",
     "WAL: renames are checkpointed",
@@ -185,7 +195,8 @@ DATA_ATTACKS = ATTACKS[ATTACKS.index("sessions: web-sessions.json unwritable") :
 STREAM_ATTACKS, GUESS_ATTACKS = ATTACKS[:4], ATTACKS[4:6]
 REQUEST_ATTACKS = ATTACKS[6 : len(ATTACKS) - len(DATA_ATTACKS)]
 """The attacks on server A (streams), server C (PIN guessing), server B (requests, then
-start-up), server D (data, text and config: :mod:`.attack_data`)."""
+start-up, then the sieges of :mod:`.siege` on servers D, E and F), server G (data, text and
+config: :mod:`.attack_data`)."""
 
 
 # --- HTTP from any loopback address ------------------------------------------------------------
@@ -331,11 +342,13 @@ def _flood(
     return [actions, phone]
 
 
-def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]:
-    """A referee at a fresh address logs in, then creates games one after the other;
-    returns each request's time (ms; ``inf`` when it was not answered 2xx in time)."""
+def _referee_actions(
+    port: int, plan: AttackPlan, attack: Attack, source: str = REFEREE_ADDRESS
+) -> list[float]:
+    """A referee at a fresh address (``source``) logs in, then creates games one after the
+    other; returns each request's time (ms; ``inf`` when it was not answered 2xx in time)."""
     started = time.monotonic()
-    referee, answer = log_in(port, REFEREE_ADDRESS, timeout=ACTION_TIMEOUT_S)
+    referee, answer = log_in(port, source, timeout=ACTION_TIMEOUT_S)
     latencies = [answer.ms if referee else float("inf")]
     if referee is None:
         attack.problems.append(f"the login: {status_text(answer.status)}")
@@ -345,7 +358,7 @@ def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]
         if time.monotonic() - started > plan.action_budget_s:
             latencies.append(float("inf"))
             continue
-        answer = new_tails_game(port, referee, REFEREE_ADDRESS, ACTION_TIMEOUT_S)
+        answer = new_tails_game(port, referee, source, ACTION_TIMEOUT_S)
         ok = 200 <= answer.status < 300
         latencies.append(answer.ms if ok else float("inf"))
         if not ok:
@@ -358,10 +371,10 @@ def _referee_actions(port: int, plan: AttackPlan, attack: Attack) -> list[float]
     return latencies
 
 
-def _new_phone(port: int, topic: str, attack: Attack) -> None:
+def _new_phone(port: int, topic: str, attack: Attack, source: str = PHONE_ADDRESS) -> None:
     started = time.monotonic()
     with socket.socket() as sock:
-        sock.bind((PHONE_ADDRESS, 0))
+        sock.bind((source, 0))
         sock.settimeout(PHONE_TIMEOUT_S)
         received = b""
         try:
@@ -782,7 +795,10 @@ def _truncated_journal(server: ServeProcess) -> Attack:
 SERVERS: tuple[tuple[Callable[[AttackPlan, Path, int, Log], list[Attack]], Sequence[str]], ...] = (
     (run_streams, STREAM_ATTACKS),
     (run_guessing, GUESS_ATTACKS),
-    (run_requests, REQUEST_ATTACKS),
+    (run_requests, REQUEST_ATTACKS[: -len(SIEGE_ATTACKS)]),
+    (run_idle, SIEGE_ATTACKS[:2]),
+    (run_cpu, SIEGE_ATTACKS[2:3]),
+    (run_fuzz, SIEGE_ATTACKS[3:]),
     (run_data, DATA_ATTACKS),
 )
 """Each server's run and the attacks it reports, in the order of :data:`ATTACKS`."""

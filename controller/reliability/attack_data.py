@@ -1,4 +1,4 @@
-"""Part 4, ``attack``, server D: the data, text and config attacks of issue 26 (items 6-13).
+"""Part 4, ``attack``, server G: the data, text and config attacks of issue 26 (items 6-13).
 
 One ``diablotin serve`` (simulated box, temporary data dir) whose sessions file cannot be
 written; hostile free text and look-alike roster names; thousands of renames (the WAL must be
@@ -42,7 +42,7 @@ SERVER_D = (
     "damaged rows: exports leave them out",
     "damaged rows: games and doctor",
 )
-"""The attacks that need server D (the rest of :data:`.attack.DATA_ATTACKS` run beside it)."""
+"""The attacks that need server G (the rest of :data:`.attack.DATA_ATTACKS` run beside it)."""
 
 HOSTILE_TITLES = (
     "\u061c",
@@ -81,7 +81,7 @@ def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
         _wal_deleted(server, attacks)
         attacks += _damaged_rows(server)
     except (OSError, http.client.HTTPException, RuntimeError, HttpError) as exc:
-        log(f"  server D stopped: {type(exc).__name__}: {exc}")
+        log(f"  server G stopped: {type(exc).__name__}: {exc}")
         done = {a.name for a in attacks}
         reason = f"not run: {type(exc).__name__}: {exc}"
         attacks += [Attack(n, problems=[reason]) for n in SERVER_D if n not in done]

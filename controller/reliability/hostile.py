@@ -88,6 +88,10 @@ def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee)
         for path in (f"/api/games/{big}/actions", f"/api/games/{big}/undo"):
             add(BIG_IDS, "POST", path, '{"type": "x"}')
         add(BIG_IDS, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
+        for sign in ("", "-"):  # ids in bodies (issue 26): a seat's player, a roster id
+            seat = f'[{{"player": {sign}{big}}}, null]'
+            add(BIG_IDS, "POST", "/api/games", f'{{"kind": "tails", "seats": {seat}}}')
+            add(BIG_IDS, "POST", "/api/players", f'{{"id": {sign}{big}, "name": "Zoé"}}')
     add(
         SURROGATES,
         "POST",
@@ -132,6 +136,8 @@ def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee)
         add(NAN, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
     add(NAN, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
     add(NAN, "POST", "/api/session", '{"pin": NaN}')
+    for phone in ("nan", "inf", "-inf", "1e999"):  # numeric query parameters (issue 26)
+        add(NAN, "GET", f"/api/box/clock?phone={phone}", None)
     auth = "".join(f"\r\n{name}: {value}" for name, value in referee.headers.items())
     for path in ("/api/import", "/api/games", "/api/session"):
         head = _head("POST", path, port, f"Content-Length: {HUGE_BYTES}{auth}")

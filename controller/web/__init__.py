@@ -20,6 +20,7 @@ from werkzeug.routing import IntegerConverter
 
 from controller.games.base import Said
 
+from .costly import Costly, RefereeGate
 from .i18n import DOMAIN, pick_language
 from .security import (
     ApiError,
@@ -213,6 +214,9 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["diablotin"] = service
     app.extensions["diablotin.throttle"] = throttle or PinThrottle()
+    gate = RefereeGate()
+    app.extensions["diablotin.referee_gate"] = gate
+    app.extensions["diablotin.costly"] = Costly(gate)
     app.extensions["diablotin.sessions"] = SessionStore(
         service.config.data_dir / "web-sessions.json"
     )
@@ -239,7 +243,8 @@ def create_app(
         why = HTTP_SENTENCES.get(status)
         if request.path.startswith("/api/") or request.path.startswith("/stream"):
             code = (exc.name or "error").lower().replace(" ", "-")
-            return ApiError(status, code, why or exc.description or code).response()
+            kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+            return ApiError(status, code, why or exc.description or code, kept).response()
         if why is None:
             return exc
         resp = make_response(pages.error_page(why), status)

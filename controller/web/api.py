@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
 from . import operations, security
+from .costly import Costly
 from .i18n import refusal_text, request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
@@ -78,17 +80,66 @@ def guarded(fn: Callable[[], Any]) -> Any:
         raise ApiError(507, "disk-full", said_of(exc)) from None
 
 
-def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 if it is missing, malformed or not an object."""
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""SQLite's integers: every integer in a request body must lie in this range."""
+
+
+def _int64(digits: str) -> int:
+    """``json.loads``' hook for integers: a ValueError (400 ``bad-body``) out of range."""
+    value = int(digits)  # ValueError past Python's 4300 digits too
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError
+    return value
+
+
+def _no_constant(name: str) -> float:
+    """``json.loads``' hook for ``NaN``, ``Infinity``, ``-Infinity``: always a ValueError."""
+    raise ValueError
+
+
+def parsed_body() -> Any:
+    """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
+    outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
+    malformed: no body field reaches the journal or the engines with them."""
+    if not request.is_json:
+        return None
     try:
-        data = request.get_json(silent=True)
-    except RecursionError:  # json's decoder recurses; silent=True only covers ValueError
+        return json.loads(
+            request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
+        )
+    except RecursionError:  # json's decoder recurses
         raise ApiError(400, "bad-body", Said("the JSON is nested too deeply")) from None
+    except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity
+        return None
+
+
+def json_body(required: bool = True) -> dict[str, Any]:
+    """The request's JSON object; 400 if it is missing, malformed or not an object (see
+    :func:`parsed_body` for the numbers refused)."""
+    data = parsed_body()
     if data is None and not required and not request.get_data():
         return {}
+    if data is None and request.get_data():
+        raise ApiError(
+            400,
+            "bad-body",
+            Said("send a JSON object (whole numbers within ±2^63, no NaN or Infinity)"),
+        )
     if not isinstance(data, dict):
         raise ApiError(400, "bad-body", Said("send a JSON object"))
     return data
+
+
+def finite_query(name: str, why: Said) -> float:
+    """The query parameter ``name`` as a finite number; 400 ``bad-query`` (``why``) when it
+    is missing, not a number, ``nan`` or infinite."""
+    try:
+        value = float(request.args.get(name, ""))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ApiError(400, "bad-query", why)
+    return value
 
 
 def referee() -> bool:
@@ -118,7 +169,7 @@ def log_in() -> Response:
     """Log in as the referee with ``{"pin": "..."}``: sets the HttpOnly session cookie."""
     security.check_same_site()
     security.check_json_body()
-    data = request.get_json(silent=True)
+    data = parsed_body()
     token = security.log_in(data.get("pin") if isinstance(data, dict) else None)
     return jsonify({"referee": True, "csrf": token})
 
@@ -435,9 +486,39 @@ def odds(game_id: int) -> Response:
     """Odds or advice (per game: the sauteur's keys, Teufel's squares, the tails advisor).
     ``?coach=1`` adds the sauteur's solved coach; ``&hider=1`` its advice for the hider,
     for the referee only (the popper must not see it)."""
-    if request.args.get("hider") and not referee():
+    is_referee = referee()
+    if request.args.get("hider") and not is_referee:
         raise ApiError(401, "pin-required", Said("the hider's advice is for the referee only"))
-    return jsonify(guarded(lambda: operations.odds(service(), game_id, request.args)))
+    table = table_for(game_id)
+    args = request.args.to_dict()
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        report = operations.odds(service(), game_id, args)
+        return report, report.get("coach", {}).get("status") != "solving"
+
+    read = ("odds", game_id, tuple(sorted(request.args.items(multi=True))))
+    return jsonify(guarded(lambda: costly_answer(read, table.version, compute, is_referee)))
+
+
+def costly() -> Costly:
+    found: Costly = current_app.extensions["diablotin.costly"]
+    return found
+
+
+def costly_answer(
+    read: tuple[Any, ...], version: Any, compute: Callable[[], tuple[Any, bool]], is_referee: bool
+) -> Any:
+    """An expensive read through the app's :class:`~controller.web.costly.Costly`:
+    ``compute`` runs on its worker, in the app's context (not the request's)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    def in_app() -> tuple[Any, bool]:
+        with app.app_context():
+            return compute()
+
+    return costly().answer(
+        read, version, in_app, client=security.client_address(), referee=is_referee
+    )
 
 
 @bp.get("/games/<int:game_id>/layout")
@@ -485,14 +566,21 @@ def _viewer_for(game_id: int) -> Viewer:
 def export(game_id: int) -> Response:
     """The game as a ``diablotin-game/1`` JSON file (a download). A damaged game (one that
     no longer replays) gives its raw entries, to the referee."""
-    if game_id not in service().damaged:
-        _viewer_for(game_id)
-    elif not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
     journal = service().journal
     assert journal is not None
-    data = guarded(lambda: journal.export(game_id))  # 409 for a row that cannot be read
-    body = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+    def compute() -> tuple[str, bool]:
+        data = guarded(lambda: journal.export(game_id))  # 409 for a row that cannot be read
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n", True
+
+    if game_id not in service().damaged:
+        viewer = _viewer_for(game_id)
+        version = table_for(game_id).version
+        body = costly_answer(("export", game_id), version, compute, viewer == "referee")
+    elif not referee():
+        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
+    else:
+        body = compute()[0]
     resp = Response(body, mimetype="application/json")
     resp.headers["Content-Disposition"] = f'attachment; filename="diablotin-game-{game_id}.json"'
     return resp
@@ -631,7 +719,19 @@ def _stats() -> Any:
 @bp.get("/stats")
 def stats() -> Response:
     """Per player and per game kind, over the finished games (:mod:`controller.stats`)."""
-    return jsonify(_stats().summary(service().journal))
+    journal = service().journal
+    assert journal is not None
+    version = hash(  # what the stats are made of; a hash keeps the cache's keys small
+        (
+            tuple((g.id, g.finished, g.abandoned, repr(g.seats)) for g in journal.games()),
+            repr(service().players()),
+        )
+    )
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        return _stats().summary(journal), True
+
+    return jsonify(costly_answer(("stats",), version, compute, referee()))
 
 
 @bp.get("/stats/games/<int:game_id>")
@@ -639,10 +739,16 @@ def game_stats(game_id: int) -> Response:
     """One game's chart data; a game in play only for the referee (like its steps)."""
     from controller.stats import game_series
 
-    _viewer_for(game_id)
+    viewer = _viewer_for(game_id)
+    version = table_for(game_id).version
     journal = service().journal
     assert journal is not None
-    return jsonify(guarded(lambda: game_series(journal.game(game_id), journal.entries(game_id))))
+
+    def compute() -> tuple[dict[str, Any], bool]:
+        return game_series(journal.game(game_id), journal.entries(game_id)), True
+
+    read = ("game-stats", game_id)
+    return jsonify(guarded(lambda: costly_answer(read, version, compute, viewer == "referee")))
 
 
 # --- the box as a computer: clock, restart, shut down ----------------------------------
@@ -657,12 +763,7 @@ def _system() -> Any:
 @bp.get("/box/clock")
 def box_clock() -> Response:
     """Compare the box's clock with the phone's: ``?phone=<Unix seconds>``."""
-    try:
-        phone = float(request.args.get("phone", ""))
-    except ValueError:
-        raise ApiError(
-            400, "bad-query", Said("phone must be the phone's time in Unix seconds")
-        ) from None
+    phone = finite_query("phone", Said("phone must be the phone's time in Unix seconds"))
     return jsonify(_system().clock_report(phone))
 
 

@@ -62,8 +62,9 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
                 "title": {"type": "string", "maxLength": 80},
                 "seats": {
                     "type": "array",
+                    "nullable": True,
                     "description": 'one per seat: {"player": id}, {"guest": name}, '
-                    '{"computer": level} or null',
+                    '{"computer": level} or null; null or absent: no names',
                     "items": {"type": "object", "nullable": True},
                 },
             },
@@ -385,26 +386,53 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
 ]
 
 
+_BINARY = {"type": "string", "format": "binary"}
+_JPEG = {"image/jpeg": {"schema": _BINARY}}
+ANSWERS: dict[str, dict[str, Any]] = {
+    "/api/export.zip": {"application/zip": {"schema": _BINARY}},
+    "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
+    "/api/box/camera.jpg": _JPEG,
+    "/api/games/{game_id}/snapshots/{name}.jpg": _JPEG,
+}
+"""The answers that are not JSON objects, by path: their media type and schema."""
+
+CREATED = {
+    ("post", "/api/games"),
+    ("post", "/api/games/{game_id}/rematch"),
+    ("post", "/api/players"),
+    ("post", "/api/import"),
+}
+"""Operations that answer 201 when they make something new."""
+
+
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
 
 
 def _operation(
     method: str,
+    path: str,
     summary: str,
     referee: bool,
     body: dict[str, Any] | None,
     params: list[dict[str, Any]],
 ) -> dict[str, Any]:
+    content = ANSWERS.get(path, {"application/json": {"schema": _OBJ}})
     responses: dict[str, Any] = {
-        "200": {"description": "OK", "content": {"application/json": {"schema": _OBJ}}},
-        "400": _error("Malformed request"),
+        "200": {"description": "OK", "content": content},
+        "400": _error("Malformed request (numbers: whole ones within ±2^63, finite)"),
         "404": _error("No such game"),
         "409": _error(
             "Refused by the rules or the box (damaged: a game that no longer "
             "replays); nothing changed"
         ),
+        "429": _error("Too many requests from this address (see Retry-After)"),
+        "503": _error("Busy: try again (see Retry-After)"),
     }
+    if body is not None:
+        responses["413"] = _error("The request body is too large")
+    if (method, path) in CREATED:
+        responses["201"] = {"description": "Created", "content": content}
     op: dict[str, Any] = {"summary": summary, "responses": responses}
     if params:
         op["parameters"] = params
@@ -412,7 +440,7 @@ def _operation(
         op["security"] = [{"refereeSession": [], "csrfToken": []}, {"refereePin": []}]
         responses["401"] = _error("Referee PIN needed or wrong")
         responses["403"] = _error("Cross-site, non-JSON body or bad CSRF token")
-        responses["429"] = _error("Too many wrong PINs (see Retry-After)")
+        responses["429"] = _error("Too many wrong PINs or requests (see Retry-After)")
         responses["507"] = _error("disk-full: the box's disk is full; nothing was recorded")
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
@@ -423,7 +451,9 @@ def document() -> dict[str, Any]:
     """The OpenAPI 3.0 document as a dict."""
     paths: dict[str, dict[str, Any]] = {}
     for method, path, summary, referee, body, params in ROUTES:
-        paths.setdefault(path, {})[method] = _operation(method, summary, referee, body, params)
+        paths.setdefault(path, {})[method] = _operation(
+            method, path, summary, referee, body, params
+        )
     new_game = paths["/api/games"]["post"]["requestBody"]["content"]["application/json"]
     kind = {"type": "string", "enum": list(registry.names())}  # as registered now
     new_game["schema"] = new_game["schema"] | {

@@ -32,10 +32,10 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, A
     helper = hooks(table.rules.name).odds
     if helper is None:
         raise Refused("there are no odds for {name}", "no-odds", name=table.rules.name)
-    with table.lock:
-        report: dict[str, Any] = helper(table.state, args)
-        report["version"] = table.version
-        state = table.state
+    with table.lock:  # states are immutable: think on this one without holding the game
+        state, version = table.state, table.version
+    report: dict[str, Any] = helper(state, args)
+    report["version"] = version
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
@@ -105,9 +105,10 @@ def toy_control(service: Service, command: Mapping[str, Any]) -> dict[str, Any]:
             commands=", ".join(TOY_COMMANDS),
         )
     needs_key = do in ("press", "jam") or (do == "missing_die" and on)
-    if needs_key and (not isinstance(key, int) or isinstance(key, bool) or key not in KEYS):
+    bad_key = not isinstance(key, int) or isinstance(key, bool) or key not in KEYS
+    if (needs_key or "key" in command) and bad_key:
         raise Refused("key must be 1 to 4, got {key!r}", "bad-key", key=key)
-    if do in ("jam", "chatter", "missing_die") and not isinstance(on, bool):
+    if (do in ("jam", "chatter", "missing_die") or "on" in command) and not isinstance(on, bool):
         raise Refused('"on" must be true or false', "bad-command")
     if do == "hide":
         service.call(toy.hide)

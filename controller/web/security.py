@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Response, current_app, jsonify, request, session
+from flask import Flask, Response, current_app, jsonify, request, session
 
 from controller.games.base import Said
 
@@ -276,11 +276,38 @@ def load_or_make_secret(data_dir: Path) -> bytes:
     return text.encode()
 
 
-def _pin_mark(pin: str) -> str:
+def _pin_mark(pin: str, app: Flask | None = None) -> str:
     """What the session remembers of the PIN: changing the PIN logs every referee out."""
-    key = current_app.secret_key
+    key = (app or current_app).secret_key
     assert isinstance(key, bytes)
     return hmac.new(key, b"referee:" + pin.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def referee_cookie(app: Flask, cookie_header: str) -> bool:
+    """Does ``cookie_header`` (a request's ``Cookie``) hold a live referee session of
+    ``app``? The same test as :func:`is_referee`, outside any request: the server uses it
+    to serve the referee's requests first. A PIN header does not count here (its check
+    is throttled, and only Flask does it)."""
+    name = app.config["SESSION_COOKIE_NAME"]
+    pairs = (part.strip().partition("=") for part in cookie_header.split(";"))
+    value = next((v for k, _, v in pairs if k == name), None)
+    if not value:
+        return False
+    serializer = app.session_interface.get_signing_serializer(app)  # type: ignore[attr-defined]
+    if serializer is None:
+        return False
+    try:
+        data = serializer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
+    except Exception:  # itsdangerous: a bad or expired signature, or not a session at all
+        return False
+    mark = data.get("ref") if isinstance(data, dict) else None
+    store: SessionStore = app.extensions["diablotin.sessions"]
+    pin = str(app.extensions["diablotin"].referee_pin)
+    return (
+        isinstance(mark, str)
+        and hmac.compare_digest(mark, _pin_mark(pin, app))
+        and store.alive(data.get("sid"))
+    )
 
 
 def _service() -> Any:

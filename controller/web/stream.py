@@ -97,12 +97,13 @@ class StreamCounter:
         self.open = 0
         self.by_client: dict[str, int] = {}
 
-    def enter(self, client: str, limit: int, per_client: int) -> str | None:
-        """Count a new stream; returns why it may not open (``None``: it may)."""
+    def enter(self, client: str, limit: int, per_client: int, referee: bool = False) -> str | None:
+        """Count a new stream; returns why it may not open (``None``: it may). The
+        referee's streams are counted but never refused for the spectators' caps."""
         with self._lock:
-            if self.open >= limit:
+            if not referee and self.open >= limit:
                 return Said("too many live pages open")
-            if self.by_client.get(client, 0) >= per_client:
+            if not referee and self.by_client.get(client, 0) >= per_client:
                 return Said("at most {count} live pages per phone", count=per_client)
             self.open += 1
             self.by_client[client] = self.by_client.get(client, 0) + 1
@@ -155,7 +156,10 @@ def stream() -> Response:
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())
     client = security.client_address()
     refused = counter.enter(
-        client, current_app.config["MAX_STREAMS"], current_app.config["MAX_STREAMS_PER_CLIENT"]
+        client,
+        current_app.config["MAX_STREAMS"],
+        current_app.config["MAX_STREAMS_PER_CLIENT"],
+        referee,
     )
     if refused:
         raise ApiError(

@@ -49,11 +49,17 @@ EXPECTED_HELD = {
     "RSS over the hostile mix",
     "hostile title escaped in its page",
     "PIN guessing from many addresses",
-    *atk.DATA_ATTACKS,  # issue 26, items 6-13: server D
+    *atk.DATA_ATTACKS,  # issue 26, items 6-13: server G
+    "idle: a new phone's stream",
+    "schemathesis: 0 5xx, 0 schema errors",
 }
 """Attacks that must hold (asserted)."""
 
-TIMED = {"flood: referee actions p99 < 100 ms"}
+TIMED = {
+    "flood: referee actions p99 < 100 ms",
+    "idle: referee actions p99 < 100 ms",
+    "cpu: referee actions p99 < 200 ms",
+}
 """Latency-bound verdicts: their figures are checked here, their bound in benchmark runs."""
 
 AWAITING: dict[str, str] = {}
@@ -111,6 +117,14 @@ def test_the_attacks_were_made_at_full_strength(attacks: list[rel.Attack]) -> No
     flood = by_name["flood: referee actions p99 < 100 ms"]
     assert re.search(rf"\d+/{plan.streams} streams served, \d+/{plan.slow} slow headers", flood)
     assert f"{plan.actions}/{plan.actions} actions answered" in flood
+    idle = by_name["idle: referee actions p99 < 100 ms"]
+    assert f"{plan.idle} silent connections from {plan.idle_addresses} addresses" in idle
+    assert f"{plan.actions}/{plan.actions} actions answered" in idle
+    cpu = by_name["cpu: referee actions p99 < 200 ms"]
+    assert f"{plan.hammers} clients, their answers" in cpu
+    assert f"{plan.actions}/{plan.actions} actions answered" in cpu
+    fuzz = re.match(r"(\d+) cases, 0 failures", by_name["schemathesis: 0 5xx, 0 schema errors"])
+    assert fuzz and int(fuzz[1]) > 0
     guesses = re.search(r"(\d+) wrong PINs from (\d+) addresses", by_name[GUESSING])
     assert guesses and guesses[1] == guesses[2]
     assert int(guesses[1]) >= plan.guess_s * plan.guess_rate * 0.9

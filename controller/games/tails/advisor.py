@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,11 +257,14 @@ def advise_rollouts(
     rollouts: int | None = None,
     candidates: int = 6,
     top: int | None = 3,
+    pause: Callable[[], None] | None = None,
 ) -> list[Suggestion]:
     """The best placements of a drawn ``kind``, by Monte Carlo: the ``candidates`` best
     greedy placements are each played out to the end (:func:`playout`) on the same
     shuffled card orders (common random numbers), round after round until ``budget_s``
     seconds have passed (at least one round) or, when given, ``rollouts`` rounds.
+    ``pause()`` is called before each playout (a few ms apart); the time it takes is
+    not counted in ``budget_s`` (the server lets the referee's requests go first).
 
     ``value`` is the mean final measure (own total minus the others'); ``gain`` against
     now. Refuses an unknown kind or one out of stock like :func:`advise`.
@@ -280,6 +283,10 @@ def advise_rollouts(
     while done < (rollouts or 1) or (rollouts is None and time.perf_counter() < deadline):
         rng.shuffle(cards)
         for i, after in enumerate(afters):
+            if pause is not None:
+                paused = time.perf_counter()
+                pause()
+                deadline += time.perf_counter() - paused
             totals[i] += playout(after, cards, side)
         done += 1
     ranked = sorted(range(len(shortlist)), key=lambda i: (-totals[i], greedy.index(shortlist[i])))

@@ -26,6 +26,7 @@ from controller.games.tails import (
 )
 from controller.games.tails import layout as board_layout
 from controller.games.tails.rules import refused_cells
+from controller.web.costly import yield_to_referee
 
 LEGAL_IN_EXTRAS = False
 """The page reads what is legal from the view itself: no long ``legal`` list per frame."""
@@ -75,7 +76,9 @@ def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
         suggestions = advise_cell(state, top=ADVICE_COUNT)
     elif lookahead_arg == "end":
         rng = random.Random("|".join(state.moves))  # the same answer for the same position
-        suggestions = advise_rollouts(state, kind, rng, budget_s=END_BUDGET_S, top=ADVICE_COUNT)
+        suggestions = advise_rollouts(
+            state, kind, rng, budget_s=END_BUDGET_S, top=ADVICE_COUNT, pause=yield_to_referee
+        )
     else:
         suggestions = advise(state, kind, lookahead=lookahead_arg == "1", top=ADVICE_COUNT)
     due = pending(state)
