@@ -391,6 +391,7 @@ _JPEG = {"image/jpeg": {"schema": _BINARY}}
 ANSWERS: dict[str, dict[str, Any]] = {
     "/api/export.zip": {"application/zip": {"schema": _BINARY}},
     "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
+    "/api/backup": {"application/vnd.sqlite3": {"schema": _BINARY}},
     "/api/box/camera.jpg": _JPEG,
     "/api/games/{game_id}/snapshots/{name}.jpg": _JPEG,
 }
