@@ -137,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--level",
-        choices=["random", "heuristic", "computer", "optimal"],
+        choices=["random", "heuristic", "computer", "optimal", "adaptive"],
         default=None,
-        help="the computer's level (default heuristic)",
+        help="the computer's level (default adaptive)",
     )
     p.add_argument(
         "--seed", type=int, default=None, help="the simulated toy's seed (default: random)"

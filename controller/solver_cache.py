@@ -50,8 +50,11 @@ def cache_key(circuit: int, faces: Sequence[int | str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def cache_path(data_dir: Path, circuit: int, faces: Sequence[int | str]) -> Path:
-    return data_dir / "solver" / f"race-{cache_key(circuit, faces)}.bin"
+def cache_path(
+    data_dir: Path, circuit: int, faces: Sequence[int | str], kind: str = "race"
+) -> Path:
+    """``kind``: ``race`` (uniform hider) or ``race-equilibrium`` (both at equilibrium)."""
+    return data_dir / "solver" / f"{kind}-{cache_key(circuit, faces)}.bin"
 
 
 def _payload(values: array[float]) -> bytes:
@@ -140,12 +143,14 @@ def load_race_table(
     circuit: int,
     faces: Sequence[int | str],
     solve: Callable[[int, Sequence[int | str]], RaceTable],
+    kind: str = "race",
 ) -> RaceTable:
-    """The cached table for these options, or a fresh solve written to the cache.
+    """The cached table for these options, or a fresh solve written to the cache
+    (``kind``: the file's name, see :func:`cache_path`).
 
     A bad cache file is logged and replaced; a cache that cannot be written is logged
     and the table is used from memory."""
-    path = cache_path(data_dir, circuit, faces)
+    path = cache_path(data_dir, circuit, faces, kind)
     return _load(
         path,
         lambda: read(path, circuit, faces),
@@ -244,6 +249,7 @@ class Solvers:
         config = state.config
         if config.rule == "B":
             self.tables.race(config)
+            self.tables.race_equilibrium(config)
         else:
             self.tables.chase(config).prepare()
         with self._lock:

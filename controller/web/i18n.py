@@ -181,6 +181,7 @@ ENGLISH: dict[str, str] = {
     "level.random": "gentle (random)",
     "level.heuristic": "clever (heuristic)",
     "level.optimal": "unbeatable (optimal)",
+    "level.adaptive": "reads the hider (adaptive)",
     "coach.title": "Coach (solved play)",
     "coach.solving": "The coach is solving the game… (a few seconds, once)",
     "coach.pop": "pop key {k}",

@@ -171,3 +171,37 @@ def adaptive_action(
     counts = belief_now(start, state).get(state.hider, list(PRIOR))
     y, _ = adaptive_plan(tables, state, seed, counts)
     return reply_action(tables, state, y)
+
+
+def read(
+    tables: Tables, state: SauteurState, seed: int, start: Mapping[str, Sequence[float]]
+) -> dict[str, Any]:
+    """The coach's read of the hider now (the referee's eyes only): ``{"hider": seat,
+    "seen": hidings of this game whose devil popped, "keys": {"1": count, ...} of those,
+    "top_key", "top", "belief": {"1": mean share, ...} (all evidence, earlier matches
+    and censored hidings included), "evidence", "mode": "read" | "equilibrium",
+    "advice": the adaptive popper's move now or ``None`` when it is not the popper's
+    move}``."""
+    who = state.hider
+    keys = dict.fromkeys(("1", "2", "3", "4"), 0)
+    for seen in hidings_seen(state):
+        if seen.hider == who and seen.devil is not None:
+            keys[str(seen.devil)] += 1
+    top_key = max(keys, key=lambda key: (keys[key], -int(key)))
+    counts = belief_now(start, state).get(who, list(PRIOR))
+    total = sum(counts)
+    report: dict[str, Any] = {
+        "hider": who,
+        "seen": sum(keys.values()),
+        "keys": keys,
+        "top_key": int(top_key),
+        "top": keys[top_key],
+        "belief": {str(k): round(c / total, 4) for k, c in zip((1, 2, 3, 4), counts, strict=True)},
+        "evidence": round(evidence(counts), 2),
+        "mode": None,
+        "advice": None,
+    }
+    if state.phase in ("pop", "advance") and not state.carried:
+        _, report["mode"] = adaptive_plan(tables, state, seed, counts)
+        report["advice"] = adaptive_action(tables, state, seed, start)
+    return report

@@ -164,7 +164,7 @@ function renderChoices(s) {
   fill(box, items);
 }
 
-const LEVELS = ["random", "heuristic", "optimal"];
+const LEVELS = ["random", "heuristic", "optimal", "adaptive"];
 
 function renderComputer() {
   const box = $("computer");
@@ -175,7 +175,7 @@ function renderComputer() {
   };
   fill(box, ["p1", "p2"].map((player) => {
     const on = (extras.computer || []).includes(player);
-    const level = (extras.levels || {})[player] || "heuristic";
+    const level = (extras.levels || {})[player] || "adaptive";
     const toggle = el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
       "data-player": player,
       onclick: (e) => put(e.currentTarget, { player, on: !on }) },
