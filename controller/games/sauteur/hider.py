@@ -156,9 +156,7 @@ def matrix_game(plans: Sequence[Sequence[float]]) -> tuple[Vector, tuple[float, 
     so it always ends; ``y = z / sum z`` and the popper's ``x`` are the dual values of
     the plans' constraints, read off the final tableau (its dual).
     """
-    n = len(plans)
-    if n == 0:
-        raise ValueError("a matrix game needs at least one plan")
+    n = len(plans)  # at least one: the double oracle starts with a plan
     shift = 1.0 - min(min(plan) for plan in plans)
     # Tableau: rows = plans (4 slot columns, n slack columns, rhs); last row = objective.
     rows = [

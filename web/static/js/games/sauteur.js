@@ -263,6 +263,15 @@ function coachBlock(coach) {
       el("p", {}, Object.entries(h.placement).map(([k, p]) => t("coach.hider_slot", { k, p: pct(p) })).join(" · ")),
       el("p", { class: "muted" }, t("coach.hider_value", { p: pct(h.popper_chance), u: pct(h.popper_chance_uniform) }))));
   }
+  const r = coach.read; // the referee's read of the hider (docs/strategy.md, adaptive)
+  if (r) {
+    const a = r.advice;
+    const option = a ? optionText(a.type === "pop" ? "pop " + a.key : a.type === "advance" ? "advance " + a.figure : a.type) : null;
+    out.push(el("div", { class: "coach read", id: "coach-read" },
+      el("p", { class: "choice-title" }, t("coach.read_title")),
+      el("p", {}, r.seen ? t("coach.read_seen", { k: r.top_key, c: r.top, n: r.seen }) : t("coach.read_unseen")),
+      option ? el("p", { class: "muted" }, t(r.mode === "read" ? "coach.read_advice" : "coach.read_equilibrium", { option })) : null));
+  }
   return out;
 }
 
