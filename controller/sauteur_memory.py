@@ -20,6 +20,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .games.base import Refused
 from .games.sauteur import SauteurRules, SauteurState
 from .games.sauteur.adaptive import Beliefs, adaptive_action, belief_now
 from .games.sauteur.levels import Tables, level_action
@@ -46,8 +47,8 @@ def start_settings(
 
 
 def last_counts(journal: Journal, player: int, rule: str) -> list[float] | None:
-    """How roster player ``player`` hid in their last sauteur game of ``rule`` (its start
-    counts plus what it revealed), or ``None`` when they never played one."""
+    """How roster player ``player`` hid in their last sauteur game of ``rule`` that still
+    replays (its start counts plus what it revealed), or ``None`` when there is none."""
     rules = SauteurRules()
     for record in sorted(journal.games(), key=lambda game: -game.id):
         if record.kind != KIND or record.options.get("rule", "A") != rule:
@@ -55,9 +56,12 @@ def last_counts(journal: Journal, player: int, rule: str) -> list[float] | None:
         seat = next((s["key"] for s in record.seats or () if s.get("player") == player), None)
         if seat is None:
             continue
-        state = rules.setup(record.options)
-        for action in journal.actions(record.id):
-            state = rules.apply(state, action)
+        try:
+            state = rules.setup(record.options)
+            for action in journal.actions(record.id):
+                state = rules.apply(state, action)
+        except Refused:  # a game that no longer replays teaches nothing
+            continue
         counts = belief_now(journal.setting(record.id, BELIEF, {}), state).get(seat)
         return None if counts is None else [round(c, 6) for c in counts]
     return None
