@@ -486,10 +486,14 @@ class BoxPlay:
         if self.watch.state()["pressing"] is not None:
             return
         level = self.computer_levels(table.game_id)[state.popper]
-        if level in ("optimal", "adaptive") and not self.solvers.when_ready(
-            state, lambda: svc.post(self._computer_move)
-        ):
-            return  # solving on a thread; the move comes when the tables are ready
+        if level in ("optimal", "adaptive"):
+
+            def again() -> None:
+                svc.post(self._computer_move)
+
+            ready = self.solvers.when_ready(state, again)
+            if not ready or not (state.carried or self.solvers.when_hiding_ready(state, again)):
+                return  # solving on a thread; the move comes when it is ready
         assert svc.journal is not None
         action = computer_action(
             svc.journal, table.game_id, level, state, self.solvers.tables, self._rng

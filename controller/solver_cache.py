@@ -255,6 +255,31 @@ class Solvers:
         with self._lock:
             self._ready.add(self._key(state))
 
+    def when_hiding_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
+        """True when this hiding's equilibrium is solved (the popper's mixture: about a
+        second in rule A); otherwise solve it on a thread (once), call ``then()`` when
+        done, and return False. Call once :meth:`when_ready` is True."""
+        if self.tables.has_equilibrium(state):
+            return True
+        key = ("hiding", *self.tables.hiding_game(state)[2])
+        with self._lock:
+            if key in self._warming:
+                return False
+            self._warming.add(key)
+
+        def run() -> None:
+            try:
+                self.tables.equilibrium(state)
+            except Exception:  # a solver bug must not kill the box; logged, retried later
+                log.exception("solving a Diable sauteur hiding failed")
+            finally:
+                with self._lock:
+                    self._warming.discard(key)
+            then()
+
+        threading.Thread(target=run, name="hiding", daemon=True).start()
+        return False
+
     def when_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
         """True when the tables for ``state`` are solved; otherwise start solving them on
         a thread (once), call ``then()`` when done, and return False."""

@@ -161,6 +161,10 @@ class Tables:
             found = self._equilibria[key] = hider.solve_hiding(game, start)
         return found
 
+    def has_equilibrium(self, state: SauteurState) -> bool:
+        """Whether this hiding is already solved (:meth:`equilibrium` answers at once)."""
+        return self.hiding_game(state)[2] in self._equilibria
+
     def placement(self, state: SauteurState) -> tuple[hider.Vector, float]:
         """The hider's equilibrium chance for each slot (1-4) at this hiding, and the
         popper's chance to win (B) or match value (A) when both play best."""
