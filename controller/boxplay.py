@@ -54,7 +54,7 @@ class BoxPlay:
         self.computer: dict[int, set[str]] = {}
         """Per game, the seats the computer plays."""
         self.levels: dict[int, dict[str, str]] = {}
-        """Per game, the computer's level per seat (``heuristic`` when not set)."""
+        """Per game, the computer's level per seat (``adaptive`` when not set)."""
         self.solvers = Solvers(service.config.data_dir)
         self.stopped: dict[int, Said] = {}
         """Per game, why the computer popper's last move failed (until it moves again)."""
@@ -264,9 +264,11 @@ class BoxPlay:
         return {"computer": sorted(seats), "levels": self.computer_levels(game_id)}
 
     def computer_levels(self, game_id: int) -> dict[str, str]:
-        """The level of each seat's computer popper (``heuristic`` unless set)."""
+        """The level of each seat's computer popper (``adaptive`` unless set)."""
+        from .games.sauteur.levels import DEFAULT_LEVEL
+
         levels = self.levels.get(game_id, {})
-        return {player: levels.get(player, "heuristic") for player in PLAYERS}
+        return {player: levels.get(player, DEFAULT_LEVEL) for player in PLAYERS}
 
     def extras(self, table: Table) -> dict[str, Any]:
         """A game page's box facts: is it the game on the box, its computer seats and levels."""
@@ -520,7 +522,7 @@ class BoxPlay:
             toy.hide()
 
     def _computer_move(self) -> None:
-        from .games.sauteur.levels import level_action
+        from .sauteur_memory import computer_action
 
         svc = self.service
         table = self.box_game()
@@ -534,11 +536,18 @@ class BoxPlay:
         if self.watch.state()["pressing"] is not None:
             return
         level = self.computer_levels(table.game_id)[state.popper]
-        if level == "optimal" and not self.solvers.when_ready(
-            state, lambda: svc.post(self._computer_move)
-        ):
-            return  # solving on a thread; the move comes when the tables are ready
-        action = level_action(level, state, self.solvers.tables, self._rng)
+        if level in ("optimal", "adaptive"):
+
+            def again() -> None:
+                svc.post(self._computer_move)
+
+            ready = self.solvers.when_ready(state, again)
+            if not ready or not (state.carried or self.solvers.when_hiding_ready(state, again)):
+                return  # solving on a thread; the move comes when it is ready
+        assert svc.journal is not None
+        action = computer_action(
+            svc.journal, table.game_id, level, state, self.solvers.tables, self._rng
+        )
         try:
             if action["type"] == "pop":
                 self.press(table.game_id, action["key"], by=action.get("by"))

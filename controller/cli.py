@@ -138,9 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--level",
-        choices=["random", "heuristic", "computer", "optimal"],
+        choices=["random", "heuristic", "computer", "optimal", "adaptive"],
         default=None,
-        help="the computer's level (default heuristic)",
+        help="the computer's level (default adaptive)",
     )
     p.add_argument(
         "--seed", type=int, default=None, help="the simulated toy's seed (default: random)"
@@ -173,7 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--p1",
         default=None,
-        help="seat p1: random|heuristic|optimal|counter (sauteur, default heuristic); "
+        help="seat p1: random|heuristic|optimal|adaptive|counter|oracle (sauteur, default "
+        "heuristic); "
         "greedy|lookahead|rollouts (tails, default rollouts)",
     )
     p.add_argument("--p2", default=None, help="seat p2 (sauteur default random, tails lookahead)")
@@ -183,10 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--budget", type=float, default=0.2, help="tails: seconds a move without --rollouts"
     )
-    hiders = ["uniform", "random", "equilibrium"] + [f"devil-on-{k}" for k in range(1, 5)]
-    p.add_argument(
-        "--hider", choices=hiders, default="uniform", help="how the devil is hidden (rule A)"
-    )
+    hiders = ["uniform", "random", "equilibrium"]
+    hiders += [f"{habit}-{k}" for habit in ("devil-on", "biased") for k in range(1, 5)]
+    p.add_argument("--hider", choices=hiders, default="uniform", help="how both seats hide")
+    p.add_argument("--hider1", choices=hiders, default=None, help="how seat p1 hides")
+    p.add_argument("--hider2", choices=hiders, default=None, help="how seat p2 hides")
     p.add_argument("--json", action="store_true", help="print only the JSON contract")
     p.add_argument(
         "--workers", type=int, default=None, help="processes (default: one per core; 1: serial)"
@@ -509,7 +511,7 @@ def cmd_play(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, config: Config) -> int:
-    from .sim import STRATEGIES, format_report, report_json, simulate_parallel
+    from .sim import STRATEGIES, format_report, report_json, seat_hiders, simulate_parallel
     from .sim_tails import ADVISORS, duel
 
     if args.games < 1:
@@ -544,8 +546,9 @@ def cmd_sim(args: argparse.Namespace, config: Config) -> int:
             known = ", ".join(STRATEGIES)
             fail(Said("unknown level {name!r} for the sauteur: {known}", name=name, known=known))
             return 2
+    hiders = seat_hiders(args.hider, args.hider1, args.hider2)
     report = simulate_parallel(
-        args.rule, args.games, args.seed, poppers, args.hider, workers=args.workers
+        args.rule, args.games, args.seed, poppers, hiders, workers=args.workers
     )
     print(json.dumps(report_json(report)) if args.json else format_report(report))
     return 0

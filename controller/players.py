@@ -27,7 +27,7 @@ from .text import NAME_MAX, TextRefused, _is_emoji, clean_text, looks_alike
 
 SEATS_SETTING = "seats"
 """The journal's per-game setting that holds a game's seats."""
-LEVELS = ("random", "heuristic", "optimal")
+LEVELS = ("random", "heuristic", "optimal", "adaptive")
 """The computer's levels (the Diable sauteur's; ``computer`` is ``heuristic``)."""
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 MARK_MAX = 8

@@ -275,6 +275,10 @@ class Service:
             if computer:  # the box's computer popper reads these (controller/boxplay.py)
                 settings["computer"] = sorted(computer)
                 settings["computer_levels"] = computer
+        if kind == "sauteur":  # its seed and the adaptive popper's belief at its start
+            from .sauteur_memory import start_settings
+
+            settings |= start_settings(self.journal, opts, settings.get(SEATS_SETTING))
         title = title or registry.get(kind).new_title(opts)
         game_id = self.journal.create_game(kind, opts, title, settings)
         table = self._open_table(game_id)

@@ -51,8 +51,11 @@ def cache_key(circuit: int, faces: Sequence[int | str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def cache_path(data_dir: Path, circuit: int, faces: Sequence[int | str]) -> Path:
-    return data_dir / "solver" / f"race-{cache_key(circuit, faces)}.bin"
+def cache_path(
+    data_dir: Path, circuit: int, faces: Sequence[int | str], kind: str = "race"
+) -> Path:
+    """``kind``: ``race`` (uniform hider) or ``race-equilibrium`` (both at equilibrium)."""
+    return data_dir / "solver" / f"{kind}-{cache_key(circuit, faces)}.bin"
 
 
 def _payload(values: array[float]) -> bytes:
@@ -141,12 +144,14 @@ def load_race_table(
     circuit: int,
     faces: Sequence[int | str],
     solve: Callable[[int, Sequence[int | str]], RaceTable],
+    kind: str = "race",
 ) -> RaceTable:
-    """The cached table for these options, or a fresh solve written to the cache.
+    """The cached table for these options, or a fresh solve written to the cache
+    (``kind``: the file's name, see :func:`cache_path`).
 
     A bad cache file is logged and replaced; a cache that cannot be written is logged
     and the table is used from memory."""
-    path = cache_path(data_dir, circuit, faces)
+    path = cache_path(data_dir, circuit, faces, kind)
     return _load(
         path,
         lambda: read(path, circuit, faces),
@@ -257,10 +262,36 @@ class Solvers:
         config = state.config
         if config.rule == "B":
             self.tables.race(config)
+            self.tables.race_equilibrium(config)
         else:
             self.tables.chase(config).prepare()
         with self._lock:
             self._ready.add(self._key(state))
+
+    def when_hiding_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
+        """True when this hiding's equilibrium is solved (the popper's mixture: about a
+        second in rule A); otherwise solve it on a thread (once), call ``then()`` when
+        done, and return False. Call once :meth:`when_ready` is True."""
+        if self.tables.has_equilibrium(state):
+            return True
+        key = ("hiding", *self.tables.hiding_game(state)[2])
+        with self._lock:
+            if key in self._warming:
+                return False
+            self._warming.add(key)
+
+        def run() -> None:
+            try:
+                self.tables.equilibrium(state)
+            except Exception:  # a solver bug must not kill the box; logged, retried later
+                log.exception("solving a Diable sauteur hiding failed")
+            finally:
+                with self._lock:
+                    self._warming.discard(key)
+            then()
+
+        threading.Thread(target=run, name="hiding", daemon=True).start()
+        return False
 
     def when_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
         """True when the tables for ``state`` are solved; otherwise start solving them on

@@ -23,7 +23,7 @@ from typing import Any
 
 from controller.games.sauteur import SauteurRules, SauteurState
 from controller.games.sauteur.odds import choose, clear_cache, odds
-from controller.sim import HIDERS, STRATEGIES, play_match, simulate
+from controller.sim import HIDERS, STRATEGIES, Game, play_match, simulate
 
 TARGET_GAMES_PER_S = 2000.0
 RULES = SauteurRules()
@@ -60,7 +60,8 @@ def _record(rule: str, games: int, seed: int) -> list[tuple[SauteurState, list[A
     rng = random.Random(seed)
     first = RULES.setup({"rule": rule})
     recorded = []
-    play = {"p1": STRATEGIES["computer"](rng), "p2": STRATEGIES["random"](rng)}
+    game = Game(seed, rng, {})
+    play = {"p1": STRATEGIES["computer"](game), "p2": STRATEGIES["random"](game)}
     for _ in range(games):
         actions: list[Any] = []
 
@@ -68,7 +69,7 @@ def _record(rule: str, games: int, seed: int) -> list[tuple[SauteurState, list[A
             actions.append(action)
             return RULES.apply(state, action)
 
-        play_match(first, rng, play, HIDERS["random"](rng), apply=recording)
+        play_match(first, rng, play, HIDERS["random"](game), apply=recording)
         recorded.append((first, actions))
     return recorded
 

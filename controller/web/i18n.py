@@ -182,6 +182,7 @@ ENGLISH: dict[str, str] = {
     "level.random": "gentle (random)",
     "level.heuristic": "clever (heuristic)",
     "level.optimal": "unbeatable (optimal)",
+    "level.adaptive": "reads the hider (adaptive)",
     "coach.title": "Coach (solved play)",
     "coach.solving": "The coach is solving the game… (a few seconds, once)",
     "coach.pop": "pop key {k}",
@@ -194,6 +195,11 @@ ENGLISH: dict[str, str] = {
     "coach.hider_title": "For the hider only: where to put the devil die",
     "coach.hider_slot": "key {k}: {p}",
     "coach.hider_value": "Popper's chance if both play best: {p} (against random hiding: {u})",
+    "coach.read_title": "For the referee only: how this hider hides",
+    "coach.read_seen": "This hider put the devil under key {k} in {c} of the {n} round it was seen",
+    "coach.read_unseen": "This hider's devil has not been seen yet",
+    "coach.read_advice": "Advice, reading this hider: {option}",
+    "coach.read_equilibrium": "Too little seen to read this hider: {option} (equilibrium play)",
     "scores": "Scores",
     "history.title": "Round history",
     "history.none": "No pop yet.",
@@ -546,6 +552,9 @@ ENGLISH: dict[str, str] = {
 PLURALS: dict[str, str] = {
     # key -> the English plural; ENGLISH[key] is the singular, and ``n`` picks the form
     "stats.count": "{n} finished games counted.",
+    "coach.read_seen": (
+        "This hider put the devil under key {k} in {c} of the {n} rounds it was seen"
+    ),
     "stats.streak_win": "{n} won in a row",
     "stats.streak_loss": "{n} not won in a row",
     "stats.players_n": "{n} players",

@@ -210,7 +210,10 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
             "properties": {
                 "player": {"type": "string", "enum": ["p1", "p2"]},
                 "on": {"type": "boolean"},
-                "level": {"type": "string", "enum": ["random", "heuristic", "computer", "optimal"]},
+                "level": {
+                    "type": "string",
+                    "enum": ["random", "heuristic", "computer", "optimal", "adaptive"],
+                },
             },
         },
         [_GAME_ID],

@@ -39,7 +39,13 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, A
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
-        report["coach"] = coach(box_play(service).solvers, state, bool(args.get("hider")))
+        solvers = box_play(service).solvers
+        report["coach"] = coach(solvers, state, bool(args.get("hider")))
+        ready = report["coach"].get("status") == "ready"
+        if ready and args.get("hider") and table.rules.name == "sauteur" and service.journal:
+            from controller.sauteur_memory import coach_read  # the read of the hider, likewise
+
+            report["coach"]["read"] = coach_read(service.journal, game_id, state, solvers.tables)
     return report
 
 

@@ -13,6 +13,8 @@ from controller.games.sauteur.levels import LEVELS, Tables, counter_action, leve
 from controller.sim import HIDERS, STRATEGIES, report_json, simulate
 
 RULES = SauteurRules()
+SMALL_B = {"circuit_length": 8}
+"""A short circuit: its equilibrium table solves in about a second."""
 
 
 def z_score(wins: float, games: int) -> float:
@@ -22,10 +24,10 @@ def z_score(wins: float, games: int) -> float:
 
 def test_cli_prints_the_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["sim", "sauteur", "--rule", "B", "--games", "40", "--seed", "3"]
-    argv += ["--p1", "optimal", "--p2", "random", "--hider", "devil-on-2", "--json"]
+    argv += ["--p1", "heuristic", "--p2", "random", "--hider", "devil-on-2", "--json"]
     assert cli_main([*argv, "--workers", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"games", "wins", "draws", "mean_scores"}
+    assert set(out) == {"games", "wins", "draws", "idle_draws", "mean_scores"}
     assert out["games"] == 40 and set(out["wins"]) == {"p1", "p2"}
     assert out["wins"]["p1"] + out["wins"]["p2"] + out["draws"] == 40
     assert set(out["mean_scores"]) == {"p1", "p2"}
@@ -39,7 +41,9 @@ def test_cli_choices_are_the_simulators(capsys: pytest.CaptureFixture[str]) -> N
     options = {action.dest: action for action in sim._actions}
     assert set(options["hider"].choices) == set(HIDERS)
     assert {"uniform", "equilibrium", "devil-on-1", "devil-on-4"} <= set(HIDERS)
-    assert set(LEVELS) | {"computer"} <= set(STRATEGIES)
+    assert set(LEVELS) | {"computer", "oracle"} <= set(STRATEGIES)
+    assert "oracle" not in LEVELS  # a measuring stick, never offered at the table
+    assert set(options["hider1"].choices) == set(options["hider2"].choices) == set(HIDERS)
     # The seats' levels depend on the game: each game refuses the other's names.
     assert cli_main(["sim", "sauteur", "--games", "1", "--p1", "greedy"]) == 2
     err = capsys.readouterr().err
@@ -65,28 +69,31 @@ def test_levels_and_the_alias() -> None:
         level_name("grandmaster")
 
 
-def test_optimal_beats_random_and_heuristic_in_rule_b() -> None:
-    # Seats swapped; the first hider drawn per game. Optimal vs random is no contest.
-    crushed = simulate("B", 200, 1, {"p1": "optimal", "p2": "random"})
-    assert z_score(crushed.wins["p1"], 200) > 6
-    # Optimal vs heuristic: 55.7 % over 40,000 games (docs/strategy.md); here 1,200.
-    a = simulate("B", 600, 7, {"p1": "optimal", "p2": "heuristic"})
-    b = simulate("B", 600, 8, {"p1": "heuristic", "p2": "optimal"})
-    optimal = a.wins["p1"] + b.wins["p2"]
-    assert z_score(optimal, 1200) > 2, optimal
+def test_optimal_beats_random_in_rule_b() -> None:
+    # The first hider drawn per game. The equilibrium popper gives up a little against a
+    # uniform hider (it guards against every habit) but random is still no contest:
+    # docs/strategy.md has the long runs.
+    crushed = simulate("B", 300, 1, {"p1": "optimal", "p2": "random"}, options=SMALL_B)
+    assert z_score(crushed.wins["p1"], 300) > 4
 
 
-def test_a_hider_who_always_uses_key_1_beats_the_heuristic_not_the_counter() -> None:
-    # The heuristic always pops key 1 first: the devil-on-1 hider catches it every time.
+def test_no_hiding_habit_shuts_out_the_heuristic_or_the_optimal_popper() -> None:
+    # Before issue 21 the heuristic always popped key 1 first, so devil-on-1 scored it 0
+    # in every round; it now draws its first key among 1 and 2.
     options = {"first_hider": "p2"}
     heuristic = simulate("A", 30, 2, {"p1": "heuristic", "p2": "heuristic"}, "devil-on-1", options)
-    assert heuristic.mean_points["p1"] == 0.0
-    state = RULES.apply(RULES.setup({"rule": "B"}), {"type": "hidden"})
+    assert heuristic.mean_points["p1"] > 2.0
+    # Rule B: devil-on-4 used to beat optimal and heuristic every time (both popped 4 first).
+    small = SMALL_B
+    for level in ("optimal", "heuristic"):
+        report = simulate("B", 100, 3, {"p1": level, "p2": "random"}, "devil-on-4", small)
+        assert report.wins["p1"] > report.wins["p2"], (level, report.wins)
+    state = RULES.apply(RULES.setup({"rule": "B", **small}), {"type": "hidden"})
     assert counter_action(Tables(), state)["type"] == "pop"
 
 
 def test_the_equilibrium_hider_plays_whole_matches_fairly_by_seat() -> None:
-    options = {"circuit_length": 12}
+    options = SMALL_B
     uniform = simulate("B", 400, 5, {"p1": "optimal", "p2": "optimal"}, "uniform", options)
     hidden_well = simulate("B", 400, 5, {"p1": "optimal", "p2": "optimal"}, "equilibrium", options)
     assert sum(report_json(hidden_well)["wins"].values()) == 400

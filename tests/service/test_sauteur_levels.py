@@ -29,19 +29,20 @@ from .conftest import wait_for
 
 
 def test_optimal_computer_plays_a_whole_match_and_caches_its_table(service, tmp_path):
-    gid = service.new_game("sauteur", {"rule": "B", "circuit_length": 12})
+    gid = service.new_game("sauteur", {"rule": "B", "circuit_length": 8})
     assert service.box_play.set_computer(gid, "p1", True, "optimal")["levels"] == {
         "p1": "optimal",
-        "p2": "heuristic",
+        "p2": "adaptive",  # the default level at the table
     }
     service.box_play.set_computer(gid, "p2", True, "random")
     service.box_play.set_computer(gid, "p2", True, "optimal")  # whoever pops first needs the table
     table = service.table(gid)
     wait_for(lambda: table.finished, timeout=60, what="the match to end")
     assert table.state.winner in ("p1", "p2")
-    path = cache_path(service.config.data_dir, 12, [1, 2, 3, 4, 5, 6])
+    path = cache_path(service.config.data_dir, 8, [1, 2, 3, 4, 5, 6])
     assert path.exists()
-    assert read(path, 12, [1, 2, 3, 4, 5, 6]).values == solve(12, [1, 2, 3, 4, 5, 6]).values
+    assert read(path, 8, [1, 2, 3, 4, 5, 6]).values == solve(8, [1, 2, 3, 4, 5, 6]).values
+    assert cache_path(service.config.data_dir, 8, [1, 2, 3, 4, 5, 6], "race-equilibrium").exists()
     assert service.journal.setting(gid, "computer_levels") == {"p1": "optimal", "p2": "optimal"}
 
 
@@ -154,3 +155,38 @@ def test_a_damaged_rule_a_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, 
     # Another utility or track is another file.
     assert chase_path(tmp_path, config, utility(5)) != path
     assert chase_path(tmp_path, _chase_config(21), goal) != path
+
+
+def test_a_game_journals_its_seed_and_a_roster_players_read_carries_over(service):
+    from controller.sauteur_memory import computer_action
+
+    ana = service.save_player({"name": "Ana", "mark": "#ff0000"})["id"]
+    gid = service.new_game(
+        "sauteur", {"rule": "B", "first_hider": "p1"}, seats=[{"player": ana}, {"guest": "Bo"}]
+    )
+    seed = service.journal.setting(gid, "seed")
+    assert isinstance(seed, int) and service.journal.setting(gid, "adaptive_belief") == {}
+    table = service.table(gid)
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 4, "by": "p2"},
+        {"type": "face", "face": "devil"},  # Ana hid under key 4
+        {"type": "hidden"},
+    ):
+        table.submit(action)
+    # The popper's plan comes from the game's journaled seed: the same every time.
+    state = table.state
+    moves = {
+        str(
+            computer_action(
+                service.journal, gid, "optimal", state, service.box_play.solvers.tables, None
+            )
+        )
+        for _ in range(3)
+    }
+    assert len(moves) == 1
+    # Ana's next game of rule B starts with what the first one revealed, in her new seat.
+    again = service.new_game("sauteur", {"rule": "B"}, seats=[{"guest": "Cy"}, {"player": ana}])
+    assert service.journal.setting(again, "adaptive_belief") == {"p2": [1.0, 1.0, 1.0, 2.0]}
+    other_rule = service.new_game("sauteur", {"rule": "A"}, seats=[{"player": ana}, None])
+    assert service.journal.setting(other_rule, "adaptive_belief") == {}

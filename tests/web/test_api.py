@@ -91,7 +91,7 @@ def test_computer_seats(client: FlaskClient, service: Service) -> None:
     resp = client.put(
         f"/api/games/{game_id}/computer", json={"player": "p2", "on": True}, headers=REFEREE
     )
-    levels = {"p1": "heuristic", "p2": "heuristic"}
+    levels = {"p1": "adaptive", "p2": "adaptive"}  # the default level at the table
     assert resp.get_json() == {"computer": ["p2"], "levels": levels}
     assert client.get(f"/api/games/{game_id}").get_json()["extras"]["computer"] == ["p2"]
     resp = client.put(

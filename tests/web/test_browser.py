@@ -311,9 +311,9 @@ def test_history_draws_each_games_board(browser, live, kind, marker) -> None:
 
 def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     base, service = live
-    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 16})
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 8})
     service.table(game_id).submit({"type": "hidden"})
-    # A spectator sees the popper's coach, never the hider's advice.
+    # A spectator sees the popper's coach, never the hider's advice or the read.
     ctx, page, _ = phone(browser, base, locale="fr-FR")
     page.goto(f"{base}/games/{game_id}")
     page.click("#odds-toggle")
@@ -321,6 +321,7 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     assert page.locator("#coach li").count() == 4
     assert "de gagner" in page.inner_text("#coach")
     assert page.locator("#coach-hider").count() == 0
+    assert page.locator("#coach-read").count() == 0
     ctx.close()
     # The referee sees the placement too, and chooses a computer level.
     ctx, page, _ = phone(browser, base, locale="en-GB")
@@ -329,6 +330,7 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     page.click("#odds-toggle")
     page.wait_for_selector("#coach-hider", timeout=20_000)
     assert "key 4:" in page.inner_text("#coach-hider")
+    assert "has not been seen yet" in page.inner_text("#coach-read")
     page.select_option("#computer select[data-player='p2']", "optimal")
     page.wait_for_function(
         "() => document.querySelector(\"#computer select[data-player='p2']\").value === 'optimal'"

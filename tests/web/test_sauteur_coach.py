@@ -29,7 +29,7 @@ def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
 def test_popper_coach_is_public_and_hider_advice_is_referee_only(
     client: FlaskClient, service: Service
 ) -> None:
-    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 16})
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 8, "first_hider": "p1"})
     service.table(game_id).submit({"type": "hidden"})
     body = _coach(client, game_id, "coach=1")
     coach = body["coach"]
@@ -45,13 +45,48 @@ def test_popper_coach_is_public_and_hider_advice_is_referee_only(
     assert set(advice["placement"]) == {"1", "2", "3", "4"}
     assert abs(sum(advice["placement"].values()) - 1) < 1e-3
     assert advice["popper_chance"] <= advice["popper_chance_uniform"] + 1e-9
+    read = body["coach"]["read"]  # the read of the hider: referee only, like the advice
+    assert read["hider"] == "p1" and read["seen"] == 0 and read["mode"] == "equilibrium"
+    assert read["advice"]["type"] == "pop"
+
+
+def test_the_read_counts_the_devils_the_hider_showed(client: FlaskClient, service: Service) -> None:
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 40, "first_hider": "p1"})
+    table = service.table(game_id)
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 4, "by": "p2"},
+        {"type": "face", "face": "devil"},  # p1 hid under key 4
+        {"type": "hidden"},
+        {"type": "pop", "key": 1, "by": "p1"},
+        {"type": "face", "face": 2},
+        {"type": "stop", "by": "p1"},
+        {"type": "hidden"},
+    ):
+        table.submit(action)
+    read = _coach(client, game_id, "coach=1&hider=1", REFEREE)["coach"]["read"]
+    assert read["hider"] == "p1" and read["seen"] == 1 and read["keys"]["4"] == 1
+    assert (read["top_key"], read["top"]) == (4, 1)
+    assert read["belief"]["4"] == 0.4 and read["evidence"] == 1.0  # (1, 1, 1, 2) / 5
 
 
 def test_hider_advice_never_reaches_the_public_page_or_stream(
     client: FlaskClient, service: Service
 ) -> None:
-    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 16})
-    _coach(client, game_id, "coach=1&hider=1", REFEREE)  # the referee asked for it
+    game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 8, "first_hider": "p1"})
+    table = service.table(game_id)
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 2, "by": "p2"},
+        {"type": "face", "face": "devil"},  # p1 hid under key 2: the read has content
+        {"type": "hidden"},
+        {"type": "pop", "key": 1, "by": "p1"},
+        {"type": "face", "face": 2},
+        {"type": "stop", "by": "p1"},
+    ):
+        table.submit(action)
+    body = _coach(client, game_id, "coach=1&hider=1", REFEREE)  # the referee asked for it
+    assert body["coach"]["read"]["keys"]["2"] == 1
     resp = client.get(f"/stream?topics=games,game:{game_id}", buffered=False)
     chunks = iter(resp.response)
     frames = events(chunks, 3)
@@ -60,5 +95,5 @@ def test_hider_advice_never_reaches_the_public_page_or_stream(
     resp.close()
     public = json.dumps(frames) + client.get(f"/api/games/{game_id}").get_data(as_text=True)
     public += client.get(f"/games/{game_id}").get_data(as_text=True)
-    for secret in ('"placement"', "popper_chance"):
+    for secret in ('"placement"', "popper_chance", '"top_key"', '"evidence"', '"belief"'):
         assert secret not in public

@@ -18,8 +18,9 @@ valued by the uniform-hider solution (see ``docs/strategy.md``). Pure: no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
-from itertools import combinations
+from dataclasses import dataclass
 from typing import Protocol
 
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
@@ -57,14 +58,20 @@ def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
 
 
 def best_reply(
-    game: HidingGame, y: Sequence[float], start: Hashable, mask: int = 0
+    game: HidingGame,
+    y: Sequence[float],
+    start: Hashable,
+    mask: int = 0,
+    plan: dict[tuple[int, Hashable], str] | None = None,
 ) -> tuple[Vector, dict[str, Vector]]:
     """The popper's best plan against the hider's ``y`` from ``(mask, start)``:
     (its payoff per devil slot, each option's payoff per slot now).
 
     Options are ``"pop k"`` and, once a number came out, ``"stop"``. Slots already
     popped get payoff 0 (they cannot hold the devil die). When ``y`` gives every
-    unpopped slot 0, the posterior is taken as uniform over them.
+    unpopped slot 0, the posterior is taken as uniform over them. ``plan``, when given,
+    receives the option the plan takes at every ``(mask, inner)`` it may reach (ties:
+    the first option in the order above). Figure choices (rule A) are not recorded.
     """
     memo: dict[tuple[int, Hashable], Vector] = {}
 
@@ -115,14 +122,18 @@ def best_reply(
             return found
         weights = posterior_weights(m)
         choices = options(m, inner)
-        best = max(choices.values(), key=lambda vec: _weighted(weights, vec, m))
-        memo[(m, inner)] = best
+        name = max(choices, key=lambda option: _weighted(weights, choices[option], m))
+        if plan is not None:
+            plan[(m, inner)] = name
+        best = memo[(m, inner)] = choices[name]
         return best
 
     now = options(mask, start)
     weights = posterior_weights(mask)
-    best = max(now.values(), key=lambda vec: _weighted(weights, vec, mask))
-    return best, now
+    name = max(now, key=lambda option: _weighted(weights, now[option], mask))
+    if plan is not None:
+        plan[(mask, start)] = name
+    return now[name], now
 
 
 def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
@@ -134,66 +145,138 @@ def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
     return _weighted(y, vector, mask) / total
 
 
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
-    """Gaussian elimination with partial pivoting; ``None`` when singular."""
-    n = len(rhs)
-    a = [[*row, rhs[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-12:
-            return None
-        a[col], a[pivot] = a[pivot], a[col]
+def matrix_game(plans: Sequence[Sequence[float]]) -> tuple[Vector, tuple[float, ...], float]:
+    """The hiding's matrix game over ``plans`` (rows: popper plans, columns: the devil
+    die's slot 1-4, entries: the popper's payoff), solved exactly on both sides:
+    (the hider's minimax ``y``, the popper's maximin weights ``x`` over ``plans``, the
+    game's value).
+
+    The hider's linear programme ``max sum z`` subject to ``plan_j . z <= 1``, ``z >= 0``
+    (payoffs shifted to be at least 1) is solved by the simplex method with Bland's rule,
+    so it always ends; ``y = z / sum z`` and the popper's ``x`` are the dual values of
+    the plans' constraints, read off the final tableau (its dual).
+    """
+    n = len(plans)  # at least one: the double oracle starts with a plan
+    shift = 1.0 - min(min(plan) for plan in plans)
+    # Tableau: rows = plans (4 slot columns, n slack columns, rhs); last row = objective.
+    rows = [
+        [plan[h] + shift for h in range(4)] + [1.0 if i == j else 0.0 for i in range(n)] + [1.0]
+        for j, plan in enumerate(plans)
+    ]
+    objective = [-1.0] * 4 + [0.0] * n + [0.0]
+    basis = [4 + j for j in range(n)]
+    width = 4 + n + 1
+    for _ in range(1000):
+        entering = next((c for c in range(4 + n) if objective[c] < -1e-12), None)
+        if entering is None:
+            break
+        leaving, best = -1, math.inf
         for r in range(n):
-            if r != col:
-                f = a[r][col] / a[col][col]
-                for c in range(col, n + 1):
-                    a[r][c] -= f * a[col][c]
-    return [a[i][n] / a[i][i] for i in range(n)]
+            a = rows[r][entering]
+            if a > 1e-12:
+                ratio = rows[r][-1] / a
+                if ratio < best - 1e-15 or (
+                    abs(ratio - best) <= 1e-15 and basis[r] < basis[leaving]
+                ):
+                    leaving, best = r, ratio
+        pivot_row = rows[leaving]
+        pivot = pivot_row[entering]
+        pivot_row[:] = [value / pivot for value in pivot_row]
+        for r in range(n):
+            if r != leaving:
+                f = rows[r][entering]
+                if f:
+                    row = rows[r]
+                    for c in range(width):
+                        row[c] -= f * pivot_row[c]
+        f = objective[entering]
+        objective[:] = [objective[c] - f * pivot_row[c] for c in range(width)]
+        basis[leaving] = entering
+    else:  # pragma: no cover - Bland's rule never cycles
+        raise ArithmeticError("matrix game: the simplex did not end")
+    z = [0.0] * 4
+    for r, var in enumerate(basis):
+        if var < 4:
+            z[var] = rows[r][-1]
+    total = sum(z)
+    y: Vector = (z[0] / total, z[1] / total, z[2] / total, z[3] / total)
+    duals = [max(0.0, objective[4 + j]) for j in range(n)]
+    weight = sum(duals)
+    x = tuple(share / weight for share in duals)
+    return y, x, 1.0 / total - shift
 
 
 def minimax_hider(plans: Sequence[Sequence[float]]) -> tuple[Vector, float]:
-    """The hider's ``y`` minimising ``max_j y . plans[j]`` over the simplex, and that value.
+    """The hider's ``y`` minimising ``max_j y . plans[j]`` over the simplex, and that value
+    (:func:`matrix_game`)."""
+    y, _, worth = matrix_game(plans)
+    return y, worth
 
-    Exact: the minimum of a convex piecewise-linear function lies at a vertex, where
-    on some support ``S`` of ``y``, ``|S|`` plans pay the same; every such vertex is
-    tried. Ties go to the ``y`` found first (smaller supports first).
+
+@dataclass(frozen=True)
+class Equilibrium:
+    """One hiding solved on both sides.
+
+    ``y``: the hider's placement; ``value``: the popper's payoff when both play it;
+    ``plans``: the popper's pure plans in its mixture, each named by the hider
+    placement it is the best reply to (follow it with :func:`best_reply` against that
+    placement); ``weights``: the popper's chance of each plan; ``payoffs``: each plan's
+    payoff per devil slot. Whatever the hider does, the mixture's expected payoff is at
+    least ``value``.
     """
-    best_y: Vector = UNIFORM
-    best = max(sum(0.25 * p for p in plan) for plan in plans)
-    for size in range(1, 5):
-        for support in combinations(range(4), size):
-            for tied in combinations(range(len(plans)), size):
-                # Unknowns: y_h for h in support, then t. Rows: sum y = 1; plan_j . y - t = 0.
-                matrix = [[1.0] * size + [0.0]]
-                rhs = [1.0]
-                for j in tied:
-                    matrix.append([plans[j][h] for h in support] + [-1.0])
-                    rhs.append(0.0)
-                solution = _solve(matrix, rhs)
-                if solution is None or min(solution[:size]) < -1e-12:
-                    continue
-                y = [0.0] * 4
-                for h, share in zip(support, solution[:size], strict=True):
-                    y[h] = max(0.0, share)
-                total = sum(y)
-                y = [share / total for share in y]
-                worth = max(sum(y[h] * plan[h] for h in range(4)) for plan in plans)
-                if worth < best - 1e-15:
-                    best, best_y = worth, (y[0], y[1], y[2], y[3])
-    return best_y, best
+
+    y: Vector
+    value: float
+    plans: tuple[Vector, ...]
+    weights: tuple[float, ...]
+    payoffs: tuple[Vector, ...]
+
+    def plan(self, draw: float) -> Vector:
+        """The plan chosen by a uniform ``draw`` in [0, 1)."""
+        for plan, weight in zip(self.plans, self.weights, strict=True):
+            draw -= weight
+            if draw < 0:
+                return plan
+        return self.plans[-1]
 
 
-def equilibrium(game: HidingGame, start: Hashable, rounds: int = 30) -> tuple[Vector, float]:
-    """The hider's equilibrium placement at a hiding's start and the game's value (the
-    popper's payoff when both play best). Raises ``ArithmeticError`` if the double
-    oracle has not closed the gap after ``rounds`` plans (it never did in the tests)."""
-    plan, _ = best_reply(game, UNIFORM, start)
+def solve_hiding(
+    game: HidingGame, start: Hashable, rounds: int = 40, first: Sequence[float] = UNIFORM
+) -> Equilibrium:
+    """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
+    game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
+    popper's best reply to the hider's ``y`` is added, until it gains less than
+    :data:`GAP`. ``first``: the placement whose best reply starts the plan list (a
+    guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
+    open after ``rounds`` plans (it never was in the tests)."""
+    plan, _ = best_reply(game, first, start)
+    keys: list[Vector] = [_vector(first)]
     plans: list[Vector] = [plan]
     for _ in range(rounds):
-        y, worth = minimax_hider(plans)
+        y, x, worth = matrix_game(plans)
         reply, _ = best_reply(game, y, start)
         gain = sum(y[h] * reply[h] for h in range(4))
         if gain <= worth + GAP:
-            return y, worth
+            used = [j for j in range(len(plans)) if x[j] > 1e-12]
+            total = sum(x[j] for j in used)
+            return Equilibrium(
+                y,
+                worth,
+                tuple(keys[j] for j in used),
+                tuple(x[j] / total for j in used),
+                tuple(plans[j] for j in used),
+            )
+        keys.append(y)
         plans.append(reply)
-    raise ArithmeticError("hider equilibrium: the double oracle did not converge")
+    raise ArithmeticError("hiding equilibrium: the double oracle did not converge")
+
+
+def _vector(y: Sequence[float]) -> Vector:
+    return (y[0], y[1], y[2], y[3])
+
+
+def equilibrium(game: HidingGame, start: Hashable, rounds: int = 40) -> tuple[Vector, float]:
+    """The hider's equilibrium placement at a hiding's start and the game's value (the
+    popper's payoff when both play best); see :func:`solve_hiding`."""
+    found = solve_hiding(game, start, rounds)
+    return found.y, found.value

@@ -1,11 +1,12 @@
 """The computer's levels, and the solved tables they read.
 
 Levels: ``random`` (a uniformly random legal move), ``heuristic`` (the popper of
-:func:`.odds.choose`; ``computer`` is its old name, kept as an alias) and
-``optimal`` (rule A: :class:`.solve_a.ChaseSolver`; rule B: the solved
-:class:`.solve_b.RaceTable`). The hider's side: :func:`hider_placement` (the
-equilibrium placement of :mod:`.hider`) and :func:`counter_action` (the popper's
-best reply to that placement).
+:func:`.odds.choose`; ``computer`` is its old name, kept as an alias), ``optimal``
+(the popper's equilibrium mixture at every hiding, :func:`equilibrium_action`) and
+``adaptive`` (reads the hider, :mod:`.adaptive`). ``oracle`` (sees the hiding) is for
+the simulator only. The hider's side: :meth:`Tables.placement` (the equilibrium
+placement of :mod:`.hider`) and :func:`counter_action` (the popper's best reply to that
+placement).
 
 :class:`Tables` makes each solved table once per configuration. Pure: solving is
 in memory; the service passes ``load_race`` to read and write its cache file.
@@ -14,7 +15,10 @@ in memory; the service passes ``load_race`` to read and write its cache file.
 from __future__ import annotations
 
 import random
+import sys
+from array import array
 from collections.abc import Callable
+from importlib.resources import files
 from typing import Any
 
 from controller.games.base import Refused, Said
@@ -37,9 +41,13 @@ from controller.games.sauteur.solve_b import (
     option_values,
     remaining,
     solve,
+    solve_equilibrium,
 )
 
-LEVELS = ("random", "heuristic", "optimal")
+LEVELS = ("random", "heuristic", "optimal", "adaptive")
+"""The levels offered at the table (``oracle`` is the simulator's measuring stick)."""
+DEFAULT_LEVEL = "adaptive"
+"""The computer's level at the table when nobody chose one."""
 ALIASES = {"computer": "heuristic"}
 """Old names still accepted (``computer`` was the only level before)."""
 
@@ -90,8 +98,10 @@ class Tables:
         self._load_race = load_race
         self._load_chase = load_chase
         self._race: dict[RaceKey, RaceTable] = {}
+        self._race_equilibrium: dict[RaceKey, RaceTable] = {}
         self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
-        self._placements: dict[tuple[Any, ...], tuple[hider.Vector, float]] = {}
+        self._equilibria: dict[tuple[Any, ...], hider.Equilibrium] = {}
+        self._plans: dict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = {}
 
     def race(self, config: SauteurConfig) -> RaceTable:
         key = race_key(config)
@@ -100,6 +110,23 @@ class Tables:
             circuit, faces = key
             table = self._load_race(circuit, faces, solve) if self._load_race else solve(*key)
             self._race[key] = table
+        return table
+
+    def race_equilibrium(self, config: SauteurConfig) -> RaceTable:
+        """Rule B's ``W`` with both sides at equilibrium in every turn
+        (:func:`.solve_b.solve_equilibrium`; the default circuit's ships with the code)."""
+        key = race_key(config)
+        table = self._race_equilibrium.get(key)
+        if table is None:
+            circuit, faces = key
+            table = shipped_race_equilibrium(circuit, faces)
+            if table is None:
+                table = (
+                    self._load_race(circuit, faces, solve_equilibrium, kind="race-equilibrium")
+                    if self._load_race
+                    else solve_equilibrium(*key)
+                )
+            self._race_equilibrium[key] = table
         return table
 
     def chase(self, config: SauteurConfig) -> ChaseSolver:
@@ -117,7 +144,8 @@ class Tables:
         config = state.config
         if config.rule == "B":
             a, b = remaining(state)
-            return RaceHiding(self.race(config), a, b), 0, ("B", race_key(config), a, b)
+            table = self.race_equilibrium(config)
+            return RaceHiding(table, a, b), 0, ("B", race_key(config), a, b)
         solver = self.chase(config)
         goal = solver.goal(state)
         figures, arrived = _hiding_start_figures(state)
@@ -125,14 +153,59 @@ class Tables:
         key = ("A", chase_key(config), goal, state.devil, figures, arrived)
         return ChaseHiding(values, state.devil), (figures, arrived), key
 
+    def equilibrium(self, state: SauteurState) -> hider.Equilibrium:
+        """This hiding solved on both sides (memoised per hiding position)."""
+        game, start, key = self.hiding_game(state)
+        found = self._equilibria.get(key)
+        if found is None:
+            found = self._equilibria[key] = hider.solve_hiding(game, start)
+        return found
+
+    def has_equilibrium(self, state: SauteurState) -> bool:
+        """Whether this hiding is already solved (:meth:`equilibrium` answers at once)."""
+        return self.hiding_game(state)[2] in self._equilibria
+
     def placement(self, state: SauteurState) -> tuple[hider.Vector, float]:
         """The hider's equilibrium chance for each slot (1-4) at this hiding, and the
         popper's chance to win (B) or match value (A) when both play best."""
+        found = self.equilibrium(state)
+        return found.y, found.value
+
+    def reply(
+        self, state: SauteurState, y: hider.Vector
+    ) -> tuple[hider.Vector, dict[tuple[int, Any], str]]:
+        """The best reply to ``y`` over this whole hiding: (its payoff per devil slot,
+        the option it takes at each ``(mask, inner)``). Memoised, at most
+        :data:`PLANS_HELD` kept."""
         game, start, key = self.hiding_game(state)
-        found = self._placements.get(key)
+        found = self._plans.get((key, y))
         if found is None:
-            found = self._placements[key] = hider.equilibrium(game, start)
+            if len(self._plans) >= PLANS_HELD:
+                self._plans.clear()
+            plan: dict[tuple[int, Any], str] = {}
+            vector, _ = hider.best_reply(game, y, start, plan=plan)
+            found = self._plans[(key, y)] = (vector, plan)
         return found
+
+
+PLANS_HELD = 20_000
+"""Rule-B plans kept in memory (a few hundred options each)."""
+
+
+def shipped_race_equilibrium(circuit: int, faces: tuple[int | str, ...]) -> RaceTable | None:
+    """The rule-B equilibrium table that ships with the code (40 squares, faces 1-6),
+    or ``None`` for other options (solved on first use instead)."""
+    if (circuit, faces) != SHIPPED:
+        return None
+    data = (files(__package__) / "race-equilibrium-40.bin").read_bytes()
+    values = array("d")
+    values.frombytes(data)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return RaceTable(circuit, faces, values)
+
+
+SHIPPED = (40, (1, 2, 3, 4, 5, 6))
 
 
 def _hiding_start_figures(state: SauteurState) -> tuple[tuple[int, ...], int]:
@@ -156,12 +229,52 @@ def _hiding_start_figures(state: SauteurState) -> tuple[tuple[int, ...], int]:
     return figures, status.count("arrived")
 
 
-def optimal_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
-    """The optimal popper's move (phase ``pop`` or ``advance``; uniform hider)."""
+def uniform_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
+    """The best reply to a uniform hider (the solved tables; the coach's ranking)."""
     _popper_turn(state)
     if state.config.rule == "B":
         return best_action(tables.race(state.config), state)
     return tables.chase(state.config).best_action(state)
+
+
+def plan_draw(seed: int, state: SauteurState) -> float:
+    """The uniform draw in [0, 1) that picks this hiding's plan: a generator seeded by
+    the game's ``seed``, the round and the hiding, so a replay draws the same."""
+    return random.Random(f"{seed}/{state.round}/{state.hidings}").random()
+
+
+def equilibrium_action(tables: Tables, state: SauteurState, seed: int) -> dict[str, Any]:
+    """The ``optimal`` popper: at each hiding one plan of the popper's equilibrium
+    mixture (:meth:`Tables.equilibrium`), drawn by :func:`plan_draw`, then followed. Its
+    expected value per hiding is at least the hiding's game value whatever the hider
+    does. Rule B after the box's new hiding (numbers carried): the uniform table."""
+    _popper_turn(state)
+    if state.carried:
+        return uniform_action(tables, state)
+    found = tables.equilibrium(state)
+    return reply_action(tables, state, found.plan(plan_draw(seed, state)))
+
+
+def reply_action(tables: Tables, state: SauteurState, y: hider.Vector) -> dict[str, Any]:
+    """The move of the popper's best reply to a hider who placed the devil die by ``y``
+    (rule B from the memoised whole-turn plan; rule A searched from here)."""
+    _popper_turn(state)
+    popper = state.popper
+    best: str | None = None
+    if state.config.rule == "B" and not state.carried:
+        mask = 0
+        for key in state.popped:
+            mask |= 1 << (key - 1)
+        best = tables.reply(state, y)[1].get((mask, state.pot))
+    if best is None:
+        options = counter_values(tables, state, y)
+        order = list(options)
+        best = max(order, key=lambda name: (options[name], -order.index(name)))
+    if best.startswith("advance "):
+        return {"type": "advance", "figure": best.split(" ", 1)[1], "by": popper}
+    if best == "stop":
+        return {"type": "rehide" if state.config.rule == "A" else "stop", "by": popper}
+    return {"type": "pop", "key": int(best.split()[1]), "by": popper}
 
 
 def counter_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
@@ -169,15 +282,7 @@ def counter_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
     ``advance``)."""
     _popper_turn(state)
     y, _ = tables.placement(state)
-    options = counter_values(tables, state, y)
-    order = list(options)
-    best = max(order, key=lambda name: (options[name], -order.index(name)))
-    popper = state.popper
-    if best.startswith("advance "):
-        return {"type": "advance", "figure": best.split(" ", 1)[1], "by": popper}
-    if best == "stop":
-        return {"type": "rehide" if state.config.rule == "A" else "stop", "by": popper}
-    return {"type": "pop", "key": int(best.split()[1]), "by": popper}
+    return reply_action(tables, state, y)
 
 
 def counter_values(tables: Tables, state: SauteurState, y: hider.Vector) -> dict[str, float]:
@@ -229,16 +334,19 @@ def _popper_turn(state: SauteurState) -> None:
 
 
 def level_action(
-    level: str, state: SauteurState, tables: Tables, rng: random.Random
+    level: str, state: SauteurState, tables: Tables, rng: random.Random, seed: int = 0
 ) -> dict[str, Any]:
-    """The move of a computer popper of ``level`` (phase ``pop`` or ``advance``)."""
+    """The move of a computer popper of ``level`` (phase ``pop`` or ``advance``) in the
+    game whose seed is ``seed``; ``rng`` is the game's generator (``random``, the
+    heuristic's ties). ``adaptive`` here plays ``optimal``: its belief lives with the
+    caller (:func:`.adaptive.adaptive_action`)."""
     name = level_name(level)
     if name == "heuristic":
-        return choose(state)
+        return choose(state, rng)
     if name == "random":
         _popper_turn(state)
         return rng.choice(_RULES.legal_actions(state))
-    return optimal_action(tables, state)
+    return equilibrium_action(tables, state, seed)
 
 
 def coach_popper(tables: Tables, state: SauteurState) -> dict[str, Any]:

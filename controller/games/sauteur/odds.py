@@ -8,20 +8,23 @@ hiding the devil die is under each of the ``4 - n`` unpopped slots with chance
 their faces), a key shows a devil with chance ``p + (1 - p) * q``. Number faces
 are equally likely.
 
-The computer popper (:func:`choose`), in one paragraph: *rule A* — always pop key
-1 and, after a number, always ask for a new hiding. A fresh hiding puts the devil
+The computer popper (:func:`choose`), in one paragraph: *rule A* — pop key 1 (at the
+table: key 1 or 2 at random, so a hider cannot count on it) and, after a number,
+always ask for a new hiding. A fresh hiding puts the devil
 chance back at its lowest (1/4, against 1/3 and 1/2 for a second and third pop)
 for the same possible gains, and numbers and devil jumps both grow with the key,
 so the popper, who gains more on average than the devil (3/4 x 3.5 against
 1/4 x 3 squares per key point), does best with the smallest steps, where luck
 counts least. A number moves the figure nearest the devil. *Rule B* — pop the
 unpopped key that, playing on this way, gives the most squares expected this
-turn, and stop as soon as stopping is worth at least as much; squares past the
+turn (at the table: any key within 80 % of the best, at random), and stop as soon as
+stopping is worth at least as much; squares past the
 end of the lap count for nothing, so it stops as soon as the pot finishes the lap.
 """
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -215,8 +218,20 @@ def clear_cache() -> None:
     _race_value.cache_clear()
 
 
-def choose(state: SauteurState) -> dict[str, Any]:
+CLOSE = 0.8
+"""Rule B: keys worth at least this share of the best key's squares are "close"."""
+
+SMALL_KEYS = (1, 2)
+"""Rule A: the keys a hiding's first pop is drawn from when the popper has a generator."""
+
+
+def choose(state: SauteurState, rng: random.Random | None = None) -> dict[str, Any]:
     """The computer popper's next action (see the module docstring).
+
+    With ``rng`` the popper has no fixed key order a hider could learn: rule A draws
+    the hiding's first key among :data:`SMALL_KEYS`, rule B among the keys within
+    :data:`CLOSE` of the best. Without it, the deterministic choice (ties to the
+    highest key).
 
     Raises :class:`Refused` (``not-popper-turn``) when the game waits for a hiding,
     a face or nothing: the computer only plays the popper.
@@ -234,8 +249,8 @@ def choose(state: SauteurState) -> dict[str, Any]:
     if state.config.rule == "A":
         if state.popped:
             return {"type": "rehide", "by": popper}
-        return {"type": "pop", "key": 1, "by": popper}
-    return _choose_race(state)
+        return {"type": "pop", "key": rng.choice(SMALL_KEYS) if rng else 1, "by": popper}
+    return _choose_race(state, rng)
 
 
 def nearest_figure(state: SauteurState) -> str:
@@ -248,7 +263,7 @@ def nearest_figure(state: SauteurState) -> str:
     return state.config.figure_names[best]
 
 
-def _choose_race(state: SauteurState) -> dict[str, Any]:
+def _choose_race(state: SauteurState, rng: random.Random | None) -> dict[str, Any]:
     popper = state.popper
     left = _remaining(state)
     keys = _unpopped(state)
@@ -256,4 +271,7 @@ def _choose_race(state: SauteurState) -> dict[str, Any]:
     best = max(keys, key=lambda k: (values[k], k))
     if (state.popped or state.carried) and values[best] <= min(state.pot, left):
         return {"type": "stop", "by": popper}
+    if rng is not None:
+        close = [key for key in keys if values[key] >= CLOSE * values[best]]
+        best = rng.choice(close)
     return {"type": "pop", "key": best, "by": popper}

@@ -28,6 +28,10 @@ HIDING, POP, FACE, ADVANCE, OVER = "hiding", "pop", "face", "advance", "over"
 MAX_NUMBERS = 3
 """Numbers a hiding can give: the fourth die is always the devil die."""
 
+IDLE_LIMIT = 100
+"""Table rule: after this many turns in a row with no figure moving the match is a draw
+(rule B: every turn ending in a devil; rule A cannot stall, every pop moves a figure)."""
+
 ROUND_POINTS = {3: 10, 2: 5, 1: 2, 0: 0}
 """Rule A: the popper's points for the number of figures arrived in a round."""
 
@@ -148,6 +152,10 @@ def _effect(kind: str, detail: tuple[Any, ...]) -> tuple[str, dict[str, Any]]:
         if detail[0]:
             return words("pot of {pot} lost"), {"pot": detail[0]}
         return words("devil at once: no move"), {}
+    if kind == "idle":
+        return words("{n} turns in a row without a figure moving: the match is a draw"), {
+            "n": detail[0]
+        }
     if kind == "new-hiding":
         if detail[0]:
             return words("the box's sensors saw other dice: a new hiding, the pot of {pot} kept"), {
@@ -211,6 +219,9 @@ class SauteurState(NamedTuple):
     """Rule B: numbers that came out in earlier hidings of this turn. Only the box's new
     hiding (``new-hiding``: the sensors disagreed with the game) keeps them; the turn
     still ends at the third number."""
+    idle: int = 0
+    """Turns in a row that ended with no figure moving (rule B: a devil); the match is
+    drawn at :data:`IDLE_LIMIT`."""
 
     @property
     def numbers(self) -> int:
@@ -393,6 +404,7 @@ def _round_start(config: SauteurConfig, round_no: int, scores: tuple[int, int]) 
         "scores": scores,
         "hidings": 0,
         "carried": 0,
+        "idle": 0,
     }
 
 
@@ -457,11 +469,12 @@ def _wrong_rule(kind: str, rule: str) -> Refused:
 # which matters for the simulator (thousands of matches a second).
 
 _FIELD = {name: index for index, name in enumerate(SauteurState._fields)}
-_HIDER, _POPPER, _PHASE, _FIGURES, _STATUS, _DEVIL, _LAPS = (
-    _FIELD[name] for name in ("hider", "popper", "phase", "figures", "status", "devil", "laps")
+_HIDER, _POPPER, _PHASE, _FIGURES, _STATUS, _DEVIL, _LAPS, _WINNER = (
+    _FIELD[name]
+    for name in ("hider", "popper", "phase", "figures", "status", "devil", "laps", "winner")
 )
-_POPPED, _PENDING, _POT, _HIDINGS, _HISTORY, _CARRIED = (
-    _FIELD[name] for name in ("popped", "pending", "pot", "hidings", "history", "carried")
+_POPPED, _PENDING, _POT, _HIDINGS, _HISTORY, _CARRIED, _IDLE = (
+    _FIELD[name] for name in ("popped", "pending", "pot", "hidings", "history", "carried", "idle")
 )
 _freeze: Callable[[list[Any]], SauteurState] = partial(tuple.__new__, SauteurState)
 
@@ -667,10 +680,17 @@ def _devil_b(state: SauteurState) -> SauteurState:
     values[_POPPED] = ()
     values[_POT] = 0
     values[_CARRIED] = 0
-    values[_HISTORY] = (
+    lost: History = (
         (state.round, state.hidings, state.popped[-1], DEVIL, "lost", (state.pot,)),
         state.history,
     )
+    values[_HISTORY] = lost
+    idle = values[_IDLE] = state.idle + 1
+    if idle < IDLE_LIMIT:
+        return _freeze(values)
+    values[_PHASE] = OVER
+    values[_WINNER] = "draw"
+    values[_HISTORY] = ((state.round, state.hidings, None, None, "idle", (idle,)), lost)
     return _freeze(values)
 
 
@@ -691,6 +711,7 @@ def _bank(
     values[_POPPED] = ()
     values[_POT] = 0
     values[_CARRIED] = 0
+    values[_IDLE] = 0
     detail = (why, popper, pot, done)
     values[_HISTORY] = ((state.round, state.hidings, key, face, "bank", detail), state.history)
     banked = _freeze(values)

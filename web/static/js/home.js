@@ -228,7 +228,7 @@ function syncSeats() {
       el("option", { value: "" }, t("seats.nobody")),
       roster.map((p) => el("option", { value: `player:${p.id}` }, p.name)),
       el("option", { value: "guest" }, t("seats.guest")),
-      computer ? ["random", "heuristic", "optimal"].map((lv) =>
+      computer ? ["random", "heuristic", "optimal", "adaptive"].map((lv) =>
         el("option", { value: `computer:${lv}` }, t("seat.computer", { level: t("level." + lv) }))) : null);
     const guest = el("input", { name: `guest${i}`, maxlength: 24, autocomplete: "off", placeholder: t("seats.guest_name"),
       "aria-label": t("seats.guest_name"), hidden: true });

@@ -164,7 +164,7 @@ function renderChoices(s) {
   fill(box, items);
 }
 
-const LEVELS = ["random", "heuristic", "optimal"];
+const LEVELS = ["random", "heuristic", "optimal", "adaptive"];
 
 function renderComputer() {
   const box = $("computer");
@@ -177,7 +177,7 @@ function renderComputer() {
   };
   fill(box, ["p1", "p2"].map((player) => {
     const on = (extras.computer || []).includes(player);
-    const level = (extras.levels || {})[player] || "heuristic";
+    const level = (extras.levels || {})[player] || "adaptive";
     const toggle = el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
       "data-player": player,
       onclick: (e) => put(e.currentTarget, { player, on: !on }) },
@@ -264,6 +264,15 @@ function coachBlock(coach) {
       el("p", { class: "choice-title" }, t("coach.hider_title")),
       el("p", {}, Object.entries(h.placement).map(([k, p]) => t("coach.hider_slot", { k, p: pct(p) })).join(" · ")),
       el("p", { class: "muted" }, t("coach.hider_value", { p: pct(h.popper_chance), u: pct(h.popper_chance_uniform) }))));
+  }
+  const r = coach.read; // the referee's read of the hider (docs/strategy.md, adaptive)
+  if (r) {
+    const a = r.advice;
+    const option = a ? optionText(a.type === "pop" ? "pop " + a.key : a.type === "advance" ? "advance " + a.figure : a.type) : null;
+    out.push(el("div", { class: "coach read", id: "coach-read" },
+      el("p", { class: "choice-title" }, t("coach.read_title")),
+      el("p", {}, r.seen ? t("coach.read_seen", { k: r.top_key, c: r.top, n: r.seen }) : t("coach.read_unseen")),
+      option ? el("p", { class: "muted" }, t(r.mode === "read" ? "coach.read_advice" : "coach.read_equilibrium", { option })) : null));
   }
   return out;
 }
