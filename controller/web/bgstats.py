@@ -43,9 +43,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
     except GameNotFound:
         raise Refused("there is no game {game_id}", "no-game", game_id=game_id) from None
     if record.finished is None or record.abandoned is not None:
-        raise Refused(
-            "only a finished game can be logged in BG Stats", "not-finished", game_id=game_id
-        )
+        raise Refused("only a finished game can be logged in BG Stats", "not-finished")
     entries = journal.entries(game_id)
     facts = game_facts(record, entries)
     scores = _scores(record.kind, record, entries)

@@ -19,9 +19,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from controller.games.sauteur.chase_table import ChaseMoves, ChaseTable, ChaseTables, solve
 from controller.games.sauteur.rules import (
     ADVANCE,
     HIDING,
@@ -34,6 +33,9 @@ from controller.games.sauteur.rules import (
     SauteurConfig,
     SauteurState,
 )
+
+if TYPE_CHECKING:  # numpy comes with the first table, not with the levels
+    from controller.games.sauteur.chase_table import ChaseMoves, ChaseTable, ChaseTables
 
 Figures = tuple[int, ...]
 """Squares of the figures still in play, sorted (figures are alike but for their names)."""
@@ -66,7 +68,7 @@ def _position(state: SauteurState) -> tuple[int, Figures, int, int]:
     return state.devil, figs, arrived, mask
 
 
-Load = Callable[[SauteurConfig, Utility, Callable[[], ChaseTables]], ChaseTables]
+Load = Callable[[SauteurConfig, Utility, Callable[[], "ChaseTables"]], "ChaseTables"]
 """``load(config, goal, solve)``: a cached table for ``goal``, else ``solve()`` and keep it."""
 
 
@@ -92,6 +94,8 @@ class ChaseSolver:
         self._lock = threading.RLock()
 
     def values(self, goal: Utility) -> ChaseTable:
+        from controller.games.sauteur.chase_table import ChaseMoves, ChaseTable, solve
+
         with self._lock:
             table = self._values.get(goal)
             if table is not None:
