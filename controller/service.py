@@ -327,7 +327,7 @@ class Service:
             table = self.tables.pop(game_id, None)
             self.damaged.pop(game_id, None)
         if table is not None:
-            table.abandoned = table.finished = True  # a page still open can change nothing
+            table.abandoned = table.finished = table.deleted = True  # pages still open: no more
             self._closed(table)
         else:
             self.hub.publish("games", self.games())

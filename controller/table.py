@@ -38,6 +38,8 @@ class Table:
         self.seats: list[dict[str, Any]] = record.seats or []
         """Who sits where (:mod:`controller.players`); empty: nobody was named."""
         self.abandoned = record.abandoned is not None
+        self.deleted = False
+        """Deleted from the journal while a page still shows it (then abandoned too)."""
         """Abandoned by the referee: kept, out of play and out of the stats."""
         self.lock = threading.RLock()
         entries = journal.entries(game_id)
@@ -101,6 +103,7 @@ class Table:
                 "version": self.version,
                 "finished": self.finished,
                 "abandoned": self.abandoned,
+                "deleted": self.deleted,
                 "seats": self.seats,
                 "state": self.rules.view(self.state, viewer),
             }

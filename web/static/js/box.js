@@ -49,10 +49,16 @@ function render() {
 
 // The camera: facts, a snapshot refreshed at most once a second while the page is seen,
 // and the referee's one tap on a face the camera proposes but is not sure of.
+let teachAsked = false;
+
 function renderCamera() {
   const cam = status.camera || { kind: "none" };
   $("camera-card").hidden = cam.kind === "none";
   if (cam.kind === "none") return;
+  if (referee && !teachAsked) { // only a box with a camera has lessons (no 404 without one)
+    teachAsked = true;
+    api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
+  }
   $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
   const last = cam.last_read;
   $("camera-last").textContent = last
@@ -93,7 +99,6 @@ if (referee && $("teach")) {
   $("teach-start").addEventListener("click", (e) => teach(e.currentTarget, { do: "start" }));
   $("teach-snap").addEventListener("click", (e) => teach(e.currentTarget, { do: "snap" }));
   $("teach-cancel").addEventListener("click", (e) => teach(e.currentTarget, { do: "cancel" }));
-  api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
 }
 
 setInterval(() => {

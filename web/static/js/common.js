@@ -130,7 +130,10 @@ export async function api(method, path, body) {
     throw Object.assign(new Error(t("err.network")), { status: 0 });
   }
   const data = await resp.json().catch(() => ({}));
-  if (data && data.view && Array.isArray(data.view.seats)) setSeats(data.view.seats);
+  if (data && data.view && Array.isArray(data.view.seats)) {
+    setSeats(data.view.seats);
+    showEnded(data.view);
+  }
   if (!resp.ok) {
     const err = new Error(data.reason || resp.statusText);
     err.status = resp.status;
@@ -196,7 +199,10 @@ export function live(topics, handlers) {
         delay = 0.5;
         showLive("on");
         const payload = JSON.parse(event.data);
-        if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) setSeats(payload.seats);
+        if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) {
+          setSeats(payload.seats);
+          showEnded(payload);
+        }
         handler(payload);
       });
     }
@@ -231,9 +237,9 @@ function setupChrome() {
   if (role) {
     role.addEventListener("click", async () => {
       if (!referee) { openLogin(); return; }
-      role.textContent = t("login.logout") + "…";
-      await act(role, () => api("DELETE", "/api/session"));
-      location.reload();
+      const out = await ask({ title: t("login.logout"), text: t("login.logout_confirm"), go: t("login.logout"),
+        call: () => api("DELETE", "/api/session") });
+      if (out) location.reload();
     });
   }
   if (!dialog) return;
@@ -297,54 +303,105 @@ export function playerName(player) {
   return seatName(player) || t("player." + player);
 }
 
-// --- the referee's menu for this game: rename, rematch, put on the box, abandon, delete ------
+// --- the referee's dialogs: one for every question, its confirm button names the action ---
 
+/** Ask the referee before ``call`` (a promise: the API call): a dialog with ``title``,
+ *  ``text``, an optional text ``field`` (its value goes to ``call``), "Back" and the action
+ *  ``go`` ("Abandon the game", never "OK"). Resolves to ``call``'s answer, or null when the
+ *  referee went back; a refusal is shown in the dialog, which stays open. */
+export function ask({ title, text, go, call, field = null, danger = false }) {
+  const dialog = document.getElementById("game-dialog");
+  if (!dialog) return Promise.resolve(null);
+  const $ = (id) => document.getElementById(id);
+  $("game-dialog-title").textContent = title;
+  $("game-dialog-text").textContent = text;
+  $("game-dialog-field").hidden = field === null;
+  $("game-dialog-input").value = field ?? "";
+  $("game-dialog-go").textContent = go;
+  $("game-dialog-go").classList.toggle("danger", danger);
+  $("game-dialog-error").hidden = true;
+  const menu = document.getElementById("menu");
+  if (menu) menu.open = false;
+  return new Promise((resolve) => {
+    const done = (value) => { dialog.close(); cleanup(); resolve(value); };
+    const back = () => done(null);
+    const submit = async (event) => {
+      event.preventDefault();
+      $("game-dialog-go").disabled = true;
+      try {
+        done(await call($("game-dialog-input").value));
+      } catch (err) {
+        $("game-dialog-error").textContent = err.message;
+        $("game-dialog-error").hidden = false;
+      } finally {
+        $("game-dialog-go").disabled = false;
+      }
+    };
+    const cleanup = () => {
+      $("game-dialog-cancel").removeEventListener("click", back);
+      $("game-dialog-form").removeEventListener("submit", submit);
+      dialog.removeEventListener("cancel", back);
+    };
+    $("game-dialog-cancel").addEventListener("click", back);
+    $("game-dialog-form").addEventListener("submit", submit);
+    dialog.addEventListener("cancel", back);
+    dialog.showModal();
+    (field !== null ? $("game-dialog-input") : $("game-dialog-cancel")).focus();
+  });
+}
+
+// the referee's menu for this game: rename, rematch, put on the box, abandon, delete
 const GAME_DO = {
-  rename: { field: true, go: "gm.rename", call: (id, title) => api("PATCH", `/api/games/${id}`, { title }),
+  rename: { field: true, call: (id, title) => api("PATCH", `/api/games/${id}`, { title }),
     then: () => location.reload() },
-  rematch: { go: "gm.rematch", call: (id) => api("POST", `/api/games/${id}/rematch`),
+  rematch: { call: (id) => api("POST", `/api/games/${id}/rematch`),
     then: (made) => { location.href = `/games/${made.view.id}`; } },
-  box: { go: "gm.box", call: (id) => api("POST", `/api/games/${id}/box`), then: () => location.reload() },
-  abandon: { go: "gm.abandon", call: (id) => api("POST", `/api/games/${id}/abandon`),
+  box: { call: (id) => api("POST", `/api/games/${id}/box`), then: () => location.reload() },
+  abandon: { danger: true, call: (id) => api("POST", `/api/games/${id}/abandon`),
     then: () => { location.href = `/history/${boot.game_id}`; } },
-  delete: { go: "gm.delete", call: (id) => api("DELETE", `/api/games/${id}`),
+  delete: { danger: true, call: (id) => api("DELETE", `/api/games/${id}`),
     then: () => { location.href = "/history"; } },
 };
 
 function setupGameMenu() {
-  const dialog = document.getElementById("game-dialog");
-  if (!dialog) return;
-  const $ = (id) => document.getElementById(id);
-  let doing = null;
   for (const item of document.querySelectorAll("[data-game-do]")) {
-    item.addEventListener("click", () => {
-      doing = item.dataset.gameDo;
+    item.addEventListener("click", async () => {
+      const doing = item.dataset.gameDo;
       const spec = GAME_DO[doing];
-      document.getElementById("menu").open = false;
-      $("game-dialog-title").textContent = t("gm." + doing);
-      $("game-dialog-text").textContent = t("gm." + doing + "_confirm", { title: boot.title || "", id: boot.game_id });
-      $("game-dialog-field").hidden = !spec.field;
-      $("game-dialog-input").value = boot.title || "";
-      $("game-dialog-go").textContent = t(spec.go);
-      $("game-dialog-go").classList.toggle("danger", doing === "delete" || doing === "abandon");
-      $("game-dialog-error").hidden = true;
-      dialog.showModal();
-      if (spec.field) $("game-dialog-input").focus();
+      const result = await ask({
+        title: t("gm." + doing),
+        text: t("gm." + doing + "_confirm", { title: boot.title || "", id: boot.game_id }),
+        go: t("gm." + doing + "_go"),
+        field: spec.field ? (boot.title || "") : null,
+        danger: Boolean(spec.danger),
+        call: (value) => spec.call(boot.game_id, value),
+      });
+      if (result !== null) spec.then(result);
     });
   }
-  $("game-dialog-cancel").addEventListener("click", () => dialog.close());
-  $("game-dialog-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const spec = GAME_DO[doing];
-    try {
-      const result = await spec.call(boot.game_id, $("game-dialog-input").value);
-      dialog.close();
-      spec.then(result);
-    } catch (err) {
-      $("game-dialog-error").textContent = err.message;
-      $("game-dialog-error").hidden = false;
+}
+
+// --- a game that left play: its controls go, and every page says so ----------------------
+
+/** Mark the page of a game that ended (``view``: its envelope): ``body[data-ended]`` is
+ *  "finished", "abandoned" or "deleted" (app.css hides the controls), and an abandoned or
+ *  deleted game gets a banner saying so. */
+export function showEnded(view) {
+  if (!view || view.id !== boot.game_id) return;
+  const ended = view.deleted ? "deleted" : view.abandoned ? "abandoned" : view.finished ? "finished" : "";
+  if (ended) document.body.dataset.ended = ended;
+  else delete document.body.dataset.ended;
+  let banner = document.getElementById("ended");
+  if (ended === "abandoned" || ended === "deleted") {
+    if (!banner) {
+      banner = el("p", { id: "ended", class: "banner ended", role: "status" });
+      const head = document.querySelector('[data-role="head"]') || document.getElementById("main");
+      head.prepend(banner);
     }
-  });
+    banner.textContent = t("game.ended_" + ended);
+  } else if (banner) {
+    banner.remove();
+  }
 }
 
 setupGameMenu();

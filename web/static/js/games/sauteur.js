@@ -11,6 +11,8 @@ const $ = (id) => document.getElementById(id);
 let view = null; // Table.view envelope
 let extras = { legal: [], refused: [], computer: [], on_box: false };
 let slots = {}; // live sensor state from the box: {"1": true, ...}
+let watch = null; // what the box waits for (GET /api/box's "watch": phase, jammed)
+let simulated = false; // a simulated toy: the page can hide its dice
 let oddsOpen = false;
 let oddsVersion = -1;
 
@@ -138,6 +140,7 @@ function renderChoices(s) {
         onclick: (e) => submit(e.currentTarget, { type: "hidden" }) }, t("hiding.done")));
     }
   }
+  items.push(...boxWaits(s));
   if (s.phase === "face") {
     items.push(el("p", { class: "choice-title" }, t("face.title", { key: s.face_pending_key })));
     items.push(el("div", { class: "faces" }, legalNow().filter((a) => a.type === "face").map((a) =>
@@ -162,6 +165,23 @@ function renderChoices(s) {
     }
   }
   fill(box, items);
+}
+
+/** What the box waits for while the game goes on, and the one button that resolves it:
+ *  the dice hidden again (the lid opened or a die went back in), or a jammed key. */
+function boxWaits(s) {
+  if (!extras.on_box || !watch || s.over) return [];
+  if (watch.jammed) {
+    const k = watch.jammed;
+    const jam = (e, what) => act(e.currentTarget, () => api("POST", "/api/box/jam", { key: k, do: what }));
+    return [el("p", { class: "note", id: "box-waits" }, t("waits.jam", { k })),
+      el("button", { type: "button", class: "primary", onclick: (e) => jam(e, "retry") }, t("box.retry", { k })),
+      el("button", { type: "button", class: "secondary", onclick: (e) => jam(e, "popped") }, t("box.popped_by_hand", { k }))];
+  }
+  if (s.phase === "hiding" || watch.phase !== "hiding") return [];
+  return [el("p", { class: "note", id: "box-waits" }, t("waits.hiding")),
+    simulated ? el("button", { type: "button", class: "primary", id: "box-hide",
+      onclick: (e) => act(e.currentTarget, () => api("POST", "/api/box/toy", { do: "hide" })) }, t("box.hide")) : null];
 }
 
 const LEVELS = ["random", "heuristic", "optimal"];
@@ -285,7 +305,11 @@ live([topic, "box"], {
   [topic]: onGame,
   extras: onExtras,
   box: (data) => {
-    if (data.event === "Status") slots = { ...data.status.slots };
+    if (data.event === "Status") {
+      slots = { ...data.status.slots };
+      watch = data.status.watch || null;
+      simulated = Boolean(data.status.simulated);
+    }
     else if (data.event === "SlotChanged") slots = { ...slots, [data.key]: data.present };
     else if (data.event === "Notice") toast(said(data), "notice");
     else return;
