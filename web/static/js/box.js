@@ -51,6 +51,9 @@ function render() {
 // and the referee's one tap on a face the camera proposes but is not sure of.
 let teachAsked = false;
 
+/** A die's face as the page says it: 1-6, the devil in the page's words, "?" unread. */
+const faceWord = (face) => (face === "devil" ? t("face.devil") : face ?? "?");
+
 function renderCamera() {
   const cam = status.camera || { kind: "none" };
   $("camera-card").hidden = cam.kind === "none";
@@ -59,16 +62,16 @@ function renderCamera() {
     teachAsked = true;
     api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
   }
-  $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
+  $("camera-kind").textContent = `${t("camera.kind_" + cam.kind)}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
   const last = cam.last_read;
   $("camera-last").textContent = last
-    ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
+    ? `${t("box.camera_read", { k: last.key, face: faceWord(last.face), c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
     : "—";
   const p = cam.proposal;
   fill($("camera-confirm"), referee && p && p.face !== null ? [
     el("button", { type: "button", class: "primary big",
       onclick: (e) => act(e.currentTarget, () => api("POST", `/api/games/${p.game}/actions`, { type: "face", face: p.face, source: "camera-confirmed" })) },
-      t("box.camera_confirm", { face: p.face })),
+      t("box.camera_confirm", { face: faceWord(p.face) })),
   ] : []);
 }
 

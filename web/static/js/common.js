@@ -86,6 +86,20 @@ function build(node, attrs, children) {
   return node;
 }
 
+/** A player's colour mark: a round swatch of ``colour`` ("#d94f30"), coloured through the
+ *  CSSOM (a ``style`` attribute would be blocked by the Content-Security-Policy). */
+export function colourMark(colour) {
+  const mark = el("span", { class: "mark", "aria-hidden": "true" });
+  mark.style.backgroundColor = colour;
+  return mark;
+}
+
+/** A number as the page's language writes it, with exactly ``digits`` decimals ("2,6"). */
+export function num(x, digits = 1) {
+  return new Intl.NumberFormat(boot.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    .format(x);
+}
+
 /** Replace the children of `node` with `children`. */
 export function fill(node, ...children) {
   node.replaceChildren();

@@ -1,5 +1,5 @@
 // Home: games in progress (live), start a game (referee), the QR code to join.
-import { act, api, el, fill, live, said, seatList, t, toast } from "./common.js";
+import { act, api, colourMark, el, fill, live, said, seatList, t, toast } from "./common.js";
 import { setupTeufelForm } from "./games/teufel-start.js";
 import { colourName } from "./games/teufel-colours.js";
 
@@ -25,7 +25,7 @@ let roster = [];
 
 function markOf(player) {
   return player.mark.startsWith("#")
-    ? el("span", { class: "mark", style: `background:${player.mark}`, "aria-hidden": "true" })
+    ? colourMark(player.mark)
     : el("span", { class: "mark emoji", "aria-hidden": "true" }, player.mark);
 }
 

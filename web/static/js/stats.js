@@ -15,6 +15,11 @@ const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];  // whole-number ticks
 
 /** A seat's display name: translated when it is a seat id or colour, else as it is. */
 function who(name) {
+  const computer = /^Computer \((\w+)\)$/.exec(name); // controller.stats.seat_names
+  if (computer) {
+    const level = computer[1] === "computer" ? "heuristic" : computer[1];
+    return t("seat.computer", { level: t("level." + level) });
+  }
   for (const key of ["player." + name, "teufel.colour." + name]) {
     const text = t(key);
     if (text !== key) return text;

@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, referee, said, t, toast, playerName } from "../common.js";
+import { act, api, boot, el, fill, live, num, referee, said, t, toast, playerName } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -240,15 +240,15 @@ async function loadOdds() {
     const rows = odds.keys.map((k) => el("tr", {},
       el("th", {}, k.key),
       el("td", {}, pct(k.devil_chance)),
-      el("td", {}, k.expected_squares.toFixed(1)),
+      el("td", {}, num(k.expected_squares)),
       el("td", {}, (k.devil_captures || []).map(figureLabel).join(", "))));
     const table = el("table", {},
       el("thead", {}, el("tr", {}, el("th", {}, t("odds.key")), el("th", {}, t("odds.devil")),
         el("th", {}, t("odds.gain")), el("th", {}, odds.rule === "A" ? t("odds.captures") : ""))),
       el("tbody", {}, rows));
     const advice = !odds.advice ? null
-      : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: odds.advice.expected.toFixed(1) })
-      : t("odds.advice_stop", { e: odds.advice.expected ?? 0 });
+      : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: num(odds.advice.expected) })
+      : t("odds.advice_stop", { e: num(odds.advice.expected ?? 0) });
     fill($("odds"), table, advice ? el("p", { class: "advice" }, t("odds.advice", { a: advice })) : null,
       ...coachBlock(odds.coach));
     if (odds.coach && odds.coach.status === "solving") setTimeout(() => { if (oddsOpen) loadOdds(); }, 1000);
@@ -272,7 +272,7 @@ function coachBlock(coach) {
   if (coach.status !== "ready") return [el("p", { class: "muted coach", id: "coach" }, t("coach.solving"))];
   const rows = coach.options.map((o, i) => el("li", { "data-option": o.option },
     optionText(o.option), " — ",
-    coach.measure === "points" ? t("coach.points", { e: o.points.toFixed(2) }) + " · " : "",
+    coach.measure === "points" ? t("coach.points", { e: num(o.points, 2) }) + " · " : "",
     t("coach.win", { p: pct(o.win) }),
     i === 0 ? el("strong", {}, " (" + t("coach.best") + ")") : null));
   const out = [el("div", { class: "coach", id: "coach" }, el("p", { class: "choice-title" }, t("coach.title")), el("ul", {}, rows))];

@@ -325,7 +325,8 @@ async function loadAdvice() {
 }
 
 function suggestionText(x) {
-  const gain = (x.gain > 0 ? "+" : "") + Number(x.gain.toFixed(1));
+  const gain = new Intl.NumberFormat(boot.lang || "en", { maximumFractionDigits: 1, signDisplay: "exceptZero" })
+    .format(x.gain);
   if (x.kind === null) return t("tails.advice_cell", { c: x.cell, g: gain });
   const rot = symmetric(x.kind) ? "" : x.rotation;
   return t("tails.advice_place", { c: x.cell, k: x.kind + rot, g: gain });
