@@ -332,3 +332,26 @@ def test_every_page_is_csp_clean_and_splits_no_short_word(
     stats = page.inner_text("main")
     assert t(lang, "seat.computer", level=level) in stats and "heuristic" not in stats
     visitor.close()
+
+
+# --- 12: a greyed button says why on a tap (a phone never shows a tooltip) -------------------
+
+
+def tap(page: Any, selector: str) -> None:
+    """A finger's tap where the element is drawn (even a disabled one)."""
+    box = page.locator(selector).first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_a_greyed_button_says_why_when_tapped(browser: Any, server: tuple[str, Service]) -> None:
+    base, service = server
+    away = service.new_game("sauteur", {"rule": "A"}, "Away")
+    service.table(away).submit({"type": "hidden"})
+    service.new_game("sauteur", {"rule": "A"}, "Holder")  # the newest game holds the box
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto(f"/games/{away}")
+    page.wait_for_selector("#slots button.pop:disabled")
+    tap(page, "#slots button.pop:disabled")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert page.inner_text("#toast") == t("de", "game.notonbox")
+    ref.close()

@@ -246,6 +246,19 @@ export function openLogin() {
   document.getElementById("pin").focus();
 }
 
+// A greyed button says why it is greyed when tapped (a phone shows no tooltip): its reason
+// is its data-why; app.css lets the tap through to its parent, where this finds it.
+document.addEventListener("click", (event) => {
+  if (!(event.target instanceof Element)) return;
+  for (const button of event.target.querySelectorAll("button:disabled[data-why]")) {
+    const r = button.getBoundingClientRect();
+    if (event.clientX >= r.left && event.clientX <= r.right && event.clientY >= r.top && event.clientY <= r.bottom) {
+      toast(button.dataset.why, "notice");
+      return;
+    }
+  }
+});
+
 function setupChrome() {
   const role = document.getElementById("role");
   if (role) {

@@ -111,12 +111,14 @@ function renderSlots(s) {
     const popped = s.popped.includes(key) && s.phase !== "hiding";
     const action = legal({ type: "pop", key });
     const sensor = present === undefined ? "" : present ? t("slot.full") : t("slot.empty");
+    const why = !action ? refusedReason({ type: "pop", key }) : !extras.on_box ? t("game.notonbox")
+      : present === false ? t("slot.sensor_empty", { k: key }) : "";
     const button = el("button", {
       type: "button",
       class: "pop big",
       "data-key": key,
       disabled: !referee || !action || !extras.on_box || present === false,
-      title: present === false && action ? t("slot.sensor_empty", { k: key }) : action ? "" : refusedReason({ type: "pop", key }),
+      "data-why": why || null, // a greyed button says why on a tap (common.js)
       onclick: (e) => submit(e.currentTarget, { type: "pop", key, by: popper }),
     }, t("slot.pop", { k: key }));
     return el("div", { class: "slot" + (present ? " full" : " empty") + (popped ? " popped" : ""), "data-key": key },
