@@ -355,3 +355,25 @@ def test_a_greyed_button_says_why_when_tapped(browser: Any, server: tuple[str, S
     page.wait_for_selector("#toast:not([hidden])")
     assert page.inner_text("#toast") == t("de", "game.notonbox")
     ref.close()
+
+
+# --- 6: a phone in landscape reaches the menu's last items --------------------------------
+
+
+def test_the_menu_scrolls_to_its_last_items_in_landscape(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    base, service = server
+    game = service.new_game("sauteur", {"rule": "A"}, "Landscape")
+    ref = Page(browser, base, "de", LANDSCAPE, referee=True)
+    page = ref.goto(f"/games/{game}")
+    page.click("#menu > summary")
+    for last in ("[data-game-do='delete']", ".rules-link >> nth=-1", ".menu-version"):
+        item = page.locator(last)
+        item.scroll_into_view_if_needed()
+        box = item.bounding_box()
+        assert box is not None and box["y"] >= 0, last
+        assert box["y"] + box["height"] <= LANDSCAPE[1], (last, box)
+    page.click("[data-game-do='delete']")  # reachable, and it answers
+    page.wait_for_selector("#game-dialog[open]")
+    ref.close()
