@@ -377,3 +377,26 @@ def test_the_menu_scrolls_to_its_last_items_in_landscape(
     page.click("[data-game-do='delete']")  # reachable, and it answers
     page.wait_for_selector("#game-dialog[open]")
     ref.close()
+
+
+# --- 5: Teufel Teufel's new-game form: a player picker per colour as soon as it is tapped ----
+
+
+def test_teufel_form_offers_a_player_per_colour_tapped(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    base, _service = server
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto("/")
+    page.select_option("#kind", "teufel")
+    colours = page.locator("#teufel-colours button")
+    colours.nth(0).click()
+    colours.nth(1).click()
+    page.wait_for_selector("#seats .seat >> nth=1")
+    labels = [x.inner_text() for x in page.query_selector_all("#seats .seat-label")]
+    names = [b.inner_text().strip() for b in page.query_selector_all("#teufel-colours button")]
+    assert len(labels) == 2 and all(any(lab in n for n in names[:2]) for lab in labels)
+    assert page.is_visible("#seats-field")
+    colours.nth(2).click()
+    page.wait_for_selector("#seats .seat >> nth=2")
+    ref.close()
