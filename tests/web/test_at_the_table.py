@@ -400,3 +400,53 @@ def test_teufel_form_offers_a_player_per_colour_tapped(
     colours.nth(2).click()
     page.wait_for_selector("#seats .seat >> nth=2")
     ref.close()
+
+
+# --- 8: Teufel Teufel's odds on a phone keep the board whole and readable ------------------
+
+# visible text drawn under 12 px: HTML by its font size, SVG text by its font size scaled by
+# the picture's viewBox (the screen size of one user unit)
+SMALL_TEXT = """(limit) => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || !node.data.trim() || parent.closest('script, style, title, [hidden]')) continue;
+    if (!parent.checkVisibility || !parent.checkVisibility()) continue;
+    let size = parseFloat(getComputedStyle(parent).fontSize);
+    if (parent instanceof SVGElement) {
+      const m = parent.getScreenCTM();
+      if (!m) continue;
+      size *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    }
+    const box = parent.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const what = `${parent.tagName}.${parent.getAttribute('class') || ''}`;
+    const text = node.data.trim().slice(0, 30);
+    if (size < limit - 0.05) out.push(`${text} (${size.toFixed(1)} px, ${what})`);
+  }
+  return out;
+}"""
+
+
+def test_teufel_odds_on_a_phone_keep_the_board_whole(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    from controller.bench.teufel import random_game
+
+    base, service = server
+    game = random_game(4)
+    gid = service.new_game("teufel", game.options, "Odds")
+    for action in game.actions[:10]:
+        service.table(gid).submit(action)
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto(f"/games/{gid}")
+    page.wait_for_selector("#board g[data-square]")
+    before = page.locator("#board").bounding_box()
+    page.click("#odds-toggle")
+    page.wait_for_selector("#board [data-odds]")
+    after = page.locator("#board").bounding_box()
+    assert after["height"] >= 0.85 * before["height"], (before, after)  # was 160 px
+    small = [x for x in page.evaluate(SMALL_TEXT, 12) if "%" in x]
+    assert not small, small
+    ref.close()
