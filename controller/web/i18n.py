@@ -97,6 +97,7 @@ ENGLISH: dict[str, str] = {
     "stats.x_action": "moves",
     "stats.players_n": "{n} player",
     "stats.pick_none": "No game to show.",
+    "stats.scroll_hint": "Swipe the table sideways for its other columns.",
     "player.seat1": "Seat 1",
     "player.seat2": "Seat 2",
     "player.seat3": "Seat 3",

@@ -450,3 +450,44 @@ def test_teufel_odds_on_a_phone_keep_the_board_whole(
     small = [x for x in page.evaluate(SMALL_TEXT, 12) if "%" in x]
     assert not small, small
     ref.close()
+
+
+# --- 11: the stats page: the player table fits a tablet, says it scrolls on a phone; the
+# per-game chart names the players ---------------------------------------------------------
+
+
+def finished_sauteur(service: Service) -> int:
+    """A rule-B game of Zoé against the computer, played to its end by the rules alone."""
+    import random
+
+    known = {p["name"]: p["id"] for p in service.players()}
+    zoe = known.get("Zoé") or service.save_player({"name": "Zoé", "mark": "#2e9d3a"})["id"]
+    seats = [{"player": zoe}, {"computer": "heuristic"}]
+    game = service.new_game("sauteur", {"rule": "B", "first_hider": "p2"}, seats=seats)
+    table, rng = service.table(game), random.Random(4)
+    while not table.finished:
+        table.submit(rng.choice(table.legal_actions()))
+    return game
+
+
+def test_the_stats_page_fits_a_tablet_and_names_the_players(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    base, service = server
+    game = finished_sauteur(service)
+    for size in (TABLET, PHONE):
+        visitor = Page(browser, base, "de", size, referee=False)
+        page = visitor.goto(f"/stats?game={game}")
+        page.wait_for_selector("#players tr[data-player]")
+        page.wait_for_selector("#game-charts .u-legend")
+        fits = page.evaluate(
+            "() => { const w = document.querySelector('.table-scroll');"
+            " return w.scrollWidth <= w.clientWidth + 1; }"
+        )
+        hint = page.locator("#players-scroll")
+        if size == TABLET:
+            assert fits, "the player table scrolls on a tablet"
+        assert hint.is_visible() == (not fits)  # a phone is told the table scrolls
+        legend = page.inner_text("#game-charts")
+        assert "Zoé" in legend and t("de", "player.p1") not in legend, legend
+        visitor.close()
