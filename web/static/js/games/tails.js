@@ -248,7 +248,8 @@ function renderSheet() {
     const left = s.stock[kind];
     const chosen = referee && pick.kind === kind;
     const picture = cardPicture(geo.layout, kind, chosen ? pick.rotation : 0, up);
-    const label = t("tails.kind_left", { k: kind, n: left });
+    // the name starts with what the button shows ("A ×8"), then says it (WCAG 2.5.3)
+    const label = `${kind} ×${left} — ${t("tails.kind_left", { k: kind, n: left })}`;
     const body = [picture, el("span", { class: "kind-letter" }, kind), el("span", { class: "kind-left" }, "×" + left)];
     if (!referee || s.finished) return el("div", { class: "kind" + (left ? "" : " none"), "data-kind": kind, title: label, "aria-label": label, role: "img" }, body);
     return el("button", {
