@@ -41,6 +41,7 @@ ENGLISH: dict[str, str] = {
     "nav.box": "Box",
     "nav.history": "History",
     "box.system": "The box itself",
+    "box.no_notice": "Nothing to report.",
     "box.restart": "Restart the service",
     "box.poweroff": "Shut the box down",
     "box.restart_confirm": (
@@ -503,7 +504,7 @@ ENGLISH: dict[str, str] = {
     "hist.download": "Download every game",
     "hist.download_zip": "All games (zip)",
     "hist.download_csv": "Table (CSV)",
-    "hist.download_hint": "The same files as `diablotin export --all`.",
+    "hist.download_hint": "The same files as the box's command {command}.",
     # what the box says aloud (controller/announce.py)
     "say.devil": "the devil moves {n} square",
     "say.capture": "{figure} is caught",

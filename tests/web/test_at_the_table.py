@@ -491,3 +491,44 @@ def test_the_stats_page_fits_a_tablet_and_names_the_players(
         legend = page.inner_text("#game-charts")
         assert "Zoé" in legend and t("de", "player.p1") not in legend, legend
         visitor.close()
+
+
+# --- 13: the smaller problems -------------------------------------------------------------
+
+
+def test_the_smaller_problems(browser: Any, server: tuple[str, Service]) -> None:
+    base, service = server
+    game = service.new_game("sauteur", {"rule": "A"}, "Familienabend bei Dupont-Lefèvre")
+    service.table(game).submit({"type": "hidden"})
+    service.table(game).submit({"type": "pop", "key": 2, "by": service.table(game).state.popper})
+    for _ in range(3):
+        service.notice("key {key} jammed: retry, or tell the box it was popped by hand", key=3)
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto(f"/games/{game}")
+    # the title is read whole (was "Fami…"): in the header, or atop the game when too long
+    page.wait_for_selector("#history li")
+    whole = page.evaluate(
+        "() => { const h = document.getElementById('title');"
+        " return h.scrollHeight <= h.clientHeight + 1 && h.scrollWidth <= h.clientWidth + 1; }"
+    )
+    title = "Familienabend bei Dupont-Lefèvre"
+    assert whole or page.locator("#full-title").inner_text() == title
+    assert page.text_content("#title") == title  # the heading itself stays whole
+    # the move list is numbered once, by its own round.hiding marks (was "10. 1.10 …")
+    marker = page.evaluate(
+        "() => getComputedStyle(document.querySelector('#history li')).listStyleType"
+    )
+    assert marker == "none"
+    # the History page shows the command as code, not Markdown
+    page = ref.goto("/history")
+    hint = page.locator("#download-hint")
+    assert "`" not in hint.inner_text() and hint.locator("code").inner_text() == (
+        "diablotin export --all"
+    )
+    # the Box page: notices with their time, the same words in a row said once (×3)
+    page = ref.goto("/box")
+    row = page.locator("#notices li").filter(has_text="×3")
+    assert row.count() == 1
+    assert re.search(r"\d\d:\d\d:\d\d", row.inner_text())
+    assert page.locator("#notices li time").count() == page.locator("#notices li").count()
+    ref.close()

@@ -11,6 +11,25 @@ function slotPresent(key) {
   return slots[key] ?? slots[String(key)];
 }
 
+const clockTime = new Intl.DateTimeFormat(boot.lang || "en", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+/** The box's notices, newest first, each with its time; the same words said again in a row
+ *  are one line "×n" (the last time). */
+function noticeRows(notices) {
+  const rows = [];
+  for (const n of notices) {
+    const text = said(n);
+    const last = rows[rows.length - 1];
+    if (last && last.text === text) { last.count += 1; last.time = n.time; }
+    else rows.push({ text, time: n.time, count: 1 });
+  }
+  if (!rows.length) return [el("li", { class: "muted" }, t("box.no_notice"))];
+  return rows.reverse().map((r) => el("li", {},
+    r.time ? el("time", { class: "muted small", datetime: new Date(r.time * 1000).toISOString() },
+      clockTime.format(new Date(r.time * 1000))) : null,
+    " ", r.text, r.count > 1 ? el("span", { class: "muted" }, ` ×${r.count}`) : null));
+}
+
 function render() {
   if (!status) return;
   $("backend").textContent = [status.backend, status.factory, status.simulated ? "(sim)" : ""].filter(Boolean).join(" ");
@@ -42,7 +61,7 @@ function render() {
     $("limits").textContent = t("box.limits", { max: 100, gap: lim.min_gap_ms, duty: Math.round(lim.max_duty * 100), win: lim.duty_window_s });
     if (!$("pulse").value) $("pulse").value = lim.pulse_ms;
   }
-  fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, said(n))));
+  fill($("notices"), noticeRows(status.notices || []));
   renderToy();
   renderCamera();
 }

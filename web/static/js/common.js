@@ -475,6 +475,27 @@ if (document.querySelector('[data-role="board"]') && "ResizeObserver" in window)
   fitBoard();
 }
 
+// --- a game's title, read whole: the header has room for two short lines; a longer title
+// is also written in full at the top of the game's head card (hidden from screen readers,
+// which read the header's heading whole) --------------------------------------------------
+
+function showFullTitle() {
+  const title = document.getElementById("title");
+  const head = document.querySelector('[data-role="head"]');
+  if (!title || !head) return;
+  const cut = title.scrollHeight > title.clientHeight + 1 || title.scrollWidth > title.clientWidth + 1;
+  let full = document.getElementById("full-title");
+  if (cut && !full) {
+    full = el("p", { id: "full-title", class: "full-title", "aria-hidden": "true" }, title.textContent);
+    head.prepend(full);
+  }
+  if (full) full.hidden = !cut;
+}
+
+if (document.getElementById("title") && "ResizeObserver" in window) {
+  new ResizeObserver(showFullTitle).observe(document.getElementById("title"));
+}
+
 // --- sound: the menu's switch (sound.js plays) -----------------------------------------
 
 const SOUND_KEY = "diablotin.sound";
