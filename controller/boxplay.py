@@ -193,6 +193,7 @@ class BoxPlay:
             while not all(self.watch.state()["slots"].values()) and svc.clock.now() < deadline:
                 time.sleep(0.005)
         self.watch.hidden_now()
+        svc.publish_box_event(HidingDone(svc.clock.now()))  # the pages (not the game: it is told)
 
     def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
         """Fire key ``key`` for the popper. Checks the rules and the box first.

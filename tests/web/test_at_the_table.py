@@ -214,6 +214,8 @@ def test_the_box_never_waits_unexplained(browser: Any, server: tuple[str, Servic
     page.click("#hidden-button")
     page.wait_for_function("() => document.body.dataset.phase === 'pop'")
     page.wait_for_selector("#slots button.pop:enabled")
+    page.wait_for_timeout(300)
+    assert page.locator("#box-waits").count() == 0  # the box is told too: it waits no more
     page.locator("#slots button.pop:enabled").first.click()
     page.wait_for_selector("#choices button.face[data-face='1']")  # the die came out
     assert page.is_hidden("#toast") or "versteckt" not in page.inner_text("#toast")

@@ -496,6 +496,30 @@ if (document.getElementById("title") && "ResizeObserver" in window) {
   new ResizeObserver(showFullTitle).observe(document.getElementById("title"));
 }
 
+// --- pictures: their labels never drawn under 12 px ---------------------------------------
+
+/** Each SVG picture in the page gets ``--px``: how many of its viewBox units make one screen
+ *  pixel; app.css sizes the boards' labels with it (``calc(12.5px * var(--px))``: never
+ *  under 12.5 screen px, however small the board is drawn). */
+function scalePictures() {
+  for (const svg of document.querySelectorAll("main svg[viewBox]")) {
+    const box = svg.viewBox.baseVal;
+    const { width, height } = svg.getBoundingClientRect();
+    if (!box || !box.width || !box.height || !width || !height) continue;
+    const scale = Math.min(width / box.width, height / box.height); // "meet"
+    svg.style.setProperty("--px", String(1 / scale));
+  }
+}
+
+let scaling = 0;
+const rescale = () => { cancelAnimationFrame(scaling); scaling = requestAnimationFrame(scalePictures); };
+if (document.getElementById("main")) {
+  new MutationObserver(rescale).observe(document.getElementById("main"),
+    { subtree: true, childList: true, attributes: true, attributeFilter: ["viewBox"] });
+  window.addEventListener("resize", rescale);
+  if ("ResizeObserver" in window) new ResizeObserver(rescale).observe(document.getElementById("main"));
+}
+
 // --- sound: the menu's switch (sound.js plays) -----------------------------------------
 
 const SOUND_KEY = "diablotin.sound";
