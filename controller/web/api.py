@@ -55,7 +55,8 @@ def refusal(exc: Refused) -> ApiError:
     """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise 409."""
     malformed = exc.code.startswith(("bad-", "text-"))
     status = 404 if exc.code == "no-game" else 400 if malformed else 409
-    return ApiError(status, exc.code, refusal_text(exc, request_language()), params=exc.params)
+    reason = refusal_text(exc, request_language())
+    return ApiError(status, exc.code, reason, params=exc.params, template=exc.template)
 
 
 def guarded(fn: Callable[[], Any]) -> Any:

@@ -534,3 +534,23 @@ def test_the_smaller_problems(browser: Any, server: tuple[str, Service]) -> None
     assert re.search(r"\d\d:\d\d:\d\d", row.inner_text())
     assert page.locator("#notices li time").count() == page.locator("#notices li").count()
     ref.close()
+
+
+def test_a_refusal_names_the_player_not_the_colour(client: Any, service: Service) -> None:
+    """13: "gelb" became the player's name: the API gives the refusal's template and
+    parameters, and the Teufel page words it with the seats' names (teufel-words.js)."""
+    from .conftest import REFEREE
+
+    zoe = service.save_player({"name": "Zoé", "mark": "#2e9d3a"})["id"]
+    options = {"players": ["white", "black", "green"], "first": "black"}
+    seats = [{"player": zoe}, {"guest": "Max"}, None]
+    game = service.new_game("teufel", options, seats=seats)
+    wrong = {"type": "place_sled", "player": "white", "square": "d6"}  # black places first
+    resp = client.post(f"/api/games/{game}/actions", json=wrong, headers=REFEREE)
+    assert resp.status_code == 409
+    body = resp.get_json()
+    assert "{" in body["template"] and set(body["params"]) >= set(
+        name.split("}")[0].split("!")[0] for name in body["template"].split("{")[1:]
+    )
+    colours = [v for v in body["params"].values() if v in options["players"]]
+    assert colours, body  # the page turns these colours into Zoé and Max

@@ -152,6 +152,8 @@ export async function api(method, path, body) {
     const err = new Error(data.reason || resp.statusText);
     err.status = resp.status;
     err.code = data.error;
+    err.template = data.template; // a refusal of the rules: a page may word it itself
+    err.params = data.params || {};
     if (resp.status === 401) openLogin();
     throw err;
   }

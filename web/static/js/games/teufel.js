@@ -39,12 +39,17 @@ async function send(action) {
     refusal = "";
     onGame(result.view);
   } catch (err) {
-    refuse(err.message);
+    refuse(refusalText(err));
   } finally {
     busy = false;
     document.body.classList.remove("busy");
   }
 }
+
+/** A refusal naming a player by their name ("Zoé", not "gelb"); any other as the box said it. */
+const PLAYER_PARAMS = ["who", "other", "colours"];
+const refusalText = (err) => (err.template && PLAYER_PARAMS.some((name) => name in err.params)
+  ? eventText({ template: err.template, params: err.params }, false) : err.message);
 
 /** Show why an entry was refused (the engine's sentence) next to the controls. */
 function refuse(reason) {
@@ -502,7 +507,7 @@ if (undoButton) {
       refusal = "";
       onGame(r.view);
     } catch (err) {
-      refuse(err.message);
+      refuse(refusalText(err));
     } finally {
       busy = false;
       render();
