@@ -504,6 +504,7 @@ ENGLISH: dict[str, str] = {
     "hist.download": "Download every game",
     "hist.download_zip": "All games (zip)",
     "hist.download_csv": "Table (CSV)",
+    "hist.moves": "Moves",
     "hist.download_hint": "The same files as the box's command {command}.",
     # what the box says aloud (controller/announce.py)
     "say.devil": "the devil moves {n} square",

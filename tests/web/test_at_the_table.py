@@ -554,3 +554,30 @@ def test_a_refusal_names_the_player_not_the_colour(client: Any, service: Service
     )
     colours = [v for v in body["params"].values() if v in options["players"]]
     assert colours, body  # the page turns these colours into Zoé and Max
+
+
+def test_a_finished_game_steps_through_with_its_board_in_view(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    """13: in landscape the board is above the fold, beside the slider; every move is a
+    button that shows its step; Teufel Teufel's moves are said in words."""
+    from controller.bench.teufel import random_game
+
+    base, service = server
+    game = random_game(3)
+    done = service.new_game("teufel", game.options, "Step by step")
+    for action in game.actions:
+        service.table(done).submit(action)
+    ref = Page(browser, base, "de", LANDSCAPE, referee=True)
+    page = ref.goto(f"/history/{done}")
+    page.wait_for_selector("#board-card:not([hidden])")
+    page.wait_for_selector("#moves button.move >> nth=3")
+    board = page.locator("#board").bounding_box()
+    assert board["y"] + board["height"] <= LANDSCAPE[1] + 1, board  # whole, above the fold
+    assert page.locator("#step").evaluate("(s) => getComputedStyle(s).accentColor") != "auto"
+    page.locator("#moves button.move").nth(3).click()
+    page.wait_for_function("() => document.getElementById('step').value === '3'")
+    assert page.get_attribute("#moves button.move >> nth=3", "aria-current") == "step"
+    said = page.inner_text("#step-action")
+    assert "_" not in said and "player" not in said, said  # words, not "place sled · player"
+    ref.close()
