@@ -581,3 +581,32 @@ def test_a_finished_game_steps_through_with_its_board_in_view(
     said = page.inner_text("#step-action")
     assert "_" not in said and "player" not in said, said  # words, not "place sled · player"
     ref.close()
+
+
+def test_rule_b_scores_show_the_race_and_a_tails_pick_is_in_words(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    """13: rule B's score cards carry the race the track shows (13/40, not only 0 races
+    won); a tail-tile pick reads "Feld 22s · Karte E", not "22s · E1"."""
+    base, service = server
+    game = service.new_game("sauteur", {"rule": "B", "first_hider": "p1"}, "Race")
+    table = service.table(game)
+    table.submit({"type": "hidden"})
+    table.submit({"type": "pop", "key": 1, "by": "p2"})
+    table.submit({"type": "face", "face": 5})
+    table.submit({"type": "stop", "by": "p2"})  # the pot's 5 squares: p2 runs
+    racer = next(p for p in table.view("public")["state"]["players"] if p["player"] == "p2")
+    assert racer["progress"] > 0
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto(f"/games/{game}")
+    page.wait_for_selector("#scores .score")
+    circuit = table.view("public")["state"]["circuit_length"]
+    race = t("de", "score.race", n=racer["progress"], of=circuit)
+    assert race in page.inner_text("#scores [data-player='p2']")
+    tails = service.new_game("tails", {"players": 2})
+    page = ref.goto(f"/games/{tails}")
+    page.locator("#board polygon.tcell.legal").first.dispatch_event("click")
+    page.wait_for_function("() => document.getElementById('pick').textContent !== '—'")
+    pick = page.inner_text("#pick")
+    assert pick.startswith(t("de", "tails.cell", c="")), pick
+    ref.close()

@@ -265,7 +265,11 @@ function renderSheet() {
   $("hint").textContent = hint.text;
   $("hint").classList.toggle("error", Boolean(hint.error));
   $("hint").hidden = !hint.text;
-  $("pick").textContent = pick.cell ? pick.cell + (pick.kind ? " · " + pick.kind + (symmetric(pick.kind) ? "" : pick.rotation) : "") : "—";
+  // "Feld 22s · Karte E ↻1" (was "22s · E1")
+  const turned = pick.kind && !symmetric(pick.kind) && pick.rotation ? ` ↻${pick.rotation}` : "";
+  $("pick").textContent = pick.cell
+    ? [t("tails.cell", { c: pick.cell }), pick.kind ? t("tails.card", { k: pick.kind }) + turned : ""].filter(Boolean).join(" · ")
+    : "—";
   const sheet = $("sheet");
   sheet.dataset.cell = pick.cell || "";
   sheet.dataset.kind = pick.kind || "";
