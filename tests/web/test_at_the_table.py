@@ -356,6 +356,12 @@ def test_a_greyed_button_says_why_when_tapped(browser: Any, server: tuple[str, S
     tap(page, "#slots button.pop:disabled")
     page.wait_for_selector("#toast:not([hidden])")
     assert page.inner_text("#toast") == t("de", "game.notonbox")
+    fresh = service.new_game("tails", {"players": 2})
+    page = ref.goto(f"/games/{fresh}")  # nothing played yet: nothing to undo
+    page.wait_for_selector("#undo:disabled")
+    tap(page, "#undo")
+    page.wait_for_function("() => !document.getElementById('toast').hidden")
+    assert page.inner_text("#toast") == "es gibt nichts rückgängig zu machen"
     ref.close()
 
 

@@ -261,6 +261,14 @@ document.addEventListener("click", (event) => {
   }
 });
 
+/** Grey ``button`` out when ``why`` is a reason (a tap then shows it), enable it when "". */
+export function greyed(button, why) {
+  if (!button) return;
+  button.disabled = Boolean(why);
+  if (why) button.dataset.why = why;
+  else delete button.dataset.why;
+}
+
 function setupChrome() {
   const role = document.getElementById("role");
   if (role) {

@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, num, referee, said, t, toast, playerName } from "../common.js";
+import { act, api, boot, el, fill, live, num, referee, said, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -100,7 +100,7 @@ function render() {
   renderComputer();
   renderHistory(s);
   const undo = $("undo");
-  if (undo) undo.disabled = view.version === 0;
+  greyed(undo, view.version === 0 ? t("there is nothing to undo") : "");
   if (oddsOpen && oddsVersion !== view.version) loadOdds();
 }
 

@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, said, seatName, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, said, seatName, t, toast, greyed } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -181,7 +181,7 @@ function render() {
   renderTails(s);
   renderMoves(s);
   const undo = $("undo");
-  if (undo) undo.disabled = s.moves.length === 0;
+  greyed(undo, s.moves.length === 0 ? t("there is nothing to undo") : "");
   if (advice.open && advice.key !== adviceKey()) loadAdvice();
   else renderAdvice();
 }

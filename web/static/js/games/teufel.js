@@ -5,7 +5,7 @@
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -166,7 +166,7 @@ function render() {
   renderPlayers(s);
   renderOdds(s);
   const undo = $("undo");
-  if (undo) undo.disabled = view.version === 0;
+  greyed(undo, view.version === 0 ? t("there is nothing to undo") : "");
   if (odds.open && odds.version !== view.version) loadOdds();
 }
 
