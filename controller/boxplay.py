@@ -193,12 +193,33 @@ class BoxPlay:
     def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
         """A referee's pop presses the key (journaled once the die is out); ``None`` for
         any other action (the table takes it)."""
-        if table.rules.name != self.kind or action.get("type") != "pop":
+        if table.rules.name != self.kind:
+            return None
+        if action.get("type") == "hidden" and table.game_id == self.owner:
+            if table.state.phase == HIDING:
+                self.service.call(self._referee_hidden)
+            return None  # the table takes it (or refuses it out of turn)
+        if action.get("type") != "pop":
             return None
         key = action.get("key")
         if not isinstance(key, int) or isinstance(key, bool):
             raise Refused("keys are numbered 1 to 4, got {key!r}", "bad-key", key=key)
         return self.press(table.game_id, key, by=action.get("by"))
+
+    def _referee_hidden(self) -> None:
+        """The referee says the box's dice are hidden (worker thread): the simulated toy
+        hides them now; the watch takes them as hidden when its sensors see four dice, so
+        the game never pops while the box still waits for a hiding. Raises
+        :class:`PressRefused` naming the slots the sensors see empty."""
+        svc = self.service
+        assert self.watch is not None
+        if svc.toy is not None and not all(self.watch.state()["slots"].values()):
+            svc.toy.hide()
+            deadline = svc.clock.now() + 1.0
+            while not all(self.watch.state()["slots"].values()) and svc.clock.now() < deadline:
+                time.sleep(0.005)
+        self.watch.hidden_now()
+        svc.publish_box_event(HidingDone(svc.clock.now()))  # the pages (not the game: it is told)
 
     def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
         """Fire key ``key`` for the popper. Checks the rules and the box first.
@@ -363,7 +384,9 @@ class BoxPlay:
                     words("key {key} jammed: retry, or tell the box it was popped by hand"),
                     key=key,
                 )
-            case HidingDone() | HidingStarted():
+            case HidingDone():  # the game already pops: the computer may press now
+                self.service.post(self._after_change)
+            case HidingStarted():
                 pass
 
     def _pop(self, table: Table, key: int) -> None:

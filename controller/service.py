@@ -16,6 +16,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
@@ -339,7 +340,7 @@ class Service:
             table = self.tables.pop(game_id, None)
             self.damaged.pop(game_id, None)
         if table is not None:
-            table.leave_play()  # a page still open can change nothing
+            table.leave_play(deleted=True)  # pages still open: no more
             self._closed(table)
         else:
             self.hub.publish("games", self.games)
@@ -622,11 +623,18 @@ class Service:
         """Tell the Box page (and the log) something the referee should know: ``template``
         (marked with ``words``, English) and its ``params``; each page makes the words in
         its own language (``text`` is the English; a param that is a ``Said`` is sent as its
-        template and params, to be made in the page's language too)."""
+        template and params, to be made in the page's language too); ``at`` is the box's
+        clock, ``time`` the wall clock (s)."""
         text = template.format(**params) if params else template
         log.warning(text)
         sent = {name: v.as_dict() if isinstance(v, Said) else v for name, v in params.items()}
-        entry = {"at": self.clock.now(), "text": text, "template": template, "params": sent}
+        entry = {
+            "at": self.clock.now(),
+            "time": time.time(),  # wall clock (s since 1970): the Box page shows when
+            "text": text,
+            "template": template,
+            "params": sent,
+        }
         self._notices.append(entry)
         del self._notices[:-100]
         self.hub.publish("box", {"event": "Notice", **entry})

@@ -40,6 +40,8 @@ class Table:
         """Who sits where (:mod:`controller.players`); empty: nobody was named."""
         self.abandoned = record.abandoned is not None
         """Abandoned by the referee: kept, out of play and out of the stats."""
+        self.deleted = False
+        """Deleted from the journal while a page still shows it (then abandoned too)."""
         self.lock = threading.RLock()
         entries = journal.entries(game_id)
         self.version = len(entries)
@@ -111,10 +113,11 @@ class Table:
             self.title = title
             self._now = self._facts()
 
-    def leave_play(self) -> None:
+    def leave_play(self, *, deleted: bool = False) -> None:
         """Abandoned or deleted (already journaled): ended, and nothing changes it."""
         with self.lock:
             self.abandoned = self.finished = True
+            self.deleted = deleted
             self._now = self._facts()
 
     def _facts(self) -> tuple[Any, ...]:
@@ -125,12 +128,13 @@ class Table:
             self.version,
             self.finished,
             self.abandoned,
+            self.deleted,
             list(self.seats),
             self.state,
         )
 
     def _view_of(self, facts: tuple[Any, ...], viewer: Viewer) -> dict[str, Any]:
-        title, version, finished, abandoned, seats, state = facts
+        title, version, finished, abandoned, deleted, seats, state = facts
         return {
             "id": self.game_id,
             "kind": self.rules.name,
@@ -138,6 +142,7 @@ class Table:
             "version": version,
             "finished": finished,
             "abandoned": abandoned,
+            "deleted": deleted,
             "seats": seats,
             "state": self.rules.view(state, viewer),
         }

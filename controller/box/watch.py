@@ -211,6 +211,29 @@ class ToyWatch:
             self._phase = HIDDEN
             self._popped = {k for k in popped if k in KEYS}
 
+    def hidden_now(self) -> None:
+        """The referee says the dice are hidden: taken at once when every slot reads full
+        (and the lid is closed), as if the steady wait were over; no :class:`HidingDone`
+        (the referee's action tells the game). Raises :class:`PressRefused` naming the
+        empty slots (or the open lid) otherwise; then nothing changes."""
+        with self._lock:
+            empty = [key for key in KEYS if not self._slots[key]]
+            if empty:
+                raise PressRefused(
+                    Said(
+                        "the box's sensors see no die under key(s) {keys}: "
+                        "put the dice in and close the lid",
+                        keys=", ".join(map(str, empty)),
+                    )
+                )
+            if self._lid is False:
+                raise PressRefused(Said("the box's lid is open: close it over the dice"))
+            if self._phase == HIDDEN:
+                return
+            self._cancel_steady()
+            self._phase = HIDDEN  # no HidingDone: the referee's own action is the game's
+            self._popped.clear()
+
     def hiding_done(self) -> bool:
         """True when the dice are hidden and none has jumped since (a new hiding is not needed).
 

@@ -56,10 +56,13 @@ def _gate() -> None:
 
 
 def refusal(exc: Refused) -> ApiError:
-    """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise 409."""
+    """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise
+    409 (with its English template, for a page to word it with its own names)."""
     malformed = exc.code.startswith(("bad-", "text-"))
     status = 404 if exc.code == "no-game" else 400 if malformed else 409
-    return ApiError(status, exc.code, refusal_text(exc, request_language()), params=exc.params)
+    reason = refusal_text(exc, request_language())
+    template = exc.template if status == 409 else None  # the rules' refusals: pages word them
+    return ApiError(status, exc.code, reason, params=exc.params, template=template)
 
 
 def guarded(fn: Callable[[], Any]) -> Any:

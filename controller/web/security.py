@@ -54,7 +54,9 @@ CONTENT_SECURITY_POLICY = (
 
 class ApiError(Exception):
     """An HTTP error with a JSON body ``{"error": code, "code": code, "params": {...},
-    "reason": text}`` (``params``: the refusal's parameters, see ``Refused``)."""
+    "reason": text}`` (``params``: the refusal's parameters, see ``Refused``), and for a
+    refusal of the rules its English ``template`` (a page makes it in its own words: a
+    Teufel Teufel colour as its player's name)."""
 
     def __init__(
         self,
@@ -63,8 +65,10 @@ class ApiError(Exception):
         reason: str,
         headers: dict[str, str] | None = None,
         params: dict[str, Any] | None = None,
+        template: str | None = None,
     ) -> None:
         super().__init__(reason)
+        self.template = template
         self.status = status
         self.code = code
         self.reason = reason
@@ -80,7 +84,10 @@ class ApiError(Exception):
 
             params |= self.reason.params
             reason = said_text(request_language(), self.reason)
-        resp = jsonify({"error": self.code, "code": self.code, "params": params, "reason": reason})
+        body = {"error": self.code, "code": self.code, "params": params, "reason": reason}
+        if self.template is not None:
+            body["template"] = self.template
+        resp = jsonify(body)
         resp.status_code = self.status
         resp.headers.update(self.headers)
         return resp

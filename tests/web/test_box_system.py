@@ -139,13 +139,13 @@ def test_a_referee_whose_phone_is_5_minutes_ahead_is_offered_its_time(
         page.wait_for_selector("#clock-offer", state="detached")
         set_time = [c for c in run.commands if c[:2] == ["timedatectl", "set-time"]]
         assert len(set_time) == 1
-        # the restart asks first: dismissing the confirmation does nothing
-        page.once("dialog", lambda d: d.dismiss())
+        # the restart asks first: going back does nothing
         page.click("#restart")
+        page.click("#game-dialog-cancel")
         page.wait_for_timeout(200)
         assert not [c for c in run.commands if c[0] == "systemctl"]
-        page.once("dialog", lambda d: d.accept())
         page.click("#restart")
+        page.click("#game-dialog-go")
         page.wait_for_selector("#toast:not([hidden])")
         assert ["systemctl", "restart", "--no-block", "diablotin"] in run.commands
         page.reload()  # the offer is made once per session

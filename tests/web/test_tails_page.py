@@ -146,6 +146,7 @@ def test_odds_for_a_kind_out_of_stock_and_after_the_end(
         "code": "no-stock",
         "params": {"kind": "E"},
         "reason": "no E cards left",
+        "template": "no {kind} cards left",
     }
     done = service.new_game("tails", {})
     for action in random_game(3):
@@ -170,6 +171,7 @@ def test_a_refused_placement_gets_the_engines_reason_and_changes_nothing(
         "code": "exception-rule",
         "params": {"cell_id": "2s", "devil": "K"},
         "reason": reason,
+        "template": "exception rule: {cell_id} borders devil {devil}'s body, an opponent's",
     }
     assert (table.version, table.actions) == before
     # the referee's extras carry every refusal, spectators' none

@@ -130,6 +130,8 @@ def test_an_illegal_step_is_refused_with_the_engines_reason_and_changes_nothing(
         "params": {"n": 4},
         "reason": "d4 is the devil face: it opens only when all four devils are on players "
         "(4 pegs are still on it)",
+        "template": "d4 is the devil face: it opens only when all four devils are on players "
+        "({n} devil pegs still on it)",
     }
     assert snapshot(service) == before and service.table(game_id).version == 0
 

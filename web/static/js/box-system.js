@@ -1,8 +1,8 @@
 // The Box page's "the box itself" card (referee): its clock against this phone's, take the
 // phone's time, restart the service, shut the box down. Each asks for a confirmation; the
 // box switches every coil off first.
-import { act, api, referee, t, toast } from "./common.js";
-import { apart, takePhoneTime } from "./clock.js";
+import { api, ask, referee, t, toast } from "./common.js";
+import { apart } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,8 +17,8 @@ async function showClock() {
 
 function power(button, what) {
   button.addEventListener("click", async () => {
-    if (!window.confirm(t(`box.${what}_confirm`))) return;
-    const r = await act(button, () => api("POST", `/api/box/${what}`, { confirm: true }));
+    const r = await ask({ title: t(`box.${what}`), text: t(`box.${what}_confirm`), go: t(`box.${what}`),
+      danger: true, call: () => api("POST", `/api/box/${what}`, { confirm: true }) });
     if (r) toast(t(`box.${what}_done`), "ok");
   });
 }
@@ -26,8 +26,9 @@ function power(button, what) {
 if (referee && $("system-card")) {
   showClock().catch((err) => { $("clock-status").textContent = err.message; });
   $("clock-set").addEventListener("click", async () => {
-    if (!window.confirm(t("clock.take_confirm"))) return;
-    if (await takePhoneTime()) showClock();
+    const r = await ask({ title: t("clock.take"), text: t("clock.take_confirm"), go: t("clock.take"),
+      call: () => api("POST", "/api/box/clock", { time: Date.now() / 1000 }) });
+    if (r) { toast(t("clock.set"), "ok"); showClock(); }
   });
   power($("restart"), "restart");
   power($("poweroff"), "poweroff");

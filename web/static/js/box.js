@@ -11,6 +11,25 @@ function slotPresent(key) {
   return slots[key] ?? slots[String(key)];
 }
 
+const clockTime = new Intl.DateTimeFormat(boot.lang || "en", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+
+/** The box's notices, newest first, each with its time; the same words said again in a row
+ *  are one line "×n" (the last time). */
+function noticeRows(notices) {
+  const rows = [];
+  for (const n of notices) {
+    const text = said(n);
+    const last = rows[rows.length - 1];
+    if (last && last.text === text) { last.count += 1; last.time = n.time; }
+    else rows.push({ text, time: n.time, count: 1 });
+  }
+  if (!rows.length) return [el("li", { class: "muted" }, t("box.no_notice"))];
+  return rows.reverse().map((r) => el("li", {},
+    r.time ? el("time", { class: "muted small", datetime: new Date(r.time * 1000).toISOString() },
+      clockTime.format(new Date(r.time * 1000))) : null,
+    " ", r.text, r.count > 1 ? el("span", { class: "muted" }, ` ×${r.count}`) : null));
+}
+
 function render() {
   if (!status) return;
   $("backend").textContent = [status.backend, status.factory, status.simulated ? "(sim)" : ""].filter(Boolean).join(" ");
@@ -42,27 +61,36 @@ function render() {
     $("limits").textContent = t("box.limits", { max: 100, gap: lim.min_gap_ms, duty: Math.round(lim.max_duty * 100), win: lim.duty_window_s });
     if (!$("pulse").value) $("pulse").value = lim.pulse_ms;
   }
-  fill($("notices"), (status.notices || []).slice().reverse().map((n) => el("li", {}, said(n))));
+  fill($("notices"), noticeRows(status.notices || []));
   renderToy();
   renderCamera();
 }
 
 // The camera: facts, a snapshot refreshed at most once a second while the page is seen,
 // and the referee's one tap on a face the camera proposes but is not sure of.
+let teachAsked = false;
+
+/** A die's face as the page says it: 1-6, the devil in the page's words, "?" unread. */
+const faceWord = (face) => (face === "devil" ? t("face.devil") : face ?? "?");
+
 function renderCamera() {
   const cam = status.camera || { kind: "none" };
   $("camera-card").hidden = cam.kind === "none";
   if (cam.kind === "none") return;
-  $("camera-kind").textContent = `${cam.kind}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
+  if (referee && !teachAsked) { // only a box with a camera has lessons (no 404 without one)
+    teachAsked = true;
+    api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
+  }
+  $("camera-kind").textContent = `${t("camera.kind_" + cam.kind)}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
   const last = cam.last_read;
   $("camera-last").textContent = last
-    ? `${t("box.camera_read", { k: last.key, face: last.face ?? "?", c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
+    ? `${t("box.camera_read", { k: last.key, face: faceWord(last.face), c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
     : "—";
   const p = cam.proposal;
   fill($("camera-confirm"), referee && p && p.face !== null ? [
     el("button", { type: "button", class: "primary big",
       onclick: (e) => act(e.currentTarget, () => api("POST", `/api/games/${p.game}/actions`, { type: "face", face: p.face, source: "camera-confirmed" })) },
-      t("box.camera_confirm", { face: p.face })),
+      t("box.camera_confirm", { face: faceWord(p.face) })),
   ] : []);
 }
 
@@ -93,7 +121,6 @@ if (referee && $("teach")) {
   $("teach-start").addEventListener("click", (e) => teach(e.currentTarget, { do: "start" }));
   $("teach-snap").addEventListener("click", (e) => teach(e.currentTarget, { do: "snap" }));
   $("teach-cancel").addEventListener("click", (e) => teach(e.currentTarget, { do: "cancel" }));
-  api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
 }
 
 setInterval(() => {

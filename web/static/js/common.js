@@ -86,6 +86,20 @@ function build(node, attrs, children) {
   return node;
 }
 
+/** A player's colour mark: a round swatch of ``colour`` ("#d94f30"), coloured through the
+ *  CSSOM (a ``style`` attribute would be blocked by the Content-Security-Policy). */
+export function colourMark(colour) {
+  const mark = el("span", { class: "mark", "aria-hidden": "true" });
+  mark.style.backgroundColor = colour;
+  return mark;
+}
+
+/** A number as the page's language writes it, with exactly ``digits`` decimals ("2,6"). */
+export function num(x, digits = 1) {
+  return new Intl.NumberFormat(boot.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    .format(x);
+}
+
 /** Replace the children of `node` with `children`. */
 export function fill(node, ...children) {
   node.replaceChildren();
@@ -130,11 +144,16 @@ export async function api(method, path, body) {
     throw Object.assign(new Error(t("err.network")), { status: 0 });
   }
   const data = await resp.json().catch(() => ({}));
-  if (data && data.view && Array.isArray(data.view.seats)) setSeats(data.view.seats);
+  if (data && data.view && Array.isArray(data.view.seats)) {
+    setSeats(data.view.seats);
+    showEnded(data.view);
+  }
   if (!resp.ok) {
     const err = new Error(data.reason || resp.statusText);
     err.status = resp.status;
     err.code = data.error;
+    err.template = data.template; // a refusal of the rules: a page may word it itself
+    err.params = data.params || {};
     if (resp.status === 401) openLogin();
     throw err;
   }
@@ -196,7 +215,10 @@ export function live(topics, handlers) {
         delay = 0.5;
         showLive("on");
         const payload = JSON.parse(event.data);
-        if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) setSeats(payload.seats);
+        if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) {
+          setSeats(payload.seats);
+          showEnded(payload);
+        }
         handler(payload);
         if (payload && payload.id === boot.game_id && payload.finished && !payload.abandoned) showBgStats();
       });
@@ -238,14 +260,35 @@ export function openLogin() {
   document.getElementById("pin").focus();
 }
 
+// A greyed button says why it is greyed when tapped (a phone shows no tooltip): its reason
+// is its data-why; app.css lets the tap through to its parent, where this finds it.
+document.addEventListener("click", (event) => {
+  if (!(event.target instanceof Element)) return;
+  for (const button of event.target.querySelectorAll("button:disabled[data-why]")) {
+    const r = button.getBoundingClientRect();
+    if (event.clientX >= r.left && event.clientX <= r.right && event.clientY >= r.top && event.clientY <= r.bottom) {
+      toast(button.dataset.why, "notice");
+      return;
+    }
+  }
+});
+
+/** Grey ``button`` out when ``why`` is a reason (a tap then shows it), enable it when "". */
+export function greyed(button, why) {
+  if (!button) return;
+  button.disabled = Boolean(why);
+  if (why) button.dataset.why = why;
+  else delete button.dataset.why;
+}
+
 function setupChrome() {
   const role = document.getElementById("role");
   if (role) {
     role.addEventListener("click", async () => {
       if (!referee) { openLogin(); return; }
-      role.textContent = t("login.logout") + "…";
-      await act(role, () => api("DELETE", "/api/session"));
-      location.reload();
+      const out = await ask({ title: t("login.logout"), text: t("login.logout_confirm"), go: t("login.logout"),
+        call: () => api("DELETE", "/api/session") });
+      if (out) location.reload();
     });
   }
   if (!dialog) return;
@@ -309,54 +352,105 @@ export function playerName(player) {
   return seatName(player) || t("player." + player);
 }
 
-// --- the referee's menu for this game: rename, rematch, put on the box, abandon, delete ------
+// --- the referee's dialogs: one for every question, its confirm button names the action ---
 
+/** Ask the referee before ``call`` (a promise: the API call): a dialog with ``title``,
+ *  ``text``, an optional text ``field`` (its value goes to ``call``), "Back" and the action
+ *  ``go`` ("Abandon the game", never "OK"). Resolves to ``call``'s answer, or null when the
+ *  referee went back; a refusal is shown in the dialog, which stays open. */
+export function ask({ title, text, go, call, field = null, danger = false }) {
+  const dialog = document.getElementById("game-dialog");
+  if (!dialog) return Promise.resolve(null);
+  const $ = (id) => document.getElementById(id);
+  $("game-dialog-title").textContent = title;
+  $("game-dialog-text").textContent = text;
+  $("game-dialog-field").hidden = field === null;
+  $("game-dialog-input").value = field ?? "";
+  $("game-dialog-go").textContent = go;
+  $("game-dialog-go").classList.toggle("danger", danger);
+  $("game-dialog-error").hidden = true;
+  const menu = document.getElementById("menu");
+  if (menu) menu.open = false;
+  return new Promise((resolve) => {
+    const done = (value) => { dialog.close(); cleanup(); resolve(value); };
+    const back = () => done(null);
+    const submit = async (event) => {
+      event.preventDefault();
+      $("game-dialog-go").disabled = true;
+      try {
+        done(await call($("game-dialog-input").value));
+      } catch (err) {
+        $("game-dialog-error").textContent = err.message;
+        $("game-dialog-error").hidden = false;
+      } finally {
+        $("game-dialog-go").disabled = false;
+      }
+    };
+    const cleanup = () => {
+      $("game-dialog-cancel").removeEventListener("click", back);
+      $("game-dialog-form").removeEventListener("submit", submit);
+      dialog.removeEventListener("cancel", back);
+    };
+    $("game-dialog-cancel").addEventListener("click", back);
+    $("game-dialog-form").addEventListener("submit", submit);
+    dialog.addEventListener("cancel", back);
+    dialog.showModal();
+    (field !== null ? $("game-dialog-input") : $("game-dialog-cancel")).focus();
+  });
+}
+
+// the referee's menu for this game: rename, rematch, put on the box, abandon, delete
 const GAME_DO = {
-  rename: { field: true, go: "gm.rename", call: (id, title) => api("PATCH", `/api/games/${id}`, { title }),
+  rename: { field: true, call: (id, title) => api("PATCH", `/api/games/${id}`, { title }),
     then: () => location.reload() },
-  rematch: { go: "gm.rematch", call: (id) => api("POST", `/api/games/${id}/rematch`),
+  rematch: { call: (id) => api("POST", `/api/games/${id}/rematch`),
     then: (made) => { location.href = `/games/${made.view.id}`; } },
-  box: { go: "gm.box", call: (id) => api("POST", `/api/games/${id}/box`), then: () => location.reload() },
-  abandon: { go: "gm.abandon", call: (id) => api("POST", `/api/games/${id}/abandon`),
+  box: { call: (id) => api("POST", `/api/games/${id}/box`), then: () => location.reload() },
+  abandon: { danger: true, call: (id) => api("POST", `/api/games/${id}/abandon`),
     then: () => { location.href = `/history/${boot.game_id}`; } },
-  delete: { go: "gm.delete", call: (id) => api("DELETE", `/api/games/${id}`),
+  delete: { danger: true, call: (id) => api("DELETE", `/api/games/${id}`),
     then: () => { location.href = "/history"; } },
 };
 
 function setupGameMenu() {
-  const dialog = document.getElementById("game-dialog");
-  if (!dialog) return;
-  const $ = (id) => document.getElementById(id);
-  let doing = null;
   for (const item of document.querySelectorAll("[data-game-do]")) {
-    item.addEventListener("click", () => {
-      doing = item.dataset.gameDo;
+    item.addEventListener("click", async () => {
+      const doing = item.dataset.gameDo;
       const spec = GAME_DO[doing];
-      document.getElementById("menu").open = false;
-      $("game-dialog-title").textContent = t("gm." + doing);
-      $("game-dialog-text").textContent = t("gm." + doing + "_confirm", { title: boot.title || "", id: boot.game_id });
-      $("game-dialog-field").hidden = !spec.field;
-      $("game-dialog-input").value = boot.title || "";
-      $("game-dialog-go").textContent = t(spec.go);
-      $("game-dialog-go").classList.toggle("danger", doing === "delete" || doing === "abandon");
-      $("game-dialog-error").hidden = true;
-      dialog.showModal();
-      if (spec.field) $("game-dialog-input").focus();
+      const result = await ask({
+        title: t("gm." + doing),
+        text: t("gm." + doing + "_confirm", { title: boot.title || "", id: boot.game_id }),
+        go: t("gm." + doing + "_go"),
+        field: spec.field ? (boot.title || "") : null,
+        danger: Boolean(spec.danger),
+        call: (value) => spec.call(boot.game_id, value),
+      });
+      if (result !== null) spec.then(result);
     });
   }
-  $("game-dialog-cancel").addEventListener("click", () => dialog.close());
-  $("game-dialog-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const spec = GAME_DO[doing];
-    try {
-      const result = await spec.call(boot.game_id, $("game-dialog-input").value);
-      dialog.close();
-      spec.then(result);
-    } catch (err) {
-      $("game-dialog-error").textContent = err.message;
-      $("game-dialog-error").hidden = false;
+}
+
+// --- a game that left play: its controls go, and every page says so ----------------------
+
+/** Mark the page of a game that ended (``view``: its envelope): ``body[data-ended]`` is
+ *  "finished", "abandoned" or "deleted" (app.css hides the controls), and an abandoned or
+ *  deleted game gets a banner saying so. */
+export function showEnded(view) {
+  if (!view || view.id !== boot.game_id) return;
+  const ended = view.deleted ? "deleted" : view.abandoned ? "abandoned" : view.finished ? "finished" : "";
+  if (ended) document.body.dataset.ended = ended;
+  else delete document.body.dataset.ended;
+  let banner = document.getElementById("ended");
+  if (ended === "abandoned" || ended === "deleted") {
+    if (!banner) {
+      banner = el("p", { id: "ended", class: "banner ended", role: "status" });
+      const head = document.querySelector('[data-role="head"]') || document.getElementById("main");
+      head.prepend(banner);
     }
-  });
+    banner.textContent = t("game.ended_" + ended);
+  } else if (banner) {
+    banner.remove();
+  }
 }
 
 setupGameMenu();
@@ -401,6 +495,51 @@ if (document.querySelector('[data-role="board"]') && "ResizeObserver" in window)
   window.addEventListener("resize", fitBoard);
   SIDE_BY_SIDE.addEventListener("change", fitBoard);
   fitBoard();
+}
+
+// --- a game's title, read whole: the header has room for two short lines; a longer title
+// is also written in full at the top of the game's head card (hidden from screen readers,
+// which read the header's heading whole) --------------------------------------------------
+
+function showFullTitle() {
+  const title = document.getElementById("title");
+  const head = document.querySelector('[data-role="head"]');
+  if (!title || !head) return;
+  const cut = title.scrollHeight > title.clientHeight + 1 || title.scrollWidth > title.clientWidth + 1;
+  let full = document.getElementById("full-title");
+  if (cut && !full) {
+    full = el("p", { id: "full-title", class: "full-title", "aria-hidden": "true" }, title.textContent);
+    head.prepend(full);
+  }
+  if (full) full.hidden = !cut;
+}
+
+if (document.getElementById("title") && "ResizeObserver" in window) {
+  new ResizeObserver(showFullTitle).observe(document.getElementById("title"));
+}
+
+// --- pictures: their labels never drawn under 12 px ---------------------------------------
+
+/** Each SVG picture in the page gets ``--px``: how many of its viewBox units make one screen
+ *  pixel; app.css sizes the boards' labels with it (``calc(12.5px * var(--px))``: never
+ *  under 12.5 screen px, however small the board is drawn). */
+function scalePictures() {
+  for (const svg of document.querySelectorAll("main svg[viewBox]")) {
+    const box = svg.viewBox.baseVal;
+    const { width, height } = svg.getBoundingClientRect();
+    if (!box || !box.width || !box.height || !width || !height) continue;
+    const scale = Math.min(width / box.width, height / box.height); // "meet"
+    svg.style.setProperty("--px", String(1 / scale));
+  }
+}
+
+let scaling = 0;
+const rescale = () => { cancelAnimationFrame(scaling); scaling = requestAnimationFrame(scalePictures); };
+if (document.getElementById("main")) {
+  new MutationObserver(rescale).observe(document.getElementById("main"),
+    { subtree: true, childList: true, attributes: true, attributeFilter: ["viewBox"] });
+  window.addEventListener("resize", rescale);
+  if ("ResizeObserver" in window) new ResizeObserver(rescale).observe(document.getElementById("main"));
 }
 
 // --- sound: the menu's switch (sound.js plays) -----------------------------------------

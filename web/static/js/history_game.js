@@ -1,5 +1,6 @@
 // Step through one game: the view after each action, drawn as the live page draws it.
-import { api, boot, playerName, t } from "./common.js";
+import { api, boot, el, fill, playerName, t } from "./common.js";
+import { eventText } from "./games/teufel-words.js";
 import { drawBoard, drawScores, figureLabel } from "./games/sauteur-board.js";
 import { drawBoard as drawTails, geometry as tailsGeometry } from "./games/tails-board.js";
 import { drawBoard as drawTeufel } from "./games/teufel-board.js";
@@ -11,7 +12,7 @@ let current = 0;
 let snapshots = null; // the camera's pictures of popped dice (sauteur), fetched once
 
 /** One action in words (sauteur vocabulary; other games' actions as JSON). */
-function describe(action) {
+function describe(action, events = null) {
   const who = action.by ? playerName(action.by) : "";
   const face = action.face === "devil" ? t("face.devil") : action.face;
   const words = {
@@ -23,6 +24,7 @@ function describe(action) {
     stop: () => t("act.stop", { who }),
   };
   if (boot.kind === "sauteur" && words[action.type]) return words[action.type]();
+  if (boot.kind === "teufel" && events && events.length) return events.map((e) => eventText(e)).join(" ");
   if (boot.kind === "tails" && action.type === "place") {
     return `${action.cell} ← ${action.kind}${action.rotation ? " ↻" + action.rotation : ""}`;
   }
@@ -53,7 +55,11 @@ async function show(step) {
     $("step").max = steps;
     $("step").value = current;
     $("step-label").textContent = t("hist.step", { i: current, n: steps });
-    $("step-action").textContent = data.action ? describe(data.action) : t("hist.setup");
+    $("step-action").textContent = data.action ? describe(data.action, data.state.events_said) : t("hist.setup");
+    for (const b of document.querySelectorAll("#moves button")) {
+      if (Number(b.dataset.step) === current) b.setAttribute("aria-current", "step");
+      else b.removeAttribute("aria-current");
+    }
     await showSnapshot(data);
     $("state").textContent = JSON.stringify(data.state, null, 1);
     const board = boards[boot.kind];
@@ -93,6 +99,18 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowLeft") show(Math.max(0, current - 1));
   if (e.key === "ArrowRight") show(Math.min(steps, current + 1));
 });
+
+/** Every move as a button (the journal's entries, an undo included): a tap shows it. */
+async function listMoves() {
+  const record = await api("GET", `/api/games/${gameId}/export`);
+  fill($("moves"), [el("li", {}, el("button", { type: "button", class: "move", "data-step": 0,
+    onclick: () => show(0) }, t("hist.setup"))),
+  ...record.entries.map((entry, i) => el("li", {}, el("button", { type: "button", class: "move",
+    "data-step": i + 1, onclick: () => show(i + 1) },
+    `${i + 1}. ${entry.undo ? t("game.undo") : describe(entry.action)}`)))]);
+}
+
+listMoves().catch(() => { $("moves").closest("section").hidden = true; });
 
 // start at the end: the final position
 api("GET", `/api/games/${gameId}/steps/0`).then((d) => show(d.steps)).catch((err) => {

@@ -1,6 +1,6 @@
 // Home: games in progress (live: moves and whose turn), start a game, the roster and the
 // backup (referee), the QR code to join.
-import { act, api, el, fill, live, openLogin, said, seatList, t, toast } from "./common.js";
+import { act, api, colourMark, el, fill, live, openLogin, said, seatList, t, toast } from "./common.js";
 import { setupTeufelForm } from "./games/teufel-start.js";
 import { colourName } from "./games/teufel-colours.js";
 
@@ -55,10 +55,9 @@ live(["games"], { games: render });
 let roster = [];
 
 function markOf(player) {
-  if (!player.mark.startsWith("#")) return el("span", { class: "mark emoji", "aria-hidden": "true" }, player.mark);
-  const dot = el("span", { class: "mark", "aria-hidden": "true" });
-  dot.style.backgroundColor = player.mark; // CSSOM, not a style attribute: the CSP allows it
-  return dot;
+  return player.mark.startsWith("#")
+    ? colourMark(player.mark)
+    : el("span", { class: "mark emoji", "aria-hidden": "true" }, player.mark);
 }
 
 // --- a confirmation that names its action ---------------------------------------------------

@@ -15,6 +15,11 @@ const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];  // whole-number ticks
 
 /** A seat's display name: translated when it is a seat id or colour, else as it is. */
 function who(name) {
+  const computer = /^Computer \((\w+)\)$/.exec(name); // controller.stats.seat_names
+  if (computer) {
+    const level = computer[1] === "computer" ? "heuristic" : computer[1];
+    return t("seat.computer", { level: t("level." + level) });
+  }
   for (const key of ["player." + name, "teufel.colour." + name]) {
     const text = t(key);
     if (text !== key) return text;
@@ -103,6 +108,18 @@ const range = (n) => Array.from({ length: n }, (_, i) => i);
 
 // --- players and kinds ------------------------------------------------------------------
 
+/** Under a table wider than its card: "swipe sideways" (hidden when it fits). */
+function scrollHint(table) {
+  const wrap = table.closest(".table-scroll");
+  if (!wrap) return;
+  let hint = document.getElementById("players-scroll");
+  if (!hint) {
+    hint = el("p", { id: "players-scroll", class: "muted small scroll-hint" }, t("stats.scroll_hint"));
+    wrap.after(hint);
+  }
+  hint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1;
+}
+
 function renderPlayers(stats) {
   const box = document.getElementById("players-chart");
   destroyIn(box);
@@ -141,6 +158,7 @@ function renderPlayers(stats) {
         .join(" · ")));
   });
   fill(document.getElementById("players"), el("thead", {}, head), el("tbody", {}, rows));
+  scrollHint(document.getElementById("players"));
 }
 
 function renderKinds(stats) {
@@ -170,6 +188,14 @@ function renderKinds(stats) {
 
 // --- one game ---------------------------------------------------------------------------
 
+const gamesById = {};
+let gameNames = {}; // the shown game's seats: key ("p1", a colour, "seat1") -> its person
+
+/** A seat of the shown game by its person's name (Zoé, Computer · schlau), else its id's words. */
+function seat(key) {
+  return gameNames[key] || who(key);
+}
+
 function renderGame(series) {
   const box = document.getElementById("game-charts");
   destroyIn(box);
@@ -180,7 +206,7 @@ function renderGame(series) {
         lines.push({ label: t("figure." + name), colour: colourCss(name), data: at });
       }
       chart(box, {
-        title: t("stats.chase", { r: round.round, p: who(round.popper) }),
+        title: t("stats.chase", { r: round.round, p: seat(round.popper) }),
         x: range(round.devil.length), xLabel: t("stats.x_pop"), lines,
       });
     }
@@ -190,8 +216,8 @@ function renderGame(series) {
         title: t("stats.race", { r: race.race }),
         x: range(race.p1.length), xLabel: t("stats.x_pop"), yMax: Math.max(race.circuit, ...race.pot),
         lines: [
-          { label: who("p1"), colour: PALETTE[0], data: race.p1 },
-          { label: who("p2"), colour: PALETTE[1], data: race.p2 },
+          { label: seat("p1"), colour: PALETTE[0], data: race.p1 },
+          { label: seat("p2"), colour: PALETTE[1], data: race.p2 },
           { label: t("stats.pot"), colour: themeColours().muted, data: race.pot },
         ],
       });
@@ -199,18 +225,23 @@ function renderGame(series) {
   } else if (series.chart === "score") {
     chart(box, {
       title: t("stats.score"), x: range(series.series[0].length), xLabel: t("stats.x_action"),
-      lines: series.sides.map((seats, i) => ({ label: seats.map(who).join(" + "), colour: PALETTE[i % PALETTE.length], data: series.series[i] })),
+      lines: series.sides.map((seats, i) => ({ label: seats.map(seat).join(" + "), colour: PALETTE[i % PALETTE.length], data: series.series[i] })),
     });
   } else if (series.chart === "letters") {
     const entries = Object.entries(series.series);
     chart(box, {
       title: t("stats.letters"), x: range(entries[0][1].length), xLabel: t("stats.x_action"), yMax: 6,
-      lines: entries.map(([seat, data]) => ({ label: who(series.seats[seat]), colour: colourCss(seat), data })),
+      lines: entries.map(([key, data]) => ({ label: gameNames[key] || who(series.seats[key]), colour: colourCss(key), data })),
     });
   }
 }
 
 async function showGame(id) {
+  gameNames = {};
+  for (const s of (gamesById[id] || {}).seats || []) {
+    const name = s.name || (s.computer ? t("seat.computer", { level: t("level." + s.computer) }) : "");
+    if (name) gameNames[String(s.key)] = name;
+  }
   try {
     renderGame(await api("GET", `/api/stats/games/${id}`));
   } catch (err) {
@@ -221,6 +252,7 @@ async function showGame(id) {
 function renderPicker(games) {
   const pick = document.getElementById("game-pick");
   const shown = games.filter((g) => g.finished || referee).reverse();
+  for (const g of games) gamesById[g.id] = g;
   const wanted = new URLSearchParams(location.search).get("game");
   const current = pick.value || wanted;
   fill(pick, shown.map((g) => el("option", { value: g.id }, `#${g.id} ${g.default_title || !g.title ? t("kind." + g.kind) : g.title}`)));
@@ -258,6 +290,7 @@ window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
     for (const { plot, figure } of charts) plot.setSize({ width: Math.max(260, figure.clientWidth), height: 220 });
+    scrollHint(document.getElementById("players"));
   }, 150);
 });
 window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {

@@ -207,9 +207,13 @@ export function effectText(line) {
 export function drawScores(box, state) {
   fill(box, ["p1", "p2"].map((player) => {
     const role = state.roles.popper === player ? "popper" : "hider";
+    // rule B: the race on the circuit beside the races won (the track's 13/40, not only 0)
+    const racer = (state.players || []).find((p) => p.player === player);
+    const race = state.rule === "B" && racer ? t("score.race", { n: racer.progress, of: state.circuit_length }) : "";
     return el("div", { class: "score " + role + (state.winner === player ? " winner" : ""), dataset: { player } },
       el("span", { class: "who" }, playerName(player)),
-      el("span", { class: "role" }, state.over ? "" : t("game." + role)),
-      el("strong", { class: "points" }, state.scores[player]));
+      el("span", { class: "role" }, [state.over ? "" : t("game." + role), race].filter(Boolean).join(" · ")),
+      el("strong", { class: "points", "aria-label": state.rule === "B" ? t("score.races_won", { n: state.scores[player] }) : null },
+        state.scores[player]));
   }));
 }

@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, referee, said, t, toast, playerName } from "../common.js";
+import { act, api, boot, el, fill, live, num, referee, said, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -11,6 +11,8 @@ const $ = (id) => document.getElementById(id);
 let view = null; // Table.view envelope
 let extras = { legal: [], refused: [], computer: [], on_box: false };
 let slots = {}; // live sensor state from the box: {"1": true, ...}
+let watch = null; // what the box waits for (GET /api/box's "watch": phase, jammed)
+let simulated = false; // a simulated toy: the page can hide its dice
 let oddsOpen = false;
 let oddsVersion = -1;
 
@@ -98,7 +100,7 @@ function render() {
   renderComputer();
   renderHistory(s);
   const undo = $("undo");
-  if (undo) undo.disabled = view.version === 0;
+  greyed(undo, view.version === 0 ? t("there is nothing to undo") : "");
   if (oddsOpen && oddsVersion !== view.version) loadOdds();
 }
 
@@ -109,12 +111,14 @@ function renderSlots(s) {
     const popped = s.popped.includes(key) && s.phase !== "hiding";
     const action = legal({ type: "pop", key });
     const sensor = present === undefined ? "" : present ? t("slot.full") : t("slot.empty");
+    const why = !action ? refusedReason({ type: "pop", key }) : !extras.on_box ? t("game.notonbox")
+      : present === false ? t("slot.sensor_empty", { k: key }) : "";
     const button = el("button", {
       type: "button",
       class: "pop big",
       "data-key": key,
       disabled: !referee || !action || !extras.on_box || present === false,
-      title: present === false && action ? t("slot.sensor_empty", { k: key }) : action ? "" : refusedReason({ type: "pop", key }),
+      "data-why": why || null, // a greyed button says why on a tap (common.js)
       onclick: (e) => submit(e.currentTarget, { type: "pop", key, by: popper }),
     }, t("slot.pop", { k: key }));
     return el("div", { class: "slot" + (present ? " full" : " empty") + (popped ? " popped" : ""), "data-key": key },
@@ -138,6 +142,7 @@ function renderChoices(s) {
         onclick: (e) => submit(e.currentTarget, { type: "hidden" }) }, t("hiding.done")));
     }
   }
+  items.push(...boxWaits(s));
   if (s.phase === "face") {
     items.push(el("p", { class: "choice-title" }, t("face.title", { key: s.face_pending_key })));
     items.push(el("div", { class: "faces" }, legalNow().filter((a) => a.type === "face").map((a) =>
@@ -162,6 +167,23 @@ function renderChoices(s) {
     }
   }
   fill(box, items);
+}
+
+/** What the box waits for while the game goes on, and the one button that resolves it:
+ *  the dice hidden again (the lid opened or a die went back in), or a jammed key. */
+function boxWaits(s) {
+  if (!extras.on_box || !watch || s.over) return [];
+  if (watch.jammed) {
+    const k = watch.jammed;
+    const jam = (e, what) => act(e.currentTarget, () => api("POST", "/api/box/jam", { key: k, do: what }));
+    return [el("p", { class: "note", id: "box-waits" }, t("waits.jam", { k })),
+      el("button", { type: "button", class: "primary", onclick: (e) => jam(e, "retry") }, t("box.retry", { k })),
+      el("button", { type: "button", class: "secondary", onclick: (e) => jam(e, "popped") }, t("box.popped_by_hand", { k }))];
+  }
+  if (s.phase === "hiding" || watch.phase !== "hiding") return [];
+  return [el("p", { class: "note", id: "box-waits" }, t("waits.hiding")),
+    simulated ? el("button", { type: "button", class: "primary", id: "box-hide",
+      onclick: (e) => act(e.currentTarget, () => api("POST", "/api/box/toy", { do: "hide" })) }, t("box.hide")) : null];
 }
 
 const LEVELS = ["random", "heuristic", "optimal", "adaptive"];
@@ -222,15 +244,15 @@ async function loadOdds() {
     const rows = odds.keys.map((k) => el("tr", {},
       el("th", {}, k.key),
       el("td", {}, pct(k.devil_chance)),
-      el("td", {}, k.expected_squares.toFixed(1)),
+      el("td", {}, num(k.expected_squares)),
       el("td", {}, (k.devil_captures || []).map(figureLabel).join(", "))));
     const table = el("table", {},
       el("thead", {}, el("tr", {}, el("th", {}, t("odds.key")), el("th", {}, t("odds.devil")),
         el("th", {}, t("odds.gain")), el("th", {}, odds.rule === "A" ? t("odds.captures") : ""))),
       el("tbody", {}, rows));
     const advice = !odds.advice ? null
-      : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: odds.advice.expected.toFixed(1) })
-      : t("odds.advice_stop", { e: odds.advice.expected ?? 0 });
+      : odds.advice.action === "pop" ? t("odds.advice_pop", { k: odds.advice.key, e: num(odds.advice.expected) })
+      : t("odds.advice_stop", { e: num(odds.advice.expected ?? 0) });
     fill($("odds"), table, advice ? el("p", { class: "advice" }, t("odds.advice", { a: advice })) : null,
       ...coachBlock(odds.coach));
     if (odds.coach && odds.coach.status === "solving") setTimeout(() => { if (oddsOpen) loadOdds(); }, 1000);
@@ -254,7 +276,7 @@ function coachBlock(coach) {
   if (coach.status !== "ready") return [el("p", { class: "muted coach", id: "coach" }, t("coach.solving"))];
   const rows = coach.options.map((o, i) => el("li", { "data-option": o.option },
     optionText(o.option), " — ",
-    coach.measure === "points" ? t("coach.points", { e: o.points.toFixed(2) }) + " · " : "",
+    coach.measure === "points" ? t("coach.points", { e: num(o.points, 2) }) + " · " : "",
     t("coach.win", { p: pct(o.win) }),
     i === 0 ? el("strong", {}, " (" + t("coach.best") + ")") : null));
   const out = [el("div", { class: "coach", id: "coach" }, el("p", { class: "choice-title" }, t("coach.title")), el("ul", {}, rows))];
@@ -296,7 +318,11 @@ live([topic, "box"], {
   [topic]: onGame,
   extras: onExtras,
   box: (data) => {
-    if (data.event === "Status") slots = { ...data.status.slots };
+    if (data.event === "Status") {
+      slots = { ...data.status.slots };
+      watch = data.status.watch || null;
+      simulated = Boolean(data.status.simulated);
+    }
     else if (data.event === "SlotChanged") slots = { ...slots, [data.key]: data.present };
     else if (data.event === "Notice") toast(said(data), "notice");
     else return;

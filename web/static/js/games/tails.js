@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, said, seatName, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, said, seatName, t, toast, greyed } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -181,7 +181,7 @@ function render() {
   renderTails(s);
   renderMoves(s);
   const undo = $("undo");
-  if (undo) undo.disabled = s.moves.length === 0;
+  greyed(undo, s.moves.length === 0 ? t("there is nothing to undo") : "");
   if (advice.open && advice.key !== adviceKey()) loadAdvice();
   else renderAdvice();
 }
@@ -248,7 +248,8 @@ function renderSheet() {
     const left = s.stock[kind];
     const chosen = referee && pick.kind === kind;
     const picture = cardPicture(geo.layout, kind, chosen ? pick.rotation : 0, up);
-    const label = t("tails.kind_left", { k: kind, n: left });
+    // the name starts with what the button shows ("A ×8"), then says it (WCAG 2.5.3)
+    const label = `${kind} ×${left} — ${t("tails.kind_left", { k: kind, n: left })}`;
     const body = [picture, el("span", { class: "kind-letter" }, kind), el("span", { class: "kind-left" }, "×" + left)];
     if (!referee || s.finished) return el("div", { class: "kind" + (left ? "" : " none"), "data-kind": kind, title: label, "aria-label": label, role: "img" }, body);
     return el("button", {
@@ -264,7 +265,11 @@ function renderSheet() {
   $("hint").textContent = hint.text;
   $("hint").classList.toggle("error", Boolean(hint.error));
   $("hint").hidden = !hint.text;
-  $("pick").textContent = pick.cell ? pick.cell + (pick.kind ? " · " + pick.kind + (symmetric(pick.kind) ? "" : pick.rotation) : "") : "—";
+  // "Feld 22s · Karte E ↻1" (was "22s · E1")
+  const turned = pick.kind && !symmetric(pick.kind) && pick.rotation ? ` ↻${pick.rotation}` : "";
+  $("pick").textContent = pick.cell
+    ? [t("tails.cell", { c: pick.cell }), pick.kind ? t("tails.card", { k: pick.kind }) + turned : ""].filter(Boolean).join(" · ")
+    : "—";
   const sheet = $("sheet");
   sheet.dataset.cell = pick.cell || "";
   sheet.dataset.kind = pick.kind || "";
@@ -325,7 +330,8 @@ async function loadAdvice() {
 }
 
 function suggestionText(x) {
-  const gain = (x.gain > 0 ? "+" : "") + Number(x.gain.toFixed(1));
+  const gain = new Intl.NumberFormat(boot.lang || "en", { maximumFractionDigits: 1, signDisplay: "exceptZero" })
+    .format(x.gain);
   if (x.kind === null) return t("tails.advice_cell", { c: x.cell, g: gain });
   const rot = symmetric(x.kind) ? "" : x.rotation;
   return t("tails.advice_place", { c: x.cell, k: x.kind + rot, g: gain });

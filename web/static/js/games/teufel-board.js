@@ -160,9 +160,9 @@ export function drawBoard(root, state, opts = {}) {
     if (chance) {
       const p = chance[odds.metric];
       g.append(
-        svg("rect", { x: cx - 18, y: y + 4, width: 36, height: 40, rx: 5, class: "tf-odds-base" }),
-        svg("rect", { x: cx - 18, y: y + 4, width: 36, height: 40, rx: 5, class: `tf-odds ${odds.metric}`, "fill-opacity": heat(p).toFixed(2) }),
-        svg("text", { x: cx, y: y + 18, class: "tf-odds-text" }, Math.round(p * 100) + "%"));
+        svg("rect", { x: cx - 22, y: y + 4, width: 44, height: 40, rx: 5, class: "tf-odds-base" }),
+        svg("rect", { x: cx - 22, y: y + 4, width: 44, height: 40, rx: 5, class: `tf-odds ${odds.metric}`, "fill-opacity": heat(p).toFixed(2) }),
+        svg("text", { x: cx, y: y + 22, class: "tf-odds-text" }, Math.round(p * 100) + "%"));
       g.dataset.odds = p.toFixed(4);
     }
     info.sleds.forEach((colour, i) => {

@@ -24,6 +24,9 @@ export function setupTeufelForm(kindSelect) {
     else if (seats.length < MAX_PLAYERS) seats.push(colour);
     if (!seats.includes(first)) first = seats[0] || null;
     render();
+    // the form hears of the new seats (its player pickers follow): the tapped button was
+    // just redrawn, so its own click no longer bubbles from inside the form
+    field.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
   function render() {

@@ -5,7 +5,7 @@
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast } from "../common.js";
+import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -39,12 +39,17 @@ async function send(action) {
     refusal = "";
     onGame(result.view);
   } catch (err) {
-    refuse(err.message);
+    refuse(refusalText(err));
   } finally {
     busy = false;
     document.body.classList.remove("busy");
   }
 }
+
+/** A refusal naming a player by their name ("Zoé", not "gelb"); any other as the box said it. */
+const PLAYER_PARAMS = ["who", "other", "colours"];
+const refusalText = (err) => (err.template && PLAYER_PARAMS.some((name) => name in err.params)
+  ? eventText({ template: err.template, params: err.params }, false) : err.message);
 
 /** Show why an entry was refused (the engine's sentence) next to the controls. */
 function refuse(reason) {
@@ -161,7 +166,7 @@ function render() {
   renderPlayers(s);
   renderOdds(s);
   const undo = $("undo");
-  if (undo) undo.disabled = view.version === 0;
+  greyed(undo, view.version === 0 ? t("there is nothing to undo") : "");
   if (odds.open && odds.version !== view.version) loadOdds();
 }
 
@@ -502,7 +507,7 @@ if (undoButton) {
       refusal = "";
       onGame(r.view);
     } catch (err) {
-      refuse(err.message);
+      refuse(refusalText(err));
     } finally {
       busy = false;
       render();
