@@ -28,12 +28,12 @@ def cmd_calibrate(source: str, output: str) -> int:
         fail(exc)
         return 2
     profile.save(Path(output))
-    counts = ", ".join(f"{k}: {len(v) // 4}" for k, v in profile.templates.items())
     written = Said(
-        "profile written to {output} ({images} photos; used per face: {counts})",
+        "profile written to {output} ({images} photos; sure of faces {faces}; "
+        "the other numbers are counted by their pips)",
         output=str(output),
         images=profile.images,
-        counts=counts,
+        faces=", ".join(profile.faces_seen),
     )
     print(say(written))
     return 0

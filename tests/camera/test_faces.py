@@ -85,7 +85,7 @@ def test_a_bad_calibration_folder_says_why_and_exits_2(calibration_dirs, tmp_pat
     shutil.copytree(calibration_dirs[HELD_OUT], layout)
     shutil.rmtree(layout / "devil")
     assert main(["faces", "calibrate", str(layout), "-o", str(out)]) == 2
-    assert "face devil is missing" in capsys.readouterr().err
+    assert "no photos of the devil" in capsys.readouterr().err
     (layout / "seven").mkdir()
     shutil.copytree(calibration_dirs[HELD_OUT] / "devil", layout / "devil")
     assert main(["faces", "calibrate", str(layout), "-o", str(out)]) == 2
