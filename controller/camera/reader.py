@@ -120,9 +120,13 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
 # -- 1. candidates: square outlines of a die's size ---------------------------------------
 
 
-def square_candidates(rgb: np.ndarray, side_hint: float | None = None) -> list[Box]:
+def square_candidates(
+    rgb: np.ndarray, side_hint: float | None = None, within: np.ndarray | None = None
+) -> list[Box]:
     """Rotated rectangles (frame pixels) of the square outlines of a die's size in ``rgb``,
-    best first (squarest, fullest, nearest the hint). Similar outlines are merged."""
+    best first (squarest, fullest, nearest the hint). Similar outlines are merged.
+    ``within``: a 0/255 mask (frame size); outlines are cut to it (a die touching others
+    that lay there before)."""
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
     lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
@@ -142,8 +146,12 @@ def square_candidates(rgb: np.ndarray, side_hint: float | None = None) -> list[B
                 )
     found: list[tuple[float, Box]] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    if within is not None:
+        cut = cv2.resize(within, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+        masks = [cv2.bitwise_and(m, cut) for m in masks] + masks
     for mask in masks:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -433,7 +441,7 @@ def find_die(
     the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
     since before the press) keeps only candidates that lie mostly where it changed."""
     hint = profile.die_side or None
-    boxes = square_candidates(rgb, hint)
+    boxes = square_candidates(rgb, hint, changed)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
     if not boxes:
@@ -465,7 +473,7 @@ def too_much_moved(changed: np.ndarray, profile: Profile) -> bool:
     """Whether something far bigger than a die changed (a hand in the frame)."""
     side = profile.die_side or 90.0
     n, _, stats, _ = cv2.connectedComponentsWithStats((changed > 0).astype(np.uint8))
-    return bool(n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) > 7 * side * side)
+    return bool(n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) > 4 * side * side)
 
 
 def _same_place(a: Box, b: Box) -> bool:

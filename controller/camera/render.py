@@ -376,7 +376,8 @@ def condition(rgb: np.ndarray, name: str, scene: Scene, rng: random.Random) -> n
         kernel[length // 2, :] = 1 / length
         m = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
         turned = cv2.warpAffine(kernel, m, (length, length))
-        f = np.asarray(cv2.filter2D(f, -1, turned / max(float(turned.sum()), 1e-6)), np.float32)
+        turned = (turned / max(float(turned.sum()), 1e-6)).astype(np.float32)
+        f = np.asarray(cv2.filter2D(f, -1, turned), np.float32)
     else:
         raise ValueError(f"no condition {name!r}: one of {', '.join(CONDITIONS)}")
     return np.clip(f, 0, 255).astype(np.uint8)
