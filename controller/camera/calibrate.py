@@ -123,16 +123,19 @@ def _number_die(img: np.ndarray, face: int) -> tuple[float, bool, Pips, np.ndarr
 
 
 def _devil_die(img: np.ndarray, side: float, polarity: str) -> np.ndarray | None:
-    """The devil's top in a photo: the best square of about the die's size with no pip
-    layout; None when there is none."""
+    """The devil's top in a photo: of the squares about the die's size (0.6–1.7 times:
+    an outline may take in the die's rim or shadow) with no pip layout, the nearest in
+    size; None when there is none."""
     darks = {"dark": (True,), "light": (False,)}.get(polarity, (True, False))
+    best: tuple[float, np.ndarray] | None = None
     for box in square_candidates(img, side):
-        if not 0.75 < (box[1][0] + box[1][1]) / 2 / side < 1.33:
+        off = abs(float(np.log((box[1][0] + box[1][1]) / 2 / side)))
+        if off > np.log(1.7) or (best is not None and off >= best[0]):
             continue
         patch = square_patch(img, box)
         if not any(find_pips(patch, dark).face for dark in darks):
-            return patch
-    return None
+            best = (off, patch)
+    return None if best is None else best[1]
 
 
 def drawn_number(face: int, die: np.ndarray, pip: np.ndarray, pip_area: float) -> np.ndarray:

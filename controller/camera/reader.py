@@ -23,6 +23,7 @@ is new) give ``None``. Read time: about 5–15 ms for 640×480 on one core here
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -132,10 +133,16 @@ def square_candidates(
     lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
     if side_hint:
         lo, hi = max(lo, side_hint * 0.45 * WORK_SCALE), min(hi, side_hint * 2.0 * WORK_SCALE)
-    block = int(side_hint * WORK_SCALE * 1.6) | 1 if side_hint else 61
+    # the neighbourhood: about twice the die (a die filling its neighbourhood is no contrast)
+    blocks = (
+        (int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1)
+        if side_hint
+        else (61, 121)
+    )
     light = _CLAHE.apply(lab[..., 0])
     masks = []
-    for channel, offsets in ((light, (6, 14, 30)), (lab[..., 1], (4,)), (lab[..., 2], (4,))):
+    channels = ((light, (6, 14, 30)), (lab[..., 1], (4,)), (lab[..., 2], (4,)))
+    for (channel, offsets), block in itertools.product(channels, blocks):
         for c in offsets:
             for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
                 # lighter than its surroundings by c, or darker by c
@@ -150,8 +157,11 @@ def square_candidates(
         cut = cv2.resize(within, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
         masks = [cv2.bitwise_and(m, cut) for m in masks] + masks
     for mask in masks:
+        # pips are holes: fill them, so that opening (which cuts thin lines and specks of
+        # the table away) cannot break the thin rim between a pip and the die's edge
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -229,7 +239,25 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
     spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
     if peak < 18 or peak < 0.25 * spread:
         return NO_PIPS
-    binary = (resp > max(peak * 0.45, 12)).astype(np.uint8)
+    found = [_blobs(patch, lab, resp, level, dark, pip_area) for level in (0.45, 0.65, 0.8)]
+    faces = {p.face for p in found if p.face}
+    if len(faces) > 1:
+        return Pips(found[0].centres, found[0].areas, 0, 1.0)  # two readings: unsure
+    return next((p for p in found if p.face), found[0])
+
+
+def _blobs(
+    patch: np.ndarray,
+    lab: np.ndarray,
+    resp: np.ndarray,
+    level: float,
+    dark: bool,
+    pip_area: float | None,
+) -> Pips:
+    """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
+    light = lab[..., 0]
+    peak = float(resp.max())
+    binary = (resp > max(peak * level, 12)).astype(np.uint8)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
     scale = COVER / PATCH
     keep = []
@@ -254,7 +282,7 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
         if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
             return Pips(centres, area_frac, 0, 1.0)  # not round: a drawing, a smear
     median = float(np.median(area_frac))
-    if not 0.004 < median < 0.06:
+    if not 0.004 < median < 0.1:
         return Pips(centres, area_frac, 0, 1.0)
     if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
         return Pips(centres, area_frac, 0, 1.0)
@@ -352,17 +380,26 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
     outer = reach[reach > 0.1]
     if len(outer) == 0:
         return 0, 1.0
-    spacing = float(np.median(outer))
-    if not 0.15 < spacing < 0.36:
-        return 0, 1.0
+    guess = float(np.median(outer))
     best = 1.0
     for layout in LAYOUTS[n]:
-        target = layout * spacing
-        d = np.hypot(*(target[:, None, :] - rel[None, :, :]).transpose(2, 0, 1))
+        d = np.hypot(*(layout[:, None, :] * guess - rel[None, :, :]).transpose(2, 0, 1))
         nearest = d.argmin(axis=1)
         if len(set(nearest.tolist())) < n:
             continue
-        best = min(best, float(d.min(axis=1).max()))
+        # the spacing across and along may differ a little (a 6's columns)
+        matched = rel[nearest]
+        scale = []
+        for axis in (0, 1):
+            weight = float((layout[:, axis] ** 2).sum())
+            scale.append(
+                float((layout[:, axis] * matched[:, axis]).sum()) / weight if weight else guess
+            )
+        sx, sy = scale
+        if not (min(sx, sy) > 0.13 and max(sx, sy) < 0.38 and max(sx, sy) < 1.45 * min(sx, sy)):
+            continue
+        err = float(np.hypot(*(layout * (sx, sy) - matched).T).max())
+        best = min(best, err)
     return (n, best) if best < LAYOUT_TOL else (0, best)
 
 

@@ -93,7 +93,7 @@ def test_a_failed_calibration_says_why_and_keeps_the_old_profile(tmp_path, profi
         last = client.post("/api/box/camera/teach", json={"do": "snap"}, headers=PIN_HEADERS)
         assert last.status_code == 409
         assert last.get_json()["error"] == "calibration-failed"
-        assert "no die found" in last.get_json()["reason"]
+        assert "pips were counted right on only 0 of 30" in last.get_json()["reason"]
         assert svc.camera.profile is profiles["azure"]
         assert not profile_path(svc.config).exists()
         state = client.get("/api/box/camera/teach").get_json()
