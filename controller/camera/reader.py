@@ -151,6 +151,9 @@ def square_candidates(
                         channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
                     )
                 )
+    # and the regions that edges enclose (a die against a table of its own shade)
+    edges = cv2.Canny(lab[..., 0], 12, 36)
+    masks.append(cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))))
     found: list[tuple[float, Box]] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     if within is not None:
@@ -177,7 +180,7 @@ def square_candidates(
             side = (w + h) / 2 / WORK_SCALE
             score = fill - (max(w, h) / min(w, h) - 1)
             if side_hint:
-                score -= 0.3 * abs(math.log(side / side_hint))
+                score -= 0.8 * abs(math.log(side / side_hint))
             s = 1 / WORK_SCALE
             found.append((score, ((cx * s, cy * s), (w * s, h * s), angle)))
     found.sort(key=lambda item: -item[0])
@@ -187,7 +190,7 @@ def square_candidates(
         near = [k for k in kept if math.hypot(k[0][0] - cx, k[0][1] - cy) < 0.25 * w]
         if len(near) < 2:  # at most two outlines per place (the best two)
             kept.append(box)
-    return kept[:24]
+    return kept[:40]
 
 
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
@@ -289,7 +292,7 @@ def _blobs(
     colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
     if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
         return Pips(centres, area_frac, 0, 1.0)  # pips of one toy share one colour
-    if len(keep) > 1 and not _raw_sizes_agree(light, labels, keep, dark):
+    if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
     if face in (2, 3, 4, 5) and _glare_at_centre(patch, labels, keep, centres, dark):
@@ -339,13 +342,21 @@ def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dar
     mid = (face + level) / 2
     raw = ((light < mid) if dark else (light > mid)).astype(np.uint8)
     _, comps = cv2.connectedComponents(raw)
-    sizes = []
+    owner = {}
     for i in pips:
         ids = comps[labels == i]
         ids = ids[ids > 0]
         if ids.size == 0:
             return False
-        sizes.append(int(np.count_nonzero(comps == np.bincount(ids).argmax())))
+        owner[i] = int(np.bincount(ids).argmax())
+    shared = np.bincount(list(owner.values()))
+    sizes = []
+    for i, comp in owner.items():
+        # big pips close together may merge here: share the component between them
+        size = int(np.count_nonzero(comps == comp)) / int(shared[comp])
+        if size > 3 * int(np.count_nonzero(labels == i)) and size > 0.1 * PATCH * PATCH:
+            return False  # a big shape (a drawing, a highlight) the top-hat cut to a pip
+        sizes.append(size)
     return max(sizes) <= 2.5 * min(sizes)
 
 
