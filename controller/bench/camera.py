@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGET_MS = 150.0
+TARGET_MS = 50.0
 
 
 def read_ms(samples: int, seed: int = 1) -> list[float]:

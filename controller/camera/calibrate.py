@@ -226,7 +226,9 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
     for face in range(1, 7):
         drawn = drawn_number(face, die_colour, pip_colour, pip_area)
         number_vectors += _descriptors(drawn)
-    threshold = devil_threshold(devil, len(devils))
+    # no nearer the devil than any number photo is: those are known not to be it
+    nearest_number = _distance_to(np.array(number_vectors[: 4 * len(numbers)]), devil)
+    threshold = min(devil_threshold(devil, len(devils)), 0.9 * nearest_number)
     return Profile(
         die_side=side,
         pip_area=pip_area,
@@ -240,9 +242,17 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
     )
 
 
+def _distance_to(vectors: np.ndarray, devil: list[list[float]]) -> float:
+    """The smallest distance from any of ``vectors`` to the devil examples (unit vectors)."""
+    if not len(vectors):
+        return 2.0
+    sims = vectors @ np.array(devil, np.float32).T
+    return float(np.sqrt(max(0.0, 2 - 2 * float(sims.max()))))
+
+
 def devil_threshold(devil: list[list[float]], photos: int) -> float:
     """How far from the devil examples a devil may be: 1.5× the farthest any devil photo
-    lies from the other devil photos (leave one out), within 0.35–0.8; 0.6 with one photo."""
+    lies from the other devil photos (leave one out), within 0.3–0.65; 0.6 with one photo."""
     if photos < 2:
         return DEFAULT_DEVIL_THRESHOLD
     m = np.array(devil, np.float32).reshape(photos, 4, -1)
@@ -251,4 +261,4 @@ def devil_threshold(devil: list[list[float]], photos: int) -> float:
         others = np.delete(m, i, axis=0).reshape(-1, m.shape[2])
         nearest = float((others @ m[i, 0]).max())
         worst = max(worst, float(np.sqrt(max(0.0, 2 - 2 * nearest))))
-    return float(np.clip(worst * 1.5, 0.35, 0.8))
+    return float(np.clip(worst * 1.5, 0.3, 0.65))

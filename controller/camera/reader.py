@@ -141,9 +141,13 @@ def square_candidates(
     )
     light = _CLAHE.apply(lab[..., 0])
     masks = []
-    channels = ((light, (6, 14, 30)), (lab[..., 1], (4,)), (lab[..., 2], (4,)))
-    for (channel, offsets), block in itertools.product(channels, blocks):
-        for c in offsets:
+    channels = (
+        (light, (7, 20), blocks),
+        (lab[..., 1], (4,), blocks[:1]),
+        (lab[..., 2], (4,), blocks[:1]),
+    )
+    for channel, offsets, sizes in channels:
+        for c, block in itertools.product(offsets, sizes):
             for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
                 # lighter than its surroundings by c, or darker by c
                 masks.append(
@@ -242,11 +246,18 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
     spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
     if peak < 18 or peak < 0.25 * spread:
         return NO_PIPS
-    found = [_blobs(patch, lab, resp, level, dark, pip_area) for level in (0.45, 0.65, 0.8)]
-    faces = {p.face for p in found if p.face}
-    if len(faces) > 1:
-        return Pips(found[0].centres, found[0].areas, 0, 1.0)  # two readings: unsure
-    return next((p for p in found if p.face), found[0])
+    # big pips close together merge at a low level; a higher one parts them. A face found
+    # at one level must not be another face at the next one.
+    found = []
+    for level in (0.45, 0.65, 0.8):
+        found.append(_blobs(patch, lab, resp, level, dark, pip_area))
+        if found[-1].face:
+            if level < 0.8:
+                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area)
+                if again.face and again.face != found[-1].face:
+                    return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
+            return found[-1]
+    return found[0]
 
 
 def _blobs(
@@ -470,7 +481,7 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     if len(numbers) > 1:
         return None, 0.0, pips, "two pip layouts"
     if numbers:
-        if d_devil <= profile.devil_threshold and d_devil <= d_number:
+        if devilish:
             return None, 0.0, pips, "pips, and like the devil"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""

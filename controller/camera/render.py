@@ -384,11 +384,12 @@ def condition(rgb: np.ndarray, name: str, scene: Scene, rng: random.Random) -> n
 
 
 def render_leaning(style: DieStyle, face: int | str, rng: random.Random) -> np.ndarray:
-    """A die resting on its edge or leaning on another, seen from above: two faces show,
-    each foreshortened (the reader must answer ``None``)."""
+    """A die resting on its edge (tilted 38–52°), seen from above: two faces show, each
+    foreshortened to 0.6–0.8 of a side (the reader must answer ``None``). A die leaning
+    only a little shows one face nearly square; it is read as that face."""
     scene = random_scene(rng)
     side = scene.side
-    tilt = rng.uniform(25, 65)
+    tilt = rng.uniform(38, 52)
     a = max(8, round(side * math.cos(math.radians(tilt))))
     b = max(8, round(side * math.sin(math.radians(tilt))))
     top, _ = _draw_face(style, face, side)
