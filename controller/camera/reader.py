@@ -251,6 +251,8 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
     found = []
     for level in (0.45, 0.65, 0.8):
         found.append(_blobs(patch, lab, resp, level, dark, pip_area))
+        if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
+            return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
             if level < 0.8:
                 again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area)
@@ -258,6 +260,16 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
             return found[-1]
     return found[0]
+
+
+def _fainter_pips(resp: np.ndarray, pips: Pips, pip_area: float | None) -> bool:
+    """Whether more pip-sized blobs show at a low level than were counted: a brighter
+    thing (a highlight) set the level above the real pips, which must not be missed."""
+    low = (resp > max(0.2 * float(resp.max()), 10)).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
+    size = (pip_area or float(np.median(pips.areas))) * (PATCH / COVER) ** 2
+    alike = [a for a in stats[1:, cv2.CC_STAT_AREA] if 0.4 * size <= a <= 2.5 * size]
+    return len(alike) > len(pips.centres)
 
 
 def _blobs(
@@ -283,9 +295,12 @@ def _blobs(
     if not keep:
         return NO_PIPS
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
-    big = float(areas.max())
-    # specks far smaller than the pips are noise; the rest must all be pips
-    keep = [i for i, a in zip(keep, areas, strict=True) if a >= 0.3 * big]
+    # specks far smaller than a pip are noise (the calibrated pip size when known: a big
+    # highlight must not make real pips look like specks); the rest must all be pips
+    speck = 0.25 * pip_area * (PATCH / COVER) ** 2 if pip_area else 0.3 * float(areas.max())
+    keep = [i for i, a in zip(keep, areas, strict=True) if a >= speck]
+    if not keep:
+        return NO_PIPS
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
@@ -306,43 +321,29 @@ def _blobs(
     if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
-    if face in (2, 3, 4, 5) and _glare_at_centre(patch, labels, keep, centres, dark):
+    if face and _glare(patch, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
 
 
-def _glare_at_centre(
-    patch: np.ndarray, labels: np.ndarray, pips: list[int], centres: np.ndarray, dark: bool
-) -> bool:
-    """Whether a highlight at the face's centre may hide its centre pip (a 5 read as 4, a 3
-    as 2) or pass for one (light pips: a 4 read as 5). Only the centre pip matters: hiding
-    or adding any other pip breaks the layout."""
-    rgb_min = patch.min(axis=2)
-    saturated = (rgb_min >= 248) & _INNER
+def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
+    """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
+    a 6 as 4, a 4 as 5): then the count cannot be trusted. A face white all over (bright
+    light) is no highlight; nor, with light pips, are pips that are all white."""
+    saturated = (patch.min(axis=2) >= 248) & _INNER
     if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
-        return False  # the whole face is white (bright light), not a highlight
-    middle = centres.mean(axis=0)
-    if not dark:  # a white highlight at the centre passing for a pip: whiter than the pips
-        peaks = {i: float(rgb_min[labels == i].max()) for i in pips}
-        at_centre = [i for i, c in zip(pips, centres, strict=True) if np.hypot(*(c - middle)) < 0.1]
-        others = [p for i, p in peaks.items() if i not in at_centre]
-        if at_centre and others and peaks[at_centre[0]] > float(np.median(others)) + 10:
-            return True
-        if at_centre and others:  # a highlight fades out; a pip is flat with a sharp edge
-            flat = {i: _flatness(light_of(patch), labels == i) for i in pips}
-            rest = [f for i, f in flat.items() if i != at_centre[0]]
-            if flat[at_centre[0]] < 0.7 * float(np.median(rest)):
-                return True
-    near = np.hypot(_xx * COVER - middle[0], _yy * COVER - middle[1]) < 0.17
-    glare = saturated & near
+        return False
+    if not dark:
+        on_pips = np.isin(labels, pips)
+        if all(bool(saturated[labels == i].any()) for i in pips):
+            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
+            saturated &= ~grown.astype(bool)
+        else:
+            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
+            if max(peaks) >= 248:
+                return True  # one pip whiter than the others: a highlight among them
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-    if int(np.count_nonzero(glare)) < max(3.0, 0.4 * pip_px):
-        return False  # too small to hide a pip
-    if dark:
-        return True
-    on_pips = cv2.dilate(np.isin(labels, pips).astype(np.uint8), np.ones((5, 5), np.uint8))
-    every_pip_white = all(bool(saturated[labels == i].any()) for i in pips)
-    return not (every_pip_white and not (glare & ~on_pips.astype(bool)).any())
+    return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
 
 
 def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
@@ -510,6 +511,9 @@ def find_die(
     for box in boxes:
         patch = square_patch(rgb, box)
         face, conf, pips, why = read_patch(patch, profile)
+        size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
+        if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
+            face, conf, why = None, 0.0, "one blob, on a square not a die's size"
         seen_square = True
         reads.append(Candidate(box, face, conf, pips, why))
     answered = [r for r in reads if r.face is not None]
