@@ -321,9 +321,27 @@ def _blobs(
     if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
-    if face and _glare(patch, labels, keep, dark):
+    if face and (_glare(patch, labels, keep, dark) or _soft_blob(light, labels, keep)):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
+    """Whether one blob fades out far more gently than the others (a highlight's soft
+    edge, not a pip's sharp one): its steepest edge, for its contrast, under half theirs."""
+    if len(pips) < 2:
+        return False
+    gx = cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
+    grad = np.hypot(gx, gy)
+    face = float(np.median(light[_INNER]))
+    steep = []
+    for i in pips:
+        blob = labels == i
+        ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        contrast = abs(float(light[blob].mean()) - face) + 1.0
+        steep.append(float(np.percentile(grad[ring], 90)) / contrast)
+    return min(steep) < 0.5 * float(np.median(steep))
 
 
 def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
