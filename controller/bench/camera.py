@@ -2,7 +2,9 @@
 
 Calibrates on 6 renders per face of the held-out style, then times ``read_face`` on fresh
 renders (JPEG round trip, like a camera's frames). OpenCV is held to one thread
-(``cv2.setNumThreads(1)``), as on one core of a Pi Zero 2 W. Target: p99 < 150 ms.
+(``cv2.setNumThreads(1)``), as on one core of a Pi Zero 2 W. Target: p99 < 50 ms.
+Besides the wall-clock time it prints the thread's CPU time per read: on a machine
+shared with other work the wall clock counts waiting for the core too.
 Accuracy is measured by ``diablotin faces evaluate``.
 """
 
@@ -13,11 +15,12 @@ import random
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-TARGET_MS = 150.0
+TARGET_MS = 50.0
 
 
-def read_ms(samples: int, seed: int = 1) -> list[float]:
+def read_ms(samples: int, seed: int = 1, clock: Any = time.perf_counter) -> list[float]:
     """Milliseconds per read of ``samples`` fresh held-out renders (one OpenCV thread)."""
     import cv2
 
@@ -40,9 +43,9 @@ def read_ms(samples: int, seed: int = 1) -> list[float]:
     times = []
     for n in range(samples):
         frame = jpeg_roundtrip(render(STYLES[HELD_OUT], FACES[n % len(FACES)], rng), 80)
-        started = time.perf_counter()
+        started = clock()
         read_face(frame, profile)
-        times.append((time.perf_counter() - started) * 1000)
+        times.append((clock() - started) * 1000)
     return times
 
 
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench camera", description=__doc__)
     parser.add_argument("--samples", type=int, default=200, help="frames read")
     args = parser.parse_args(argv)
+    cpu = sorted(read_ms(args.samples, clock=time.thread_time))
+    c50, c99 = cpu[len(cpu) // 2], cpu[min(len(cpu) - 1, int(len(cpu) * 0.99))]
+    print(f"camera: CPU time of one read (one thread): p50 {c50:.1f} ms, p99 {c99:.1f} ms")
     times = sorted(read_ms(args.samples))
     p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
     ok = p99 < TARGET_MS

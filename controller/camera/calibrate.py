@@ -1,9 +1,11 @@
-"""Calibration: a profile from a folder of photos of each face (``diablotin faces calibrate``).
+"""Calibration: a profile from photos of the devil die and of at least one number face.
 
-``DIR/1 … DIR/6`` and ``DIR/devil`` (``DIR/none`` is allowed and ignored) each hold a few
-JPEG/PNG photos of one die showing that face. The die colour is the colour of the one
-square blob found in every photo (k-means colour clusters, the squarest blob of a die's
-size); the pip colour is what lies on the number faces away from the die colour.
+``DIR/devil`` (required: 3 to 6 photos of the devil die) and any of ``DIR/1 … DIR/6`` (at
+least one: ordinary pips are counted by their layout, so each number face need not be
+taught; more faces give a surer size and pip colour). ``DIR/none`` is allowed and ignored.
+Each photo shows one die from above, anywhere, any rotation. The number photos give the
+die's size and its pips' size and shade; the devil photos give the devil's drawing (HOG
+descriptors in 4 rotations) and how far from them a devil may still be.
 """
 
 from __future__ import annotations
@@ -15,22 +17,23 @@ import cv2
 import numpy as np
 
 from ..games.base import Said
-from .profile import DEVIL, FACE_NAMES, Profile, face_from_name
+from .profile import DEVIL, FACE_NAMES, Profile
 from .reader import (
-    colour_distance,
-    colour_features,
-    count_pips,
-    feature,
-    find_die,
-    pipness,
+    COVER,
+    PATCH,
+    Pips,
+    as_rgb,
+    find_pips,
+    hog,
+    patch_light,
     rotations,
+    square_candidates,
     square_patch,
 )
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")
-_yy, _xx = np.mgrid[0:48, 0:48]
-_CENTRE = (_yy - 23.5) ** 2 + (_xx - 23.5) ** 2 < 21.0**2
-"""The patch inside its rounded corners (where the background may show)."""
+NUMBER_NAMES = tuple(n for n in FACE_NAMES if n != DEVIL)
+DEFAULT_DEVIL_THRESHOLD = 0.6
 
 
 class CalibrationError(ValueError):
@@ -59,7 +62,8 @@ def load_image(path: Path) -> np.ndarray:
 
 
 def scan_folder(root: Path) -> dict[str, list[Path]]:
-    """The photos per face; :class:`CalibrationError` for a wrong layout or a missing face."""
+    """The photos per face (the devil and the number faces given); :class:`CalibrationError`
+    for a wrong layout, no devil photos, or no number photos."""
     root = Path(root)
     if not root.is_dir():
         raise CalibrationError(
@@ -83,62 +87,88 @@ def scan_folder(root: Path) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for name in FACE_NAMES:
         folder = root / name
-        if not folder.is_dir():
-            raise CalibrationError(
-                Said(
-                    "{root}: face {name} is missing (no folder {found}/)",
-                    root=root,
-                    name=name,
-                    found=folder.name,
-                )
+        if folder.is_dir():
+            files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
+            if files:
+                out[name] = files
+    if DEVIL not in out:
+        raise CalibrationError(
+            Said(
+                "{root}: no photos of the devil (folder devil/): "
+                "the reader learns the devil from 3 to 6 photos of it",
+                root=root,
             )
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
-        if not files:
-            raise CalibrationError(
-                Said("{folder}: no JPEG/PNG photos of face {name}", folder=folder, name=name)
+        )
+    if not any(name in out for name in NUMBER_NAMES):
+        raise CalibrationError(
+            Said(
+                "{root}: no photos of a number face (folders 1 to 6): "
+                "at least one is needed, for the die's size and its pips",
+                root=root,
             )
-        out[name] = files
+        )
     return out
 
 
-def _die_colour_candidate(rgb: np.ndarray) -> np.ndarray | None:
-    """The colour (features) of the squarest die-sized blob of one k-means colour cluster."""
-    small = cv2.resize(rgb, (160, 120), interpolation=cv2.INTER_AREA)
-    feats = colour_features(cv2.GaussianBlur(small, (3, 3), 0)).reshape(-1, 3)
-    weighted = feats * np.array([1, 1, 0.35], np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    cv2.setRNGSeed(1)
-    _, labels, _ = cv2.kmeans(weighted, 5, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    labels = labels.reshape(120, 160)
+def _number_die(img: np.ndarray, face: int) -> tuple[float, bool, Pips, np.ndarray] | None:
+    """The die showing ``face`` in a photo: its side (pixels), whether its pips are dark,
+    the pips, and its top (patch); None when no square there has that face's pips."""
+    for box in square_candidates(img):
+        patch = square_patch(img, box)
+        for dark in (True, False):
+            pips = find_pips(patch, dark)
+            if pips.face == face:
+                return (box[1][0] + box[1][1]) / 2, dark, pips, patch
+    return None
+
+
+def _devil_die(img: np.ndarray, side: float, polarity: str) -> np.ndarray | None:
+    """The devil's top in a photo: of the squares about the die's size (0.6–1.7 times:
+    an outline may take in the die's rim or shadow) with no pip layout, the nearest in
+    size; None when there is none."""
+    darks = {"dark": (True,), "light": (False,)}.get(polarity, (True, False))
     best: tuple[float, np.ndarray] | None = None
-    for k in range(5):
-        mask = (labels == k).astype(np.uint8) * 255
-        mask = cv2.morphologyEx(
-            mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-        )
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            area = cv2.contourArea(contour)
-            if not 60 < area < 3000:
-                continue
-            (_, (w, h), _) = cv2.minAreaRect(contour)
-            if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.3:
-                continue
-            fill = area / (w * h)
-            if fill > 0.8 and (best is None or fill > best[0]):
-                inside = np.zeros_like(mask)
-                cv2.drawContours(inside, [contour], -1, 255, -1)
-                sel = (inside > 0) & (labels == k)
-                best = (fill, np.median(feats.reshape(120, 160, 3)[sel], axis=0))
+    for box in square_candidates(img, side):
+        off = abs(float(np.log((box[1][0] + box[1][1]) / 2 / side)))
+        if off > np.log(1.7) or (best is not None and off >= best[0]):
+            continue
+        patch = square_patch(img, box)
+        if not any(find_pips(patch, dark).face for dark in darks):
+            best = (off, patch)
     return None if best is None else best[1]
 
 
+def drawn_number(face: int, die: np.ndarray, pip: np.ndarray, pip_area: float) -> np.ndarray:
+    """A number face drawn in patch space (RGB PATCH×PATCH) in the die's and pips' colours:
+    the reader's examples of faces no photo showed."""
+    from .reader import LAYOUTS
+
+    img = np.empty((PATCH, PATCH, 3), np.uint8)
+    img[:] = die
+    side = PATCH / COVER
+    radius = max(1.5, float(np.sqrt(pip_area / np.pi)) * side)
+    for x, y in LAYOUTS[face][0] * 0.25:
+        centre = (PATCH / 2 + x * side, PATCH / 2 + y * side)
+        cv2.circle(
+            img,
+            (round(centre[0] * 16), round(centre[1] * 16)),
+            round(radius * 16),
+            tuple(int(v) for v in pip),
+            -1,
+            cv2.LINE_AA,
+            4,
+        )
+    return img
+
+
+def _descriptors(patch: np.ndarray) -> list[list[float]]:
+    return [hog(r).tolist() for r in rotations(patch_light(patch))]
+
+
 def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
-    """Build a profile from ``root``; :class:`CalibrationError` if it cannot."""
+    """Build a profile from ``root``; :class:`CalibrationError` (saying why) if it cannot."""
     files = scan_folder(root)
     images: dict[str, list[np.ndarray]] = {}
-    from .reader import as_rgb
-
     for name, paths in files.items():
         for path in paths:
             try:
@@ -147,93 +177,88 @@ def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
                 raise CalibrationError(
                     Said("{path}: cannot read it: {exc}", path=path, exc=exc)
                 ) from None
-    every = [img for imgs in images.values() for img in imgs]
-    candidates = [c for c in (_die_colour_candidate(img) for img in every) if c is not None]
-    if len(candidates) < len(every) // 2:
-        raise CalibrationError(
-            Said("{root}: no die found in most photos (one die, seen from above)", root=root)
-        )
-    cand = np.array(candidates)
-    die = np.median(cand, axis=0)
-    spread = colour_distance(cand[None, :, :], die, 0.7)[0]
-    threshold = float(max(25.0, np.percentile(spread, 80) * 3))
-    # provisional profile to find the die; pip colour and sizes come next
-    prof = Profile(list(map(float, die)), list(map(float, die)), 90.0, 60.0, threshold, {})
-    sides: list[float] = []
-    far_feats: list[np.ndarray] = []
-    found: dict[str, list[tuple[np.ndarray, tuple]]] = {}  # type: ignore[type-arg]
-    for side_guess in (90.0, 60.0, 130.0):
-        prof.die_side = side_guess
-        sides.clear()
-        for imgs in images.values():
-            for img in imgs:
-                box, _ = find_die(img, prof)
-                if box is not None:
-                    sides.append((box[1][0] + box[1][1]) / 2)
-        if len(sides) >= len(every) * 0.7:
-            break
-    if len(sides) < len(every) * 0.5:
+    numbers: list[tuple[str, float, bool, Pips, np.ndarray]] = []
+    number_photos = 0
+    for name in NUMBER_NAMES:
+        for img in images.get(name, []):
+            number_photos += 1
+            found = _number_die(img, int(name))
+            if found is not None:
+                numbers.append((name, *found))
+    if len(numbers) < max(1, number_photos // 2):
         raise CalibrationError(
             Said(
-                "{root}: the die was found in only {count} of {total} photos",
+                "{root}: the pips were counted right on only {count} of {total} number "
+                "photos (one die, seen from above, in focus)",
                 root=root,
-                count=len(sides),
-                total=len(every),
+                count=len(numbers),
+                total=number_photos,
             )
         )
-    prof.die_side = float(np.median(sides))
-    for name, imgs in images.items():
-        for img in imgs:
-            box, _ = find_die(img, prof)
-            if box is None:
-                continue
-            patch = square_patch(img, box)
-            found.setdefault(name, []).append((patch, box))
-            if name != DEVIL:
-                feats = colour_features(patch)
-                d = colour_distance(feats, np.median(feats.reshape(-1, 3), axis=0), 0.7)
-                far = (d > max(threshold / 3, np.percentile(d, 50) * 4)) & _CENTRE
-                if np.count_nonzero(far) >= 4:
-                    far_feats.append(np.median(feats[far], axis=0))
-    missing = [n for n in FACE_NAMES if n not in found]
-    if missing:
+    side = float(np.median([n[1] for n in numbers]))
+    darks = [n[2] for n in numbers]
+    polarity = "dark" if all(darks) else "light" if not any(darks) else "either"
+    pip_area = float(np.median([float(np.median(n[3].areas)) for n in numbers]))
+    devils = [
+        p for p in (_devil_die(img, side, polarity) for img in images[DEVIL]) if p is not None
+    ]
+    if len(devils) < max(1, (len(images[DEVIL]) + 1) // 2):
         raise CalibrationError(
             Said(
-                "{root}: the die was not found in any photo of face(s) {names}",
+                "{root}: the devil die was found in only {count} of {total} photos "
+                "(one die, seen from above, about the size of the number dice)",
                 root=root,
-                names=", ".join(missing),
+                count=len(devils),
+                total=len(images[DEVIL]),
             )
         )
-    if not far_feats:
-        raise CalibrationError(Said("{root}: no pips seen on the number faces", root=root))
-    prof.pip_colour = list(map(float, np.median(np.array(far_feats), axis=0)))
-    scale = (prof.die_side * 0.92 / 48) ** 2
-    for _ in range(2):  # refine the pip area with the pip-ness map
-        areas = []
-        for name, items in found.items():
-            if name == DEVIL:
-                continue
-            for patch, _ in items:
-                t = pipness(patch, prof)
-                areas.append(float(np.count_nonzero(t > 0.5)) / int(name))
-        prof.pip_area = float(np.median(areas)) * scale
-    templates: dict[str, list[list[float]]] = {}
-    for name, items in found.items():
-        for patch, _ in items:
-            t = pipness(patch, prof)
-            if name != DEVIL and count_pips(t, prof) != face_from_name(name):
-                continue  # a photo the reader would not count right teaches nothing
-            templates.setdefault(name, []).extend(feature(r).tolist() for r in rotations(t))
-    missing = [n for n in FACE_NAMES if n not in templates]
-    if missing:
-        raise CalibrationError(
-            Said(
-                "{root}: the pips could not be counted on any photo of face(s) {names}",
-                root=root,
-                names=", ".join(missing),
-            )
-        )
-    prof.templates = templates
-    prof.images = len(every)
-    prof.created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return prof
+    devil = [v for p in devils for v in _descriptors(p)]
+    number_vectors = [v for n in numbers for v in _descriptors(n[4])]
+    pixels = np.concatenate([n[4].reshape(-1, 3) for n in numbers]).astype(np.float32)
+    die_colour = np.median(pixels, axis=0)
+    shade = pixels.sum(axis=1)
+    pip_end = (
+        shade <= np.percentile(shade, 3)
+        if polarity != "light"
+        else shade >= np.percentile(shade, 97)
+    )
+    pip_colour = np.median(pixels[pip_end], axis=0)
+    for face in range(1, 7):
+        drawn = drawn_number(face, die_colour, pip_colour, pip_area)
+        number_vectors += _descriptors(drawn)
+    # no nearer the devil than any number photo is: those are known not to be it
+    nearest_number = _distance_to(np.array(number_vectors[: 4 * len(numbers)]), devil)
+    threshold = min(devil_threshold(devil, len(devils)), 0.9 * nearest_number)
+    return Profile(
+        die_side=side,
+        pip_area=pip_area,
+        pip_polarity=polarity,
+        devil=devil,
+        numbers=number_vectors,
+        devil_threshold=threshold,
+        faces_seen=[*sorted({n[0] for n in numbers}), DEVIL],
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        images=sum(len(v) for v in images.values()),
+    )
+
+
+def _distance_to(vectors: np.ndarray, devil: list[list[float]]) -> float:
+    """The smallest distance from any of ``vectors`` to the devil examples (unit vectors)."""
+    if not len(vectors):
+        return 2.0
+    sims = vectors @ np.array(devil, np.float32).T
+    return float(np.sqrt(max(0.0, 2 - 2 * float(sims.max()))))
+
+
+def devil_threshold(devil: list[list[float]], photos: int) -> float:
+    """How far from the devil examples a devil may be: 1.5× the farthest any devil photo
+    lies from the other devil photos (leave one out), within 0.3–0.65; 0.6 with one photo."""
+    if photos < 2:
+        return DEFAULT_DEVIL_THRESHOLD
+    m = np.array(devil, np.float32).reshape(photos, 4, -1)
+    worst = 0.0
+    for i in range(photos):
+        others = np.delete(m, i, axis=0).reshape(-1, m.shape[2])
+        nearest = float((others @ m[i, 0]).max())
+        worst = max(worst, float(np.sqrt(max(0.0, 2 - 2 * nearest))))
+    return float(np.clip(worst * 1.5, 0.3, 0.65))

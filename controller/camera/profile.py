@@ -1,16 +1,17 @@
 """A calibration profile: what one toy's dice look like to the reader (a small JSON file).
 
-Format ``diablotin-faces/1`` (documented in docs/camera.md)::
+Format ``diablotin-faces/2`` (documented in docs/camera.md)::
 
-    {"format": "diablotin-faces/1", "created": "...", "images": 42,
-     "die_colour": [r, g, brightness], "pip_colour": [r, g, brightness],
-     "brightness_weight": 0.7, "die_threshold": 14.0,
-     "die_side": 90.0, "pip_area": 60.0,
-     "answer_threshold": 0.5, "auto_threshold": 0.7,
-     "templates": {"1": [[576 numbers], ...], ..., "devil": [...]}}
+    {"format": "diablotin-faces/2", "created": "...", "images": 12,
+     "faces_seen": ["3", "5", "devil"], "die_side": 90.0,
+     "pip_area": 0.02, "pip_polarity": "dark",
+     "devil_threshold": 0.45, "answer_threshold": 0.5, "auto_threshold": 0.7,
+     "devil": [[900 numbers], ...], "numbers": [[900 numbers], ...]}
 
-Colours are :func:`controller.camera.reader.colour_features` values; sizes are pixels of a
-640×480 frame. ``answer_threshold``: below it ``faces read`` answers null;
+``die_side`` is pixels of a 640×480 frame (a preference when finding the die, not a gate);
+``pip_area`` a fraction of the die's top; ``devil`` and ``numbers`` are HOG descriptors
+(:func:`controller.camera.reader.hog`) of the calibration photos' tops in 4 rotations (the
+numbers also of drawn faces). ``answer_threshold``: below it ``faces read`` answers null;
 ``auto_threshold``: at or above it the box journals a read with no tap.
 """
 
@@ -26,12 +27,13 @@ import numpy as np
 
 from ..games.base import Said
 
-FORMAT = "diablotin-faces/1"
+FORMAT = "diablotin-faces/2"
 DEVIL = "devil"
 FACES: tuple[int | str, ...] = (1, 2, 3, 4, 5, 6, DEVIL)
 FACE_NAMES = tuple(str(f) for f in FACES)
 DEFAULT_NAME = "faces-profile.json"
 """The service's default profile, in the data dir."""
+POLARITIES = ("dark", "light", "either")
 
 
 class ProfileError(ValueError):
@@ -44,50 +46,44 @@ def face_from_name(name: str) -> int | str:
 
 @dataclass
 class Profile:
-    die_colour: list[float]
-    pip_colour: list[float]
     die_side: float
     pip_area: float
-    die_threshold: float
-    templates: dict[str, list[list[float]]]
-    brightness_weight: float = 0.7
+    pip_polarity: str
+    devil: list[list[float]]
+    numbers: list[list[float]]
+    devil_threshold: float
     answer_threshold: float = 0.5
     auto_threshold: float = 0.7
+    faces_seen: list[str] = field(default_factory=list)
     created: str = ""
     images: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
-    def _matrix(self) -> tuple[np.ndarray, list[int | str]]:
-        rows: list[list[float]] = []
-        labels: list[int | str] = []
-        for name, vectors in self.templates.items():
-            rows += vectors
-            labels += [face_from_name(name)] * len(vectors)
-        return np.array(rows, np.float32), labels
+    def _matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array(self.devil, np.float32), np.array(self.numbers, np.float32)
 
-    def template_matrix(self) -> np.ndarray:
-        return self._matrix[0]
-
-    def template_labels(self) -> list[int | str]:
-        return self._matrix[1]
+    def devil_distances(self, descriptor: np.ndarray) -> tuple[float, float]:
+        """Distance (0–2, unit vectors) from ``descriptor`` to the nearest devil example
+        and to the nearest number example."""
+        devil, numbers = self._matrices
+        d_devil = float(np.sqrt(max(0.0, 2 - 2 * float((devil @ descriptor).max()))))
+        d_number = float(np.sqrt(max(0.0, 2 - 2 * float((numbers @ descriptor).max()))))
+        return d_devil, d_number
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "created": self.created,
             "images": self.images,
-            "die_colour": [round(v, 3) for v in self.die_colour],
-            "pip_colour": [round(v, 3) for v in self.pip_colour],
-            "brightness_weight": self.brightness_weight,
-            "die_threshold": round(self.die_threshold, 3),
+            "faces_seen": self.faces_seen,
             "die_side": round(self.die_side, 2),
-            "pip_area": round(self.pip_area, 2),
+            "pip_area": round(self.pip_area, 5),
+            "pip_polarity": self.pip_polarity,
+            "devil_threshold": round(self.devil_threshold, 4),
             "answer_threshold": self.answer_threshold,
             "auto_threshold": self.auto_threshold,
-            "templates": {
-                k: [[round(x, 4) for x in v] for v in vs] for k, vs in self.templates.items()
-            },
+            "devil": [[round(x, 4) for x in v] for v in self.devil],
+            "numbers": [[round(x, 4) for x in v] for v in self.numbers],
         }
 
     def save(self, path: Path) -> None:
@@ -107,32 +103,26 @@ def load_profile(path: Path) -> Profile:
         ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProfileError(Said("{path}: not a profile ({exc})", path=path, exc=exc)) from None
+    if isinstance(data, dict) and data.get("format") == "diablotin-faces/1":
+        raise ProfileError(Said("{path}: a profile of an older reader: calibrate again", path=path))
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProfileError(Said("{path}: not a {form} profile", path=path, form=FORMAT))
     try:
-        templates = data["templates"]
-        if set(templates) != set(FACE_NAMES) or not all(templates.values()):
-            raise ProfileError(
-                Said(
-                    "{path}: templates must cover faces {names}",
-                    path=path,
-                    names=", ".join(FACE_NAMES),
-                )
-            )
+        polarity = str(data["pip_polarity"])
+        if polarity not in POLARITIES or not data["devil"] or not data["numbers"]:
+            raise ValueError(polarity)
         return Profile(
-            die_colour=[float(v) for v in data["die_colour"]],
-            pip_colour=[float(v) for v in data["pip_colour"]],
             die_side=float(data["die_side"]),
             pip_area=float(data["pip_area"]),
-            die_threshold=float(data["die_threshold"]),
-            templates={k: [[float(x) for x in v] for v in vs] for k, vs in templates.items()},
-            brightness_weight=float(data["brightness_weight"]),
+            pip_polarity=polarity,
+            devil=[[float(x) for x in v] for v in data["devil"]],
+            numbers=[[float(x) for x in v] for v in data["numbers"]],
+            devil_threshold=float(data["devil_threshold"]),
             answer_threshold=float(data["answer_threshold"]),
             auto_threshold=float(data["auto_threshold"]),
+            faces_seen=[str(f) for f in data.get("faces_seen", [])],
             created=str(data.get("created", "")),
             images=int(data.get("images", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, ProfileError):
-            raise
         raise ProfileError(Said("{path}: damaged profile ({exc!r})", path=path, exc=exc)) from None

@@ -1,22 +1,30 @@
-"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV pipeline).
+"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV, no learning).
 
-1. **Find the die.** Each pixel's distance to the profile's die colour (chromaticity, and
-   brightness as a log ratio so uneven light counts for little); the close pixels, pips filled
-   in by a morphological close, form blobs; the die is the blob of the calibrated size that is
-   square (its area fills its rotated bounding box).
-2. **Square it up.** The blob's rotated rectangle is warped to a 48×48 patch.
-3. **Read it.** Each patch pixel gets a "pip-ness" from 0 (die colour, measured on this patch)
-   to 1 (the profile's pip colour). Pips are counted (blobs of the calibrated pip size), and
-   the 24×24 pip-ness map is compared with the calibration images' maps (in 4 rotations):
-   the closest face and the margin to the next one give the confidence. A number is answered
-   only when the pip count agrees with it; a devil only when the devil's drawing is clearly
-   closer than every number's, so a devil is not read as a number nor a number as a devil.
+1. **Find the die by its shape.** On the frame at half size, the lightness is evened out
+   (CLAHE) and thresholded against its neighbourhood (adaptive thresholds, both ways: a die
+   lighter or darker than the table), and so are the two colour channels (a coloured die on a
+   table of the same lightness). Every outline that is square (its sides within 25 %), fills
+   its rotated rectangle, and is a die's size (the calibrated side is a preference, not a
+   gate) is a candidate.
+2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
+   are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
+   across the die does not matter), of one size and one colour. A number is answered only
+   when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
+3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
+   colour and contrast do not change them; 4 rotations of each example) with the calibration
+   photos of the devil and with number faces. It is answered only when it is close to the
+   devil examples and clearly closer to them than to any number; a patch with a pip layout is
+   never the devil, and a patch like the devil is never a number. Unsure: ``None``.
 
-Read time is about 10–20 ms for 640×480 on one core here (``diablotin bench camera``).
+Several candidates that read differently (two dice, and no frame difference to say which one
+is new) give ``None``. Read time: about 5–15 ms for 640×480 on one core here
+(``diablotin bench camera``).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,12 +34,42 @@ import numpy as np
 from .profile import DEVIL, FACES, Profile
 
 PATCH = 48
-GRID = 24
-_yy, _xx = np.mgrid[0:PATCH, 0:PATCH]
-_INSIDE = (_yy - (PATCH - 1) / 2) ** 2 + (_xx - (PATCH - 1) / 2) ** 2 < (0.54 * PATCH) ** 2
-"""The patch without its corners (the corner pips of a 4, 5 or 6 lie inside)."""
+COVER = 0.9
+"""The patch covers this much of the die's side (its rounded edges stay out)."""
 WORK_SCALE = 0.5
-"""Detection runs on the frame scaled by this (320×240 for 640×480)."""
+"""Die finding runs on the frame scaled by this (320×240 for 640×480)."""
+MIN_SIDE, MAX_SIDE = 28.0, 240.0
+"""Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
+LAYOUT_TOL = 0.085
+"""How far (die sides) a pip may lie from its place in a die face's layout."""
+
+_yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
+_INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
+HOG_CELL, HOG_BINS = 8, 9
+_CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
+
+Box = tuple[tuple[float, float], tuple[float, float], float]
+
+
+def _layouts() -> dict[int, list[np.ndarray]]:
+    """Pip centres of each face (die sides from the centre, spacing 1), every orientation."""
+    d = [(-1, -1), (1, 1)]
+    a = [(-1, 1), (1, -1)]
+    six_v = [(x, y) for x in (-1, 1) for y in (-1, 0, 1)]
+    six_h = [(y, x) for x, y in six_v]
+    corners = d + a
+    out = {
+        1: [[(0, 0)]],
+        2: [d, a],
+        3: [[*d, (0, 0)], [*a, (0, 0)]],
+        4: [corners],
+        5: [[*corners, (0, 0)]],
+        6: [six_v, six_h],
+    }
+    return {n: [np.array(v, np.float32) for v in vs] for n, vs in out.items()}
+
+
+LAYOUTS = _layouts()
 
 
 @dataclass(frozen=True)
@@ -39,34 +77,28 @@ class Read:
     """What the reader saw: ``face`` (1–6, ``"devil"`` or ``None``) and ``confidence`` 0–1.
 
     ``box``: the die's rotated rectangle in frame pixels ``((cx, cy), (w, h), angle)``;
-    ``reason``: why the face is ``None``.
+    ``pips``: the pip centres counted (frame pixels); ``reason``: why the face is ``None``.
     """
 
     face: int | str | None
     confidence: float
-    box: tuple[tuple[float, float], tuple[float, float], float] | None = None
+    box: Box | None = None
     reason: str = ""
-    pips: int = -1
+    pips: tuple[tuple[float, float], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"face": self.face, "confidence": round(self.confidence, 3)}
 
-
-def colour_features(rgb: np.ndarray) -> np.ndarray:
-    """Per pixel (H, W, 3) float32: chromaticity r, g (×100) and log brightness (×40)."""
-    f = rgb.astype(np.float32)
-    s = f.sum(axis=2) + 24.0
-    out = np.empty(f.shape, np.float32)
-    out[..., 0] = f[..., 0] / s * 100
-    out[..., 1] = f[..., 1] / s * 100
-    out[..., 2] = np.log(s) * 40
-    return out
-
-
-def colour_distance(features: np.ndarray, ref: np.ndarray, brightness_weight: float) -> np.ndarray:
-    d = features - ref.astype(np.float32)
-    d[..., 2] *= brightness_weight
-    return np.sqrt((d * d).sum(axis=2))
+    def overlay(self) -> dict[str, Any]:
+        """Where the die was found and the pips counted (frame pixels), for a live view."""
+        corners = [] if self.box is None else cv2.boxPoints(self.box).round(1).tolist()
+        return {
+            "face": self.face,
+            "confidence": round(self.confidence, 3),
+            "die": corners,
+            "pips": [[round(x, 1), round(y, 1)] for x, y in self.pips],
+            "reason": self.reason,
+        }
 
 
 def as_rgb(image: np.ndarray) -> np.ndarray:
@@ -86,68 +118,92 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
     raise ValueError(f"unsupported image shape {image.shape}")
 
 
-def find_die(
-    rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None
-) -> tuple[tuple[tuple[float, float], tuple[float, float], float] | None, str]:
-    """The die's rotated rectangle in ``rgb`` (full-size pixels), or ``(None, reason)``.
+# -- 1. candidates: square outlines of a die's size ---------------------------------------
 
-    ``changed``: an optional mask (full size) of where the frame changed since before the
-    press; only a die overlapping it counts (dice popped earlier lie still).
-    """
+
+def square_candidates(
+    rgb: np.ndarray, side_hint: float | None = None, within: np.ndarray | None = None
+) -> list[Box]:
+    """Rotated rectangles (frame pixels) of the square outlines of a die's size in ``rgb``,
+    best first (squarest, fullest, nearest the hint). Similar outlines are merged.
+    ``within``: a 0/255 mask (frame size); outlines are cut to it (a die touching others
+    that lay there before)."""
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
-    feats = colour_features(cv2.GaussianBlur(small, (3, 3), 0))
-    dist = colour_distance(feats, np.array(profile.die_colour), profile.brightness_weight)
-    side = profile.die_side * WORK_SCALE
-    k = max(3, int(side * 0.3) | 1)
-    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    expected = side * side
-    best: tuple[float, Any] | None = None
-    # several thresholds: under uneven light the die stands out from its surroundings at one
-    for threshold in np.geomspace(3.0, profile.die_threshold, 7):
-        mask = (dist < threshold).astype(np.uint8) * 255
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
+    lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
+    if side_hint:
+        lo, hi = max(lo, side_hint * 0.45 * WORK_SCALE), min(hi, side_hint * 2.0 * WORK_SCALE)
+    # the neighbourhood: about twice the die (a die filling its neighbourhood is no contrast)
+    blocks = (
+        (int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1)
+        if side_hint
+        else (61, 121)
+    )
+    light = _CLAHE.apply(lab[..., 0])
+    masks = []
+    channels = (
+        (light, (7, 20), blocks),
+        (lab[..., 1], (4,), blocks[:1]),
+        (lab[..., 2], (4,), blocks[:1]),
+    )
+    for channel, offsets, sizes in channels:
+        for c, block in itertools.product(offsets, sizes):
+            for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
+                # lighter than its surroundings by c, or darker by c
+                masks.append(
+                    cv2.adaptiveThreshold(
+                        channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
+                    )
+                )
+    # and the regions that edges enclose (a die against a table of its own shade)
+    edges = cv2.Canny(lab[..., 0], 12, 36)
+    masks.append(cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))))
+    found: list[tuple[float, Box]] = []
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    if within is not None:
+        cut = cv2.resize(within, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+        masks = [cv2.bitwise_and(m, cut) for m in masks] + masks
+    for mask in masks:
+        # pips are holes: fill them, so that opening (which cuts thin lines and specks of
+        # the table away) cannot break the thin rim between a pip and the die's edge
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
-            if not 0.55 * expected < area < 1.7 * expected:
+            if not lo * lo * 0.8 < area < hi * hi:
                 continue
-            rect = cv2.minAreaRect(contour)
-            (w, h) = rect[1]
-            if w <= 0 or h <= 0 or max(w, h) / min(w, h) > 1.3:
+            (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+            if min(w, h) < lo or max(w, h) > hi or max(w, h) > 1.25 * min(w, h):
                 continue
             fill = area / (w * h)
-            if fill < 0.8:
+            hull = cv2.contourArea(cv2.convexHull(contour))
+            if fill < 0.8 or area < 0.93 * hull:
                 continue
-            if changed is not None and not _overlaps(rect, changed):
-                continue
-            score = fill - abs(area / expected - 1) * 0.3
-            if best is None or score > best[0]:
-                best = (score, rect)
-    if best is None:
-        return None, "no die seen"
-    (cx, cy), (w, h), angle = best[1]
-    return ((cx / WORK_SCALE, cy / WORK_SCALE), (w / WORK_SCALE, h / WORK_SCALE), angle), ""
+            side = (w + h) / 2 / WORK_SCALE
+            score = fill - (max(w, h) / min(w, h) - 1)
+            if side_hint:
+                score -= 0.8 * abs(math.log(side / side_hint))
+            s = 1 / WORK_SCALE
+            found.append((score, ((cx * s, cy * s), (w * s, h * s), angle)))
+    found.sort(key=lambda item: -item[0])
+    kept: list[Box] = []
+    for _, box in found:
+        (cx, cy), (w, _h), _a = box
+        near = [k for k in kept if math.hypot(k[0][0] - cx, k[0][1] - cy) < 0.25 * w]
+        if len(near) < 2:  # at most two outlines per place (the best two)
+            kept.append(box)
+    return kept[:40]
 
 
-def _overlaps(rect: Any, changed: np.ndarray) -> bool:
-    """Whether at least 30 % of the blob ``rect`` (work scale) lies where the frame changed."""
-    (cx, cy), (w, h), angle = rect
-    s = WORK_SCALE
-    box = cv2.boxPoints(((cx / s, cy / s), (w / s, h / s), angle))
-    region = np.zeros(changed.shape[:2], np.uint8)
-    cv2.fillPoly(region, [box.astype(np.int32)], 255)
-    inside = region > 0
-    area = max(1, int(np.count_nonzero(inside)))
-    return bool(int(np.count_nonzero(changed[inside])) >= 0.3 * area)
+# -- 2. the top of a candidate, and its pips ---------------------------------------------
 
 
-def square_patch(
-    rgb: np.ndarray, box: tuple[tuple[float, float], tuple[float, float], float]
-) -> np.ndarray:
-    """The die's top warped to PATCH×PATCH (slightly inside its edges)."""
+def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
+    """The die's top warped to PATCH×PATCH (``COVER`` of its side)."""
     (cx, cy), (w, h), angle = box
-    side = (w + h) / 2 * 0.92
+    side = (w + h) / 2 * COVER
     m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
     m[0, 2] += PATCH / 2 - cx
     m[1, 2] += PATCH / 2 - cy
@@ -156,82 +212,362 @@ def square_patch(
     )
 
 
-def pipness(patch: np.ndarray, profile: Profile) -> np.ndarray:
-    """PATCH×PATCH float32 0..1: how far each pixel is from this die's colour towards the
-    profile's pip colour (the die colour is measured on the patch: light varies)."""
-    feats = colour_features(patch)
-    die_here = np.median(feats.reshape(-1, 3), axis=0)
-    axis = np.array(profile.pip_colour, np.float32) - np.array(profile.die_colour, np.float32)
-    axis[2] *= profile.brightness_weight
-    d = feats - die_here
-    d[..., 2] *= profile.brightness_weight
-    t = (d @ axis) / float(axis @ axis)
-    t[~_INSIDE] = 0  # the die's rounded corners, where the table may show
-    return np.clip(t, 0, 1).astype(np.float32)
+def patch_light(patch: np.ndarray) -> np.ndarray:
+    """The patch's lightness (Lab L), stretched to 0–255 (light and contrast normalised)."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    lo, hi = np.percentile(light[_INNER], (2, 98))
+    return np.clip((light - lo) * (255 / max(hi - lo, 8.0)), 0, 255).astype(np.uint8)
 
 
-def count_pips(t: np.ndarray, profile: Profile) -> int:
-    """Blobs of pip size in the pip-ness map (-1: a blob that is no pip, e.g. a drawing)."""
-    binary = (t > 0.5).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    area = profile.pip_area * (PATCH / profile.die_side) ** 2 / 0.92**2
-    count = 0
+@dataclass(frozen=True)
+class Pips:
+    """Pip blobs on a patch: centres (die sides from the centre), areas (fraction of the
+    die's top) and the face their layout is (0: no die face's layout)."""
+
+    centres: np.ndarray
+    areas: np.ndarray
+    face: int
+    error: float
+
+
+NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
+
+
+def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> Pips:
+    """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
+    their layout makes (``face`` 0 when it is no die face or the blobs are no pips)."""
+    lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
+    light = lab[..., 0]
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
+    resp = cv2.morphologyEx(light, op, k, borderType=cv2.BORDER_REPLICATE)
+    resp[~_INNER] = 0
+    peak = float(resp.max())
+    spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
+    if peak < 18 or peak < 0.25 * spread:
+        return NO_PIPS
+    # big pips close together merge at a low level; a higher one parts them. A face found
+    # at one level must not be another face at the next one.
+    found = []
+    for level in (0.45, 0.65, 0.8):
+        found.append(_blobs(patch, lab, resp, level, dark, pip_area))
+        if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
+            return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
+        if found[-1].face:
+            if level < 0.8:
+                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area)
+                if again.face and again.face != found[-1].face:
+                    return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
+            return found[-1]
+    return found[0]
+
+
+def _fainter_pips(resp: np.ndarray, pips: Pips, pip_area: float | None) -> bool:
+    """Whether more pip-sized blobs show at a low level than were counted: a brighter
+    thing (a highlight) set the level above the real pips, which must not be missed."""
+    low = (resp > max(0.2 * float(resp.max()), 10)).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
+    size = (pip_area or float(np.median(pips.areas))) * (PATCH / COVER) ** 2
+    alike = [a for a in stats[1:, cv2.CC_STAT_AREA] if 0.4 * size <= a <= 2.5 * size]
+    return len(alike) > len(pips.centres)
+
+
+def _blobs(
+    patch: np.ndarray,
+    lab: np.ndarray,
+    resp: np.ndarray,
+    level: float,
+    dark: bool,
+    pip_area: float | None,
+) -> Pips:
+    """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
+    light = lab[..., 0]
+    peak = float(resp.max())
+    binary = (resp > max(peak * level, 12)).astype(np.uint8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    scale = COVER / PATCH
+    keep = []
     for i in range(1, n):
         a = stats[i, cv2.CC_STAT_AREA]
-        if a < 0.25 * area:
-            continue  # speck
-        if a > 2.2 * area:
-            return -1
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(bw, bh) > 2.0 * min(bw, bh) + 1:
-            return -1
-        count += 1
-    return count
+        if a < 5:
+            continue
+        keep.append(i)
+    if not keep:
+        return NO_PIPS
+    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
+    # specks far smaller than a pip are noise (the calibrated pip size when known: a big
+    # highlight must not make real pips look like specks); the rest must all be pips
+    speck = 0.25 * pip_area * (PATCH / COVER) ** 2 if pip_area else 0.3 * float(areas.max())
+    keep = [i for i, a in zip(keep, areas, strict=True) if a >= speck]
+    if not keep:
+        return NO_PIPS
+    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
+    centres = (cents[keep] - PATCH / 2) * scale
+    area_frac = areas * scale * scale
+    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
+        return Pips(centres, area_frac, 0, 1.0)
+    for i in keep:
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
+            return Pips(centres, area_frac, 0, 1.0)  # not round: a drawing, a smear
+    median = float(np.median(area_frac))
+    if not 0.004 < median < 0.1:
+        return Pips(centres, area_frac, 0, 1.0)
+    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
+        return Pips(centres, area_frac, 0, 1.0)
+    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
+    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
+        return Pips(centres, area_frac, 0, 1.0)  # pips of one toy share one colour
+    if not _raw_sizes_agree(light, labels, keep, dark):
+        return Pips(centres, area_frac, 0, 1.0)
+    face, error = layout_face(centres)
+    if face and (_glare(patch, labels, keep, dark) or _soft_blob(light, labels, keep)):
+        return Pips(centres, area_frac, 0, 1.0)
+    return Pips(centres, area_frac, face, error)
 
 
-def feature(t: np.ndarray) -> np.ndarray:
-    """The 24×24 pip-ness map, zero-mean unit-norm (for correlation)."""
-    v = cv2.resize(t, (GRID, GRID), interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
-    v = v - v.mean()
-    n = float(np.linalg.norm(v))
-    return v / n if n > 1e-6 else v
+def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
+    """Whether one blob fades out far more gently than the others (a highlight's soft
+    edge, not a pip's sharp one): its steepest edge, for its contrast, under half theirs."""
+    if len(pips) < 2:
+        return False
+    gx = cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
+    grad = np.hypot(gx, gy)
+    face = float(np.median(light[_INNER]))
+    steep = []
+    for i in pips:
+        blob = labels == i
+        ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        contrast = abs(float(light[blob].mean()) - face) + 1.0
+        steep.append(float(np.percentile(grad[ring], 90)) / contrast)
+    return min(steep) < 0.5 * float(np.median(steep))
 
 
-def rotations(t: np.ndarray) -> list[np.ndarray]:
-    return [np.rot90(t, k).copy() for k in range(4)]
+def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
+    """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
+    a 6 as 4, a 4 as 5): then the count cannot be trusted. A face white all over (bright
+    light) is no highlight; nor, with light pips, are pips that are all white."""
+    saturated = (patch.min(axis=2) >= 248) & _INNER
+    if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
+        return False
+    if not dark:
+        on_pips = np.isin(labels, pips)
+        if all(bool(saturated[labels == i].any()) for i in pips):
+            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
+            saturated &= ~grown.astype(bool)
+        else:
+            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
+            if max(peaks) >= 248:
+                return True  # one pip whiter than the others: a highlight among them
+    pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+    return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
 
 
-def classify(t: np.ndarray, pips: int, profile: Profile) -> tuple[int | str | None, float, str]:
-    """Face, confidence and (for None) the reason, from the pip-ness map and the pip count."""
-    v = feature(t)
-    scores = profile.template_matrix() @ v
-    labels = profile.template_labels()
-    best: dict[int | str, float] = {}
-    for label, score in zip(labels, scores, strict=True):
-        if score > best.get(label, -2.0):
-            best[label] = float(score)
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])
-    (face, s1), (_, s2) = ranked[0], ranked[1]
-    margin = s1 - s2
-    confidence = float(np.clip(min(margin / 0.25, 1.0) * min(max(s1 - 0.3, 0) / 0.5, 1.0), 0, 1))
-    # two independent cues agreeing (the drawing, and the pip count or no pips at all)
-    # make a read surer than the drawing alone
-    if face == DEVIL:
-        if 1 <= pips <= 6 and best.get(pips, -1) > s1 - 0.05:
-            return None, 0.0, "looks like pips and like the devil"
-        if pips in (-1, 0):
-            confidence = 0.5 + 0.5 * confidence
-        return face, confidence, ""
-    if pips != face:
-        return None, 0.0, f"{pips} pips counted, the drawing looks like {face}"
-    return face, 0.5 + 0.5 * confidence, ""
+def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
+    """Whether the blobs are still alike in size in the plain lightness (halfway between the
+    face and the pips): the top-hat clips a big highlight to a pip's size, this does not."""
+    face = float(np.median(light[_INNER]))
+    level = float(np.median([light[labels == i].mean() for i in pips]))
+    mid = (face + level) / 2
+    raw = ((light < mid) if dark else (light > mid)).astype(np.uint8)
+    _, comps = cv2.connectedComponents(raw)
+    owner = {}
+    for i in pips:
+        ids = comps[labels == i]
+        ids = ids[ids > 0]
+        if ids.size == 0:
+            return False
+        owner[i] = int(np.bincount(ids).argmax())
+    shared = np.bincount(list(owner.values()))
+    sizes = []
+    for i, comp in owner.items():
+        # big pips close together may merge here: share the component between them
+        size = int(np.count_nonzero(comps == comp)) / int(shared[comp])
+        if size > 3 * int(np.count_nonzero(labels == i)) and size > 0.1 * PATCH * PATCH:
+            return False  # a big shape (a drawing, a highlight) the top-hat cut to a pip
+        sizes.append(size)
+    return max(sizes) <= 2.5 * min(sizes)
+
+
+def light_of(patch: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+
+
+def _flatness(light: np.ndarray, blob: np.ndarray) -> float:
+    """The share of a blob within 25 % of its peak contrast to its rim (1: flat)."""
+    rim = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & ~blob
+    base = float(np.median(light[rim])) if rim.any() else float(light.min())
+    values = np.abs(light[blob] - base)
+    return float(np.mean(values >= 0.75 * values.max())) if values.size else 0.0
+
+
+def layout_face(centres: np.ndarray) -> tuple[int, float]:
+    """The face (1–6) whose layout the pip ``centres`` make (die sides from the patch's
+    centre, the patch square with the die), and the worst misplacement (die sides); ``(0,
+    err)`` when they make none. Every face's layout is symmetric about the die's centre, so
+    the centre is the pips' mean (a patch made too big by a shadow does not matter)."""
+    n = len(centres)
+    if n == 0 or n > 6:
+        return 0, 1.0
+    centre = centres.mean(axis=0)
+    if float(np.hypot(*centre)) > 0.16:
+        return 0, 1.0
+    if n == 1:
+        err = float(np.hypot(*centre))
+        return (1, err) if err < LAYOUT_TOL * 1.3 else (0, err)
+    rel = centres - centre
+    reach = np.abs(rel).max(axis=1)
+    outer = reach[reach > 0.1]
+    if len(outer) == 0:
+        return 0, 1.0
+    guess = float(np.median(outer))
+    best = 1.0
+    for layout in LAYOUTS[n]:
+        d = np.hypot(*(layout[:, None, :] * guess - rel[None, :, :]).transpose(2, 0, 1))
+        nearest = d.argmin(axis=1)
+        if len(set(nearest.tolist())) < n:
+            continue
+        # the spacing across and along may differ a little (a 6's columns)
+        matched = rel[nearest]
+        scale = []
+        for axis in (0, 1):
+            weight = float((layout[:, axis] ** 2).sum())
+            scale.append(
+                float((layout[:, axis] * matched[:, axis]).sum()) / weight if weight else guess
+            )
+        sx, sy = scale
+        if not (min(sx, sy) > 0.13 and max(sx, sy) < 0.38 and max(sx, sy) < 1.45 * min(sx, sy)):
+            continue
+        err = float(np.hypot(*(layout * (sx, sy) - matched).T).max())
+        best = min(best, err)
+    return (n, best) if best < LAYOUT_TOL else (0, best)
+
+
+def hog(patch_l: np.ndarray) -> np.ndarray:
+    """The HOG descriptor (histograms of oriented gradients: 8×8-pixel cells, 9 unsigned
+    orientations, 2×2-cell blocks normalised L2-Hys) of a PATCH×PATCH grey patch; unit
+    length, float32 (900 numbers for 48×48)."""
+    g = patch_l.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=1)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=1)
+    mag, ang = cv2.cartToPolar(gx, gy)
+    ang = np.mod(ang, np.pi) * (HOG_BINS / np.pi)
+    b0 = np.floor(ang).astype(np.int32) % HOG_BINS
+    frac = ang - np.floor(ang)
+    cells = PATCH // HOG_CELL
+    cy = np.arange(PATCH) // HOG_CELL
+    index = (cy[:, None] * cells + cy[None, :]) * HOG_BINS
+    hist = np.bincount((index + b0).ravel(), (mag * (1 - frac)).ravel(), cells * cells * HOG_BINS)
+    hist += np.bincount(
+        (index + (b0 + 1) % HOG_BINS).ravel(), (mag * frac).ravel(), cells * cells * HOG_BINS
+    )
+    h = hist.reshape(cells, cells, HOG_BINS)
+    blocks = np.concatenate([h[:-1, :-1], h[1:, :-1], h[:-1, 1:], h[1:, 1:]], axis=2).reshape(
+        -1, 4 * HOG_BINS
+    )
+    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-3
+    np.minimum(blocks, 0.2, out=blocks)
+    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-3
+    v = blocks.ravel().astype(np.float32)
+    return v / max(float(np.linalg.norm(v)), 1e-6)
+
+
+def rotations(patch: np.ndarray) -> list[np.ndarray]:
+    return [np.ascontiguousarray(np.rot90(patch, k)) for k in range(4)]
+
+
+# -- 3. one candidate's read ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    box: Box
+    face: int | str | None
+    confidence: float
+    pips: Pips
+    why: str = ""
+
+
+def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, float, Pips, str]:
+    """Face, confidence, the pips, and why it is None, for one die's top."""
+    polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
+    found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
+    numbers = {p.face for p in found if p.face}
+    pips = next((p for p in found if p.face), found[0])
+    d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
+    devilish = d_devil <= profile.devil_threshold and d_devil < 0.85 * d_number
+    if len(numbers) > 1:
+        return None, 0.0, pips, "two pip layouts"
+    if numbers:
+        if devilish:
+            return None, 0.0, pips, "pips, and like the devil"
+        conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
+        return pips.face, conf, pips, ""
+    if devilish:
+        margin = 1 - d_devil / max(d_number, 1e-6)
+        closeness = 1 - d_devil / max(profile.devil_threshold, 1e-6)
+        conf = float(np.clip(0.55 + 1.5 * margin * (0.3 + closeness), 0, 1))
+        return DEVIL, conf, pips, ""
+    return None, 0.0, pips, "no die face's pip layout, not like the devil"
+
+
+def find_die(
+    rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None
+) -> tuple[list[Candidate], str]:
+    """The readable dice in ``rgb``: candidates that read, one per place, best first; and
+    the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
+    since before the press) keeps only candidates that lie mostly where it changed."""
+    hint = profile.die_side or None
+    boxes = square_candidates(rgb, hint, changed)
+    if changed is not None:
+        boxes = [b for b in boxes if _overlaps(b, changed)]
+    if not boxes:
+        return [], "no die seen"
+    reads: list[Candidate] = []
+    seen_square = False
+    for box in boxes:
+        patch = square_patch(rgb, box)
+        face, conf, pips, why = read_patch(patch, profile)
+        size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
+        if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
+            face, conf, why = None, 0.0, "one blob, on a square not a die's size"
+        seen_square = True
+        reads.append(Candidate(box, face, conf, pips, why))
+    answered = [r for r in reads if r.face is not None]
+    if not answered:
+        why = next((r.why for r in reads if r.why), "not sure")
+        return [], why if seen_square else "no die seen"
+    return answered, ""
+
+
+def _overlaps(box: Box, changed: np.ndarray) -> bool:
+    """Whether at least 40 % of the rectangle ``box`` (frame pixels) lies where it changed."""
+    region = np.zeros(changed.shape[:2], np.uint8)
+    cv2.fillPoly(region, [cv2.boxPoints(box).astype(np.int32)], 255)
+    inside = region > 0
+    area = max(1, int(np.count_nonzero(inside)))
+    return bool(int(np.count_nonzero(changed[inside])) >= 0.4 * area)
+
+
+def too_much_moved(changed: np.ndarray, profile: Profile) -> bool:
+    """Whether something far bigger than a die changed (a hand in the frame)."""
+    side = profile.die_side or 90.0
+    n, _, stats, _ = cv2.connectedComponentsWithStats((changed > 0).astype(np.uint8))
+    return bool(n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) > 4 * side * side)
+
+
+def _same_place(a: Box, b: Box) -> bool:
+    return math.hypot(a[0][0] - b[0][0], a[0][1] - b[0][1]) < 0.5 * (a[1][0] + b[1][0]) / 2
 
 
 def read_face(image: np.ndarray, profile: Profile, changed: np.ndarray | None = None) -> Read:
     """Read the die in ``image`` (RGB or grey, 8/16-bit; ``ValueError`` for a non-image).
 
-    Returns ``Read(None, 0, reason=...)`` when no die is seen, and ``face=None`` (with the
-    confidence it had) when the read is below ``profile.answer_threshold``.
+    ``changed``: where the frame differs from before the press (the new die is there);
+    something much bigger than a die changing (a hand) gives no read. Returns
+    ``Read(None, 0, reason=...)`` when no die is read or two dice read differently, and
+    ``face=None`` (with the confidence it had) below ``profile.answer_threshold``.
     """
     rgb = as_rgb(image)
     if rgb.shape[0] < 32 or rgb.shape[1] < 32:
@@ -244,20 +580,45 @@ def read_face(image: np.ndarray, profile: Profile, changed: np.ndarray | None = 
             changed = cv2.resize(
                 changed, (rgb.shape[1], rgb.shape[0]), interpolation=cv2.INTER_NEAREST
             )
-    box, reason = find_die(rgb, profile, changed)
-    if box is None:
-        return Read(None, 0.0, reason=reason)
-    t = pipness(square_patch(rgb, box), profile)
-    pips = count_pips(t, profile)
-    face, confidence, why = classify(t, pips, profile)
-    full_box = (
-        (box[0][0] / scale, box[0][1] / scale),
-        (box[1][0] / scale, box[1][1] / scale),
-        box[2],
-    )
-    if face is not None and confidence < profile.answer_threshold:
-        return Read(None, confidence, full_box, f"unsure ({face}?)", pips)
-    return Read(face, confidence, full_box, why, pips)
+    if changed is not None and too_much_moved(changed, profile):
+        return Read(None, 0.0, reason="something big moves in view (a hand?)")
+    reads, why = find_die(rgb, profile, changed)
+    if not reads:
+        return Read(None, 0.0, reason=why)
+    best = reads[0]
+    for other in reads[1:]:
+        if other.face != best.face:
+            where = "here" if _same_place(other.box, best.box) else "elsewhere"
+            return Read(
+                None, 0.0, _unscale(best.box, scale), f"{best.face} and {other.face} {where}"
+            )
+    best = max(reads, key=lambda r: r.confidence)
+    box = _unscale(best.box, scale)
+    pips = _pip_points(best, scale)
+    if best.confidence < profile.answer_threshold:
+        return Read(None, best.confidence, box, f"unsure ({best.face}?)", pips)
+    return Read(best.face, best.confidence, box, "", pips)
+
+
+def _unscale(box: Box, scale: float) -> Box:
+    (cx, cy), (w, h), a = box
+    return ((cx / scale, cy / scale), (w / scale, h / scale), a)
+
+
+def _pip_points(read: Candidate, scale: float) -> tuple[tuple[float, float], ...]:
+    """The pip centres in frame pixels (inverse of :func:`square_patch`)."""
+    if read.face == DEVIL or not len(read.pips.centres):
+        return ()
+    (cx, cy), (w, h), angle = read.box
+    side = (w + h) / 2
+    t = math.radians(angle)
+    out = []
+    for x, y in read.pips.centres:
+        # square_patch rotates the frame by -angle about the centre; undo it
+        fx = cx + side * (x * math.cos(t) + y * math.sin(t))
+        fy = cy + side * (-x * math.sin(t) + y * math.cos(t))
+        out.append((fx / scale, fy / scale))
+    return tuple(out)
 
 
 __all__ = ["FACES", "Read", "read_face"]

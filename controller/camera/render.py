@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 WIDTH, HEIGHT = 640, 480
-BACKGROUNDS = ("wood", "felt", "grey", "lid")
+BACKGROUNDS = ("wood", "felt", "grey", "lid", "white", "cloth")
 DEVIL = "devil"
 FACES: tuple[int | str, ...] = (1, 2, 3, 4, 5, 6, DEVIL)
 
@@ -55,9 +55,16 @@ STYLES: dict[str, DieStyle] = {
     "azure": DieStyle(
         "azure", (40, 95, 190), (250, 215, 60), 0.095, "horns", (250, 215, 60), alpha=0.88
     ),
+    "slate": DieStyle("slate", (150, 150, 155), (60, 60, 66), 0.075, "trident", (45, 45, 50)),
+    "ruby": DieStyle(
+        "ruby", (175, 20, 35), (245, 245, 245), 0.1, "head", (245, 240, 235), alpha=0.9
+    ),
 }
-DEV_STYLES = ("ivory", "ebony")
+DEV_STYLES = ("ivory", "ebony", "slate")
 HELD_OUT = "azure"
+UNSEEN = ("azure", "ruby")
+"""Styles the reader was never tuned on (``azure`` since the first reader, ``ruby`` added
+with the shape-based reader and only ever evaluated)."""
 
 
 def _draw_face(style: DieStyle, face: int | str, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -178,6 +185,16 @@ def background(kind: str, rng: random.Random) -> np.ndarray:
     elif kind == "grey":
         v = rng.uniform(110, 175)
         img = np.full((h, w, 3), v, np.float32) + 3 * nrng.standard_normal((h, w, 1))
+    elif kind == "white":  # paper or a light table: a white die on it is hard to see
+        v = rng.uniform(205, 240)
+        img = np.full((h, w, 3), v, np.float32) + 2.5 * nrng.standard_normal((h, w, 1))
+    elif kind == "cloth":  # a coloured check pattern
+        a = np.array([rng.randrange(40, 220) for _ in range(3)], np.float32)
+        b = np.array([rng.randrange(40, 220) for _ in range(3)], np.float32)
+        cell = rng.randint(14, 40)
+        y, x = np.mgrid[0:h, 0:w]
+        check = (((x // cell) + (y // cell)) % 2).astype(np.float32)[:, :, None]
+        img = a * check + b * (1 - check) + 3 * nrng.standard_normal((h, w, 1))
     elif kind == "lid":
         base = np.array([190, 30, 35]) * rng.uniform(0.85, 1.1)
         img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
@@ -310,3 +327,100 @@ def write_dataset(
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(per_face):
             write_image(folder / f"{n:03d}.jpg", render(style, face, rng), rng.randint(60, 92))
+
+
+CONDITIONS = (
+    "brightness x0.5",
+    "brightness x0.7",
+    "brightness x1.3",
+    "brightness x1.6",
+    "colour cast",
+    "shadow",
+    "glare",
+    "motion blur",
+)
+"""Light and motion applied to a rendered frame by :func:`condition` (issue 22's list)."""
+
+
+def condition(rgb: np.ndarray, name: str, scene: Scene, rng: random.Random) -> np.ndarray:
+    """``rgb`` under one of :data:`CONDITIONS`: the whole frame darker or brighter (clipped
+    at white, as a camera does), a colour cast (warm or cool light), a shadow's edge across
+    the die, a specular highlight on its top (a glossy die under a lamp), or the blur of a
+    die still settling."""
+    f = rgb.astype(np.float32)
+    h, w = rgb.shape[:2]
+    if name.startswith("brightness x"):
+        f *= float(name.removeprefix("brightness x"))
+    elif name == "colour cast":
+        warm = rng.random() < 0.5
+        f *= np.array((1.2, 1.0, 0.7) if warm else (0.75, 0.95, 1.25), np.float32)
+    elif name == "shadow":  # a straight shadow edge through the die, the far side at 45 %
+        theta = rng.uniform(0, 2 * math.pi)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        off = rng.uniform(-0.25, 0.25) * scene.side
+        d = (x - scene.centre[0]) * math.cos(theta) + (y - scene.centre[1]) * math.sin(theta)
+        shade = np.clip((d - off) / 3.0 + 0.5, 0, 1)
+        f *= (1 - 0.55 * shade)[:, :, None]
+    elif name == "glare":  # a white highlight on the die's top, saturating at its core
+        r = scene.side * rng.uniform(0.08, 0.16)
+        ang = rng.uniform(0, 2 * math.pi)
+        dist = rng.uniform(0, 0.3) * scene.side
+        cx = scene.centre[0] + dist * math.cos(ang)
+        cy = scene.centre[1] + dist * math.sin(ang)
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        spot = np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * r * r))
+        f += (230 * spot)[:, :, None]
+    elif name == "motion blur":
+        length = rng.randint(5, 9)
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1 / length
+        m = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
+        turned = cv2.warpAffine(kernel, m, (length, length))
+        turned = (turned / max(float(turned.sum()), 1e-6)).astype(np.float32)
+        f = np.asarray(cv2.filter2D(f, -1, turned), np.float32)
+    else:
+        raise ValueError(f"no condition {name!r}: one of {', '.join(CONDITIONS)}")
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def render_leaning(style: DieStyle, face: int | str, rng: random.Random) -> np.ndarray:
+    """A die resting on its edge (tilted 38–52°), seen from above: two faces show, each
+    foreshortened to 0.6–0.8 of a side (the reader must answer ``None``). A die leaning
+    only a little shows one face nearly square; it is read as that face."""
+    scene = random_scene(rng)
+    side = scene.side
+    tilt = rng.uniform(38, 52)
+    a = max(8, round(side * math.cos(math.radians(tilt))))
+    b = max(8, round(side * math.sin(math.radians(tilt))))
+    top, _ = _draw_face(style, face, side)
+    other, _ = _draw_face(style, rng.choice([f for f in FACES if f != face]), side)
+    shaded = (other.astype(np.float32) * 0.7).astype(np.uint8)
+    image = np.vstack(
+        [cv2.resize(top, (side, a), interpolation=cv2.INTER_AREA), cv2.resize(shaded, (side, b))]
+    )
+    frame = background(scene.surface, random.Random(scene.seed))
+    big = int(max(image.shape) * 1.6)
+    canvas = np.zeros((big, big, 3), np.uint8)
+    cmask = np.zeros((big, big), np.float32)
+    oy, ox = (big - image.shape[0]) // 2, (big - image.shape[1]) // 2
+    canvas[oy : oy + image.shape[0], ox : ox + image.shape[1]] = image
+    cmask[oy : oy + image.shape[0], ox : ox + image.shape[1]] = 1
+    m = cv2.getRotationMatrix2D((big / 2, big / 2), scene.angle, 1.0)
+    m[0, 2] += scene.centre[0] - big / 2
+    m[1, 2] += scene.centre[1] - big / 2
+    warped = cv2.warpAffine(canvas, m, (WIDTH, HEIGHT)).astype(np.float32)
+    wmask = cv2.warpAffine(cmask, m, (WIDTH, HEIGHT))[:, :, None]
+    out = frame.astype(np.float32) * (1 - wmask) + warped * wmask
+    return _camera(np.clip(out, 0, 255).astype(np.uint8), rng, rng)
+
+
+def with_hand(rgb: np.ndarray, rng: random.Random) -> np.ndarray:
+    """``rgb`` with a hand reaching in from an edge (a skin-coloured palm and fingers)."""
+    out = rgb.copy()
+    skin = tuple(int(v * rng.uniform(0.7, 1.1)) for v in (225, 180, 150))
+    x = rng.randint(150, WIDTH - 150)
+    cv2.ellipse(out, (x, HEIGHT - 20), (110, 150), rng.uniform(-20, 20), 0, 360, skin, -1)
+    for k in range(4):
+        fx = x - 75 + 50 * k
+        cv2.ellipse(out, (fx, HEIGHT - 190), (20, 75), 0, 0, 360, skin, -1)
+    return cv2.GaussianBlur(out, (5, 5), 0)

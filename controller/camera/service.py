@@ -47,7 +47,7 @@ def start_camera(config: Config, toy: Any, notice: Callable[..., None]) -> Any:
     from .sources import CameraFailed, open_camera
 
     path = profile_path(config)
-    if config.camera.kind == "simulated" and not path.exists():
+    if config.camera.kind == "simulated" and not _current_profile(path):
         make_simulated_profile(config.camera.style, path)
     try:
         profile = load_profile(path)
@@ -59,6 +59,18 @@ def start_camera(config: Config, toy: Any, notice: Callable[..., None]) -> Any:
         return None
 
     return CameraWatch(camera, profile, read_s=config.camera.read_s, on_down=down_notice(notice))
+
+
+def _current_profile(path: Path) -> bool:
+    """Whether ``path`` holds a profile this reader can use (a simulated camera's profile
+    from an older reader is simply made again)."""
+    from .profile import ProfileError, load_profile
+
+    try:
+        load_profile(path)
+    except ProfileError:
+        return False
+    return True
 
 
 def down_notice(notice: Callable[..., None]) -> Callable[[str], None]:

@@ -1,5 +1,8 @@
 """Teaching the camera from the Box page: show face X, take 5 snapshots, next face.
 
+Only the devil and one number face are needed (the other numbers are counted by their
+pips): ``skip`` passes over a number face; the devil cannot be skipped.
+
 The snapshots go into ``<data dir>/teach/<face>/<n>.png``: the same folder layout that
 ``diablotin faces calibrate DIR`` reads, so finishing is just :func:`calibrate` on that
 folder, and the profile it makes becomes the service's default profile. Nothing changes
@@ -75,6 +78,11 @@ class Teacher:
             "shots_per_face": self.shots_per_face,
             "faces": list(FACE_NAMES),
             "progress": round(done / total, 3),
+            "taught": sorted(
+                p.name for p in self.folder.glob("*") if p.is_dir() and any(p.iterdir())
+            )
+            if self.folder.is_dir()
+            else [],
             "error": self.error,
             "error_said": self.error.as_dict() if isinstance(self.error, Said) else None,
         }
@@ -132,6 +140,23 @@ class Teacher:
             self._show(None)
         self._done(profile)
         return self.status()
+
+    def skip(self) -> dict[str, Any]:
+        """Pass over the number face being taught (its snapshots so far are dropped): the
+        reader counts that face's pips without photos of it. The devil cannot be skipped."""
+        with self._lock:
+            if not self.active:
+                raise TeachRefused("not-teaching", Said("start teaching first"))
+            face = FACE_NAMES[self.face_index]
+            if face == "devil":
+                raise TeachRefused(
+                    "devil-needed", Said("the devil cannot be skipped: it has no pips to count")
+                )
+            shutil.rmtree(self.folder / face, ignore_errors=True)
+            self.face_index += 1
+            self.taken = 0
+            self._show(face_from_name(FACE_NAMES[self.face_index]))
+            return self._status()
 
     def retake(self, face: str) -> dict[str, Any]:
         """Go back to ``face`` (one of 1…6, devil) and take its photos again."""

@@ -656,8 +656,9 @@ def camera_teach_status() -> Response:
 
 @bp.post("/box/camera/teach")
 def camera_teach() -> Response:
-    """``{"do": "start" | "snap" | "retake" | "cancel", "face": "3"}`` (``face`` with
-    ``retake``). 404 ``no-camera``; 409 with a code when the step cannot be taken now."""
+    """``{"do": "start" | "snap" | "skip" | "retake" | "cancel", "face": "3"}`` (``face``
+    with ``retake``; ``skip`` passes over a number face). 404 ``no-camera``; 409 with a
+    code when the step cannot be taken now."""
     from controller.camera.teach import TeachRefused
 
     body = json_body()
@@ -666,6 +667,7 @@ def camera_teach() -> Response:
         "start": teacher.start,
         "snap": teacher.snap,
         "cancel": teacher.cancel,
+        "skip": teacher.skip,
         "retake": lambda: teacher.retake(str(body.get("face", ""))),
     }
     step = steps.get(body.get("do"))  # type: ignore[arg-type]

@@ -15,10 +15,10 @@ from controller.camera.render import HELD_OUT, STYLES, write_dataset
 
 @pytest.fixture(scope="session")
 def calibration_dirs(tmp_path_factory) -> dict[str, Path]:
-    """6 renders per face of every style, as JPEG files: style -> folder."""
+    """6 renders per face of the styles the tests use, as JPEG files: style -> folder."""
     root = tmp_path_factory.mktemp("calibration")
     out = {}
-    for n, style in enumerate(STYLES):
+    for n, style in enumerate(("ivory", "ebony", "azure", "slate")):
         out[style] = root / style
         write_dataset(out[style], STYLES[style], 6, seed=100 + n)
     return out

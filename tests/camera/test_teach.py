@@ -93,7 +93,7 @@ def test_a_failed_calibration_says_why_and_keeps_the_old_profile(tmp_path, profi
         last = client.post("/api/box/camera/teach", json={"do": "snap"}, headers=PIN_HEADERS)
         assert last.status_code == 409
         assert last.get_json()["error"] == "calibration-failed"
-        assert "no die found" in last.get_json()["reason"]
+        assert "pips were counted right on only 0 of 30" in last.get_json()["reason"]
         assert svc.camera.profile is profiles["azure"]
         assert not profile_path(svc.config).exists()
         state = client.get("/api/box/camera/teach").get_json()
@@ -177,3 +177,35 @@ def test_usb_camera_reads_a_real_video_file_through_videocapture(tmp_path, profi
         camera.close()
     with pytest.raises(CameraFailed, match="no USB camera or readable video"):
         UsbCamera(str(tmp_path / "absent.avi"))
+
+
+def test_the_box_page_teaches_from_the_devil_and_one_number_face(tmp_path, profiles):
+    """Face 1 photographed, faces 2-6 skipped, the devil photographed: calibration works and
+    the profile counts the untaught faces' pips; the devil cannot be skipped."""
+    svc = _service(tmp_path, profiles["ebony"], "ivory")
+    client = create_app(svc).test_client()
+
+    def step(body):
+        return client.post("/api/box/camera/teach", json=body, headers=PIN_HEADERS)
+
+    try:
+        step({"do": "start"})
+        for _ in range(5):
+            assert step({"do": "snap"}).status_code == 200
+        for _face in ("2", "3", "4", "5", "6"):
+            state = step({"do": "skip"}).get_json()
+        assert state["face"] == "devil" and state["taught"] == ["1"]
+        refused = step({"do": "skip"})
+        assert refused.status_code == 409 and refused.get_json()["error"] == "devil-needed"
+        for _ in range(5):
+            state = step({"do": "snap"}).get_json()
+        assert state["active"] is False and state["error"] is None
+        saved = load_profile(profile_path(svc.config))
+        assert saved.faces_seen == ["1", "devil"]
+        rng = random.Random(5)
+        faces = [2, 3, 4, 5, 6, "devil"] * 2
+        reads = [read_face(render(STYLES["ivory"], f, rng), saved) for f in faces]
+        answered = [(r.face, f) for r, f in zip(reads, faces, strict=True) if r.face is not None]
+        assert len(answered) >= 10 and all(a == f for a, f in answered), answered
+    finally:
+        svc.stop()
