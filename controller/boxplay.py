@@ -127,6 +127,16 @@ class BoxPlay:
             return options | {"first_hider": secrets.choice(PLAYERS)}
         return options
 
+    def new_game_settings(
+        self, options: dict[str, Any], seats: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        """The game's own seed and the adaptive popper's belief at its start
+        (:mod:`controller.sauteur_memory`)."""
+        from .sauteur_memory import start_settings
+
+        assert self.service.journal is not None
+        return start_settings(self.service.journal, options, seats)
+
     # -- what the service and the dashboard ask ------------------------------------
     def box_game(self) -> Table | None:
         """The sauteur game that holds the box, if it is in play."""

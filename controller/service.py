@@ -79,6 +79,12 @@ class BoxGame(Protocol):
     def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """What a new game of this kind adds to its options (e.g. the drawn first hider)."""
 
+    def new_game_settings(
+        self, options: dict[str, Any], seats: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        """What a new game of this kind stores beside its options (a seed, what the
+        computer has learnt of the players seated)."""
+
     def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
         """Take a referee's action that moves the toy (a pop presses a key); ``None``:
         the table takes it."""
@@ -276,10 +282,8 @@ class Service:
             if computer:  # the box's computer popper reads these (controller/boxplay.py)
                 settings["computer"] = sorted(computer)
                 settings["computer_levels"] = computer
-        if kind == "sauteur":  # its seed and the adaptive popper's belief at its start
-            from .sauteur_memory import start_settings
-
-            settings |= start_settings(self.journal, opts, settings.get(SEATS_SETTING))
+        if self.box_play is not None and kind == self.box_play.kind:
+            settings |= self.box_play.new_game_settings(opts, settings.get(SEATS_SETTING))
         title = title or registry.get(kind).new_title(opts)
         game_id = self.journal.create_game(kind, opts, title, settings)
         table = self._open_table(game_id)

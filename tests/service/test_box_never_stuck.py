@@ -39,7 +39,7 @@ def test_the_referees_hidden_on_the_box_game_never_leaves_the_box_waiting(tmp_pa
         service.submit(game, {"type": "hidden"})
         assert table.state.phase in ("pop", "face", "advance", "hiding")
         assert play.watch.state()["phase"] == "hidden"
-        play.set_computer(game, table.state.popper, True)
+        play.set_computer(game, table.state.popper, True, "heuristic")  # not a level under test
         wait_for(lambda: table.state.history, what="the computer's first pop")
         assert not [n for n in service.box_status()["notices"] if "refused" in n["text"]]
     finally:
@@ -54,7 +54,7 @@ def test_a_hiding_the_box_sees_late_wakes_the_computer(tmp_path: Path) -> None:
         play = service.box_play
         table.submit({"type": "hidden"})  # the game alone (as before): the box still waits
         assert play.watch.state()["phase"] == "hiding"
-        play.set_computer(game, table.state.popper, True)
+        play.set_computer(game, table.state.popper, True, "heuristic")  # not a level under test
         wait_for(
             lambda: any("refused" in n["text"] for n in service.box_status()["notices"]),
             what="the computer refused while the box waits",

@@ -317,11 +317,12 @@ def test_every_page_is_csp_clean_and_splits_no_short_word(
             assert not visitor.errors, (path, visitor.errors)  # console errors, CSP reports
         visitor.close()
     assert not broken, broken
-    # 10: short labels: the computer's seat is "Computer · schlau", its level "schlau"
+    # 10: short labels: the computer's seat is "Computer · liest den Verstecker", its level
+    # "liest den Verstecker" (adaptive, the default at the table)
     visitor = Page(browser, base, lang, PHONE, referee=True)
     page = visitor.goto(paths[1])
     page.wait_for_selector("#scores .who")
-    level = t(lang, "level.heuristic")
+    level = t(lang, "level.adaptive")
     assert t(lang, "seat.computer", level=level) in page.inner_text("#scores")
     assert page.locator("select.level").first.evaluate("(s) => s.selectedOptions[0].text") == level
     # 9: decimals the language's way on the page (Intl), the computer's name in its words

@@ -104,7 +104,7 @@ def test_the_game_page_says_why_the_computer_does_not_play(
 
     older = service.new_game("sauteur", {"rule": "A", "first_hider": "p1"})
     holder = service.new_game("sauteur", {"rule": "A", "first_hider": "p1"})
-    on = {"player": "p2", "on": True}
+    on = {"player": "p2", "on": True, "level": "heuristic"}  # pops at once: no solve first
     assert client.put(f"/api/games/{older}/computer", json=on, headers=REFEREE).status_code == 200
     why = client.get(f"/api/games/{older}", headers=REFEREE).get_json()["extras"]["computer_why"]
     assert why["template"].startswith("the computer plays only the game on the box")

@@ -13,7 +13,7 @@ from .test_stream import events
 
 
 def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
-    for _ in range(200):  # the first request starts the solve on a thread
+    for _ in range(120):  # the first request starts the solve on a thread
         resp = client.get(f"/api/games/{game_id}/odds?{query}", headers=headers or {})
         if resp.status_code != 200:
             return {"status_code": resp.status_code, **resp.get_json()}
@@ -22,7 +22,7 @@ def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
             return body
         import time
 
-        time.sleep(0.05)
+        time.sleep(1.0)  # as a page asks: a spectator earns one costly read a second
     raise AssertionError("the coach never became ready")
 
 
