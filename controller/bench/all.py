@@ -145,7 +145,7 @@ QUICK = Sizes(
     boards=3,
     teufel_games=8,
     camera_reads=20,
-    stage_actions=30,
+    stage_actions=10,
 )
 
 

@@ -1,6 +1,6 @@
 """schemathesis against the served OpenAPI document (issue 26): the real server (waitress)
 on 127.0.0.1, the referee PIN in every request so the referee's operations are exercised.
-Bounded here (``DIABLOTIN_SCHEMATHESIS_S``, default 60 s); ``diablotin reliability``
+Bounded here (``DIABLOTIN_SCHEMATHESIS_S``, default 30 s); ``diablotin reliability``
 runs it longer against ``diablotin serve``.
 
 The app gets a PIN throttle that never locks (schemathesis sends wrong PINs to ``POST
@@ -28,7 +28,7 @@ from controller.web.security import PinThrottle
 
 from .conftest import PIN, make_service
 
-SECONDS = float(os.environ.get("DIABLOTIN_SCHEMATHESIS_S", "60"))
+SECONDS = float(os.environ.get("DIABLOTIN_SCHEMATHESIS_S", "30"))
 
 
 def _refused(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
