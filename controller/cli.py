@@ -52,6 +52,7 @@ BENCH_AREAS = (
     "journal",
     "stats",
     "camera",
+    "exploit",
     "all",
 )
 
