@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .attack_data import run_data
+from .attack_data import SERVER_G, run_data
 from .common import PIN, Log, ServeProcess, free_port, rss_mb
 from .hostile import (
     HOST,
@@ -177,14 +177,7 @@ ATTACKS = (
     "journal truncated to 0 bytes",
     *SIEGE_ATTACKS,
     # server G: data, text and config (issue 26, items 6-13; attack_data.py)
-    "sessions: web-sessions.json unwritable",
-    "free text: invisible, look-alike names",
-    "WAL: renames are checkpointed",
-    "WAL deleted after kill -9",
-    "WAL and -shm deleted after kill -9",
-    "damaged rows: serve starts",
-    "damaged rows: exports leave them out",
-    "damaged rows: games and doctor",
+    *SERVER_G,
     "config: array nested 500 deep",
     "config: /dev/zero",
     "config: Arabic-Indic referee_pin",

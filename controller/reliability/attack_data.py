@@ -32,7 +32,7 @@ WAL_BYTES_LIMIT = 8 * 1024 * 1024
 """After the renames the WAL must be below this: 200 renames between checkpoints fill ~3.4 MB;
 before the fix 3,000 renames left 12.4 MB, growing."""
 
-SERVER_D = (
+SERVER_G = (
     "sessions: web-sessions.json unwritable",
     "free text: invisible, look-alike names",
     "WAL: renames are checkpointed",
@@ -84,7 +84,7 @@ def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
         log(f"  server G stopped: {type(exc).__name__}: {exc}")
         done = {a.name for a in attacks}
         reason = f"not run: {type(exc).__name__}: {exc}"
-        attacks += [Attack(n, problems=[reason]) for n in SERVER_D if n not in done]
+        attacks += [Attack(n, problems=[reason]) for n in SERVER_G if n not in done]
     finally:
         if server.proc is not None and server.proc.poll() is None:
             server.stop()
