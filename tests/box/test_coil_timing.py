@@ -23,27 +23,12 @@ from controller.box.base import BoxFault, FaultChanged, LimitRefused, Limits
 from controller.box.gpio import GpioBox
 from controller.box.pins import PinMap
 from controller.clock import RealClock
+from controller.reliability.coils import high_periods
 
 from .helpers import COILS, Recorder, states
 
 LOOSE_S = 0.5
 """A forced off must come within the 100 ms deadline plus this (a loaded test machine)."""
-
-
-def high_periods(pin: MockPin) -> list[tuple[float, float]]:
-    """(on, off) monotonic times of each high period of a mock pin, from its own records."""
-    t = pin._last_change - sum(s.timestamp for s in pin.states[1:])
-    periods: list[tuple[float, float]] = []
-    on: float | None = None
-    for i, change in enumerate(pin.states):
-        if i:
-            t += change.timestamp
-        if change.state and on is None:
-            on = t
-        elif not change.state and on is not None:
-            periods.append((on, t))
-            on = None
-    return periods
 
 
 @pytest.fixture
