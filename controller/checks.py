@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .config import Config, ConfigError, find_config_path, load_config
-from .games.base import Said
+from .sentences import Said
 
 SAMPLE_S = 0.3
 """How long the gpio check watches the sensors (seconds)."""
@@ -676,7 +676,7 @@ def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool
         print(format_results(problems), file=stream)
     blocking = [r for r in problems if r.hard]
     if blocking:
-        from .cli import say
+        from .console import say
 
         why = Said(
             "refusing to start: {summary} (`diablotin doctor` shows every check)",
@@ -780,8 +780,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.checks", description=__doc__)
     parser.add_argument("--config", help="config file (default: $DIABLOTIN_CONFIG, /etc/...)")
     args = parser.parse_args(argv)
-    from .cli import fail
-    from .games.base import Said, said_of
+    from .console import fail
+    from .sentences import Said, said_of
 
     try:
         config = load_config(find_config_path(args.config))

@@ -22,9 +22,9 @@ from typing import Any
 import tomli_w
 
 from . import data
-from .box.base import Limits, LimitsError
 from .games import registry
-from .games.base import Refused, Said, said_of
+from .limits import Limits, LimitsError
+from .sentences import Refused, Said, said_of
 
 ENV_VAR = "DIABLOTIN_CONFIG"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
+from .games import registry
 from .games.base import Refused, Rules, said_of
 from .journal import MAX_EXPORT_BYTES, BadExport, Entry, Journal, effective_actions, parse_export
 
@@ -65,9 +66,7 @@ def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any
     """Replay a checked export with its rules; returns ``(rules, final state)``. Raises
     :class:`Refused`: ``bad-game`` for an unknown game, ``bad-export`` naming the options or
     the action the rules refuse."""
-    from .service import rules_for
-
-    rules = rules_for(data["kind"], config)
+    rules = registry.get(data["kind"]).rules()
     try:
         state = rules.setup(data["options"])
     except Refused as refusal:

@@ -33,24 +33,10 @@ from waitress.task import ThreadedTaskDispatcher, WSGITask
 from .config import ServerConfig
 from .games.base import Said
 from .web.costly import RefereeGate
+from .web.security import lan_address
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
-
-
-def lan_address() -> str | None:
-    """This machine's address on the local network, or ``None`` if it has none.
-
-    Asks the kernel which source address a UDP socket *would* use; connecting a
-    UDP socket sends no packet.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: a routing lookup only
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") or address == "0.0.0.0" else str(address)
 
 
 def dashboard_url(host: str, port: int) -> str:
@@ -64,7 +50,7 @@ def dashboard_url(host: str, port: int) -> str:
 
 def banner(url: str, pin: str) -> str:
     """What the console shows at start: the address, a QR code of it, and the PIN."""
-    from .cli import say  # in the console's language (LANGUAGE, LANG ...)
+    from .console import say  # in the console's language (LANGUAGE, LANG ...)
 
     qr = segno.make(url, error="m")
     lines = [

@@ -33,10 +33,9 @@ from .journal import Entry, GameRecord, effective_actions
 
 
 def _rules(kind: str) -> Rules[Any]:
-    from .config import Config
-    from .service import rules_for
+    from .games import registry
 
-    return rules_for(kind, Config())
+    return registry.get(kind).rules()
 
 
 def counted(records: Iterable[GameRecord]) -> list[GameRecord]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import say
-from .games.base import Said
+from .console import say
 from .games.tails import RecordError, score_record
+from .sentences import Said
 
 
 def score_main(path: str) -> int:

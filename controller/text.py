@@ -31,7 +31,7 @@ import functools
 import unicodedata
 from importlib import resources
 
-from .games.base import Said
+from .sentences import Said
 
 #: Length limits per field, in characters (code points).
 TITLE_MAX = 80

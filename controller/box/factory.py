@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..clock import Clock
-from ..games.base import Said
+from ..sentences import Said
 from .base import Box, Limits
 from .gpio import GpioBox
 from .pins import load_pin_map

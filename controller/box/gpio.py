@@ -47,7 +47,7 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice
 from gpiozero.pins import Factory
 
 from ..clock import Clock, RealClock
-from ..games.base import Said
+from ..sentences import Said
 from .base import (
     KEYS,
     Box,

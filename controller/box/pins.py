@@ -15,7 +15,7 @@ from typing import Literal
 
 from controller import data
 
-from ..games.base import Said
+from ..sentences import Said
 
 DEFAULT_PATH = data.pins_file()
 

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from controller import data
-from controller.games.base import Said
+from controller.sentences import Said
 
 from .base import (
     KEYS,

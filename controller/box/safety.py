@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..clock import Clock
-from ..games.base import Said
+from ..sentences import Said
 from .base import KEYS, LimitRefused, Limits
 
 _ROUNDING_S = 1e-9

@@ -33,7 +33,7 @@ import serial
 import serial.tools.list_ports
 
 from ..clock import Clock, RealClock
-from ..games.base import Said
+from ..sentences import Said
 from .base import KEYS, Box, BoxEvent, BoxFault, LimitRefused, Limits
 from .pins import PinMap
 from .protocol import (

@@ -24,7 +24,7 @@ from gpiozero.exc import PinInvalidPull
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from ..clock import Clock
-from ..games.base import Said
+from ..sentences import Said
 from .base import KEYS, Limits
 from .gpio import GpioBox
 from .pins import PinMap

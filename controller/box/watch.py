@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock, Timer
-from ..games.base import Said
+from ..sentences import Said
 from .base import (
     KEYS,
     Box,

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..games.base import Said
+from ..sentences import Said
 from .profile import DEVIL, FACE_NAMES, Profile
 from .reader import (
     COVER,

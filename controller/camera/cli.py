@@ -15,8 +15,8 @@ from typing import Any
 
 import cv2
 
-from ..cli import fail, say
-from ..games.base import Said
+from ..console import fail, say
+from ..sentences import Said
 from .calibrate import CalibrationError, calibrate, load_image
 from .profile import DEVIL, ProfileError, face_from_name, load_profile
 from .reader import read_face

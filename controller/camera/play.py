@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from ..games.base import Said, said_of
+from ..sentences import Said, said_of
 from .profile import Profile
 from .reader import read_face
 from .sources import CameraFailed

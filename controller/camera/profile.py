@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..games.base import Said
+from ..sentences import Said
 
 FORMAT = "diablotin-faces/2"
 DEVIL = "devil"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config
-from ..games.base import Said, said_of, words
+from ..sentences import Said, said_of, words
 from . import require
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..games.base import Said
+from ..sentences import Said
 
 KINDS = ("none", "simulated", "picamera2", "usb")
 

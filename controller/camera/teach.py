@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from ..games.base import Said, said_of
+from ..sentences import Said, said_of
 from .calibrate import CalibrationError, calibrate
 from .profile import FACE_NAMES, Profile, face_from_name
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from controller.games.base import Said
+from controller.sentences import Said
 
 
 def _folder(package: str) -> Path:

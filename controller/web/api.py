@@ -405,7 +405,7 @@ def _named(reason: str, path: Path, name: object) -> str:
     shown = str(name)[:80] if isinstance(name, str) and name else "?"
     if isinstance(reason, Said):
         params = {k: shown if v == str(path) else v for k, v in reason.params.items()}
-        return Said(reason.template, **params)
+        return Said(reason.template, None, **params)
     return reason.replace(str(path), shown)
 
 

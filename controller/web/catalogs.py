@@ -17,7 +17,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from controller.cli import ARGPARSE_MESSAGES
+from controller.console import ARGPARSE_MESSAGES
 from controller.games import registry
 from controller.web.i18n import DOMAIN, ENGLISH, PLURALS
 

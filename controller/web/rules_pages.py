@@ -59,7 +59,7 @@ def _example(kind: str, state: Any) -> dict[str, Any]:
 
 
 def _teufel_midgame() -> Any:
-    from controller.bench.teufel import random_game
+    from controller.games.teufel.random_play import random_game
 
     game = random_game(4)
     rules = registry.get("teufel").rules()

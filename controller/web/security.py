@@ -397,6 +397,21 @@ _ADDRESSES_TTL_S = 30.0
 _address_cache: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
 
+def lan_address() -> str | None:
+    """This machine's address on the local network, or ``None`` if it has none.
+
+    Asks the kernel which source address a UDP socket *would* use; connecting a
+    UDP socket sends no packet.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: a routing lookup only
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else str(address)
+
+
 def local_addresses() -> frozenset[str]:
     """This machine's interface addresses (IPv4 from /proc/net/fib_trie, IPv6 from
     /proc/net/if_inet6, plus the LAN address), re-read every 30 s (DHCP may change them)."""
@@ -418,8 +433,6 @@ def local_addresses() -> frozenset[str]:
             found.add(str(ipaddress.IPv6Address(int(raw, 16))))
     except (OSError, ValueError, IndexError):
         pass
-    from controller.server import lan_address
-
     lan = lan_address()
     if lan:
         found.add(lan)

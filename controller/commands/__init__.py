@@ -1,0 +1,34 @@
+"""The ``diablotin`` command's commands (:mod:`controller.cli` runs them): each module
+declares its commands' arguments next to what they run, as :class:`~.base.Command` s.
+:data:`COMMANDS` is their order in ``diablotin --help``."""
+
+from __future__ import annotations
+
+from .base import Command
+from .box import COILS_OFF, DOCTOR, FIRMWARE, SELFTEST
+from .games import EXPORT, GAMES, REPLAY
+from .play import PLAY, SIM
+from .serve import SERVE
+from .tools import BENCH, FACES, RELIABILITY, TAILS
+from .upkeep import BACKUP, CONFIG, PIN, RESTORE
+
+COMMANDS: tuple[Command, ...] = (
+    SERVE,
+    SELFTEST,
+    DOCTOR,
+    COILS_OFF,
+    PLAY,
+    SIM,
+    GAMES,
+    EXPORT,
+    REPLAY,
+    TAILS,
+    FACES,
+    BENCH,
+    RELIABILITY,
+    FIRMWARE,
+    CONFIG,
+    BACKUP,
+    RESTORE,
+    PIN,
+)
