@@ -38,10 +38,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from .config import Config, ConfigError, find_config_path, load_config
 from .sentences import Said
+
+if TYPE_CHECKING:
+    from .box.pins import PinMap
 
 SAMPLE_S = 0.3
 """How long the gpio check watches the sensors (seconds)."""
@@ -72,6 +75,12 @@ FACTORY_FIXES = {
 }
 
 
+class PinFactory(Protocol):
+    """A gpiozero pin factory, as far as the checks use one (its devices take it as is)."""
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """One check: ``name``, ``ok``, what was found (``message``) and, if not ok, the ``fix``.
@@ -97,7 +106,7 @@ class CheckResult:
 def start_checks(
     config: Config,
     *,
-    factory: Any = None,
+    factory: PinFactory | None = None,
     sample_s: float = SAMPLE_S,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[CheckResult]:
@@ -220,7 +229,7 @@ def _port(host: str, port: int) -> list[CheckResult]:
     return [CheckResult(name, True, f"{host}:{port} is free")]
 
 
-def _pin_map(path: Path, section: str) -> tuple[Any, CheckResult]:
+def _pin_map(path: Path, section: str) -> tuple[PinMap | None, CheckResult]:
     from .box.pins import PinMapError, load_pin_map
 
     try:
@@ -244,8 +253,8 @@ def pi_model() -> str | None:
 
 def _gpio_checks(
     config: Config,
-    pins: Any,
-    factory: Any,
+    pins: PinMap | None,
+    factory: PinFactory | None,
     sample_s: float,
     sleep: Callable[[float], None],
 ) -> list[CheckResult]:
@@ -344,7 +353,7 @@ def prepare_lgpio_workdir(data_dir: Path) -> CheckResult:
     )
 
 
-def _load_factory(name: str) -> tuple[Any, CheckResult]:
+def _load_factory(name: str) -> tuple[PinFactory | None, CheckResult]:
     from .box.base import FactoryUnavailable
     from .box.gpio import load_pin_factory
 
@@ -405,7 +414,7 @@ def _gpiozero_version() -> list[CheckResult]:
 
 
 def _claim_and_watch(
-    pins: Any, factory: Any, sample_s: float, sleep: Callable[[float], None]
+    pins: PinMap, factory: PinFactory, sample_s: float, sleep: Callable[[float], None]
 ) -> list[CheckResult]:
     """Claim every pin (coils as outputs, off), watch the inputs, release everything."""
     from gpiozero import DigitalInputDevice, DigitalOutputDevice
@@ -535,7 +544,7 @@ def sensor_sanity(samples: list[dict[str, bool]], *, has_lid: bool) -> CheckResu
 # -- serial ----------------------------------------------------------------------------------
 
 
-def _serial_checks(config: Config, pins: Any) -> list[CheckResult]:
+def _serial_checks(config: Config, pins: PinMap | None) -> list[CheckResult]:
     from .box.serial import PortNotFound, resolve_port
 
     setting = config.box.serial_port
@@ -582,7 +591,7 @@ def _serial_checks(config: Config, pins: Any) -> list[CheckResult]:
     return results
 
 
-def _handshake(path: str, pins: Any, config: Config) -> list[CheckResult]:
+def _handshake(path: str, pins: PinMap, config: Config) -> list[CheckResult]:
     from .box.serial import SerialBox
     from .clock import RealClock
 
