@@ -51,7 +51,7 @@ def read_export(path: str | Path) -> dict[str, Any]:
     return check(raw)
 
 
-def check(raw: bytes | Any) -> dict[str, Any]:
+def check(raw: object) -> dict[str, Any]:
     """Export bytes (a file) or already-parsed JSON (an API body), checked; raises
     :class:`Refused` (``bad-export``)."""
     from .journal import check_export

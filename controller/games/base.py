@@ -4,7 +4,7 @@ A game is its setup options plus its list of actions. ``apply`` is the only
 thing that changes state, and it never mutates its argument: it returns the
 new state or raises :class:`Refused` with a reason a referee can read.
 
-Actions are JSON objects (``dict[str, Any]``) with a ``"type"`` key, so they
+Actions are JSON objects (a mapping of names to JSON values) with a ``"type"`` key, so they
 can be journaled, exported and replayed as they are.
 """
 

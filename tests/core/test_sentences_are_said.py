@@ -30,6 +30,7 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("games/tails/advisor.py", "ValueError"): "the advisor's own misuse",
     ("games/teufel/knowledge.py", "Impossible"): "caught and refused with a Said",
     ("games/teufel/knowledge.py", "ValueError"): "the engine's internal bookkeeping",
+    ("games/teufel/random_play.py", "RuntimeError"): "a random game that never ends: a bug",
     ("games/teufel/view.py", "KeyError"): "the view asks for a colour in play",
     ("hub.py", "EOFError"): "ends a subscription, never shown",
     ("sim.py", "ValueError"): "the CLI checks every option first (argparse, levels)",
