@@ -45,6 +45,8 @@ from .export import (
     MAX_ENTRIES,
     MAX_EXPORT_BYTES,
     VALUE_MAX,
+    ExportedEntry,
+    GameExport,
     check_export,
     parse_export,
 )
@@ -83,7 +85,9 @@ __all__ = [
     "DiskFull",
     "DuplicateName",
     "Entry",
+    "ExportedEntry",
     "FileState",
+    "GameExport",
     "GameNotFound",
     "GameRecord",
     "Journal",

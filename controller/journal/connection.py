@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
 
 from ..games.base import Said
 from .errors import DiskFull, JournalDamaged, JournalError
@@ -33,6 +33,18 @@ from .schema import SCHEMA_VERSION, create_or_migrate, has_tables
 
 log = logging.getLogger("controller.journal")
 T = TypeVar("T")
+
+
+class JournalHealth(TypedDict):
+    """:meth:`JournalConnection.health`: ``ok`` when there is nothing to warn about; the
+    write-ahead log's size (bytes); checkpoints done and failed in a row."""
+
+    ok: bool
+    warnings: list[str]
+    wal_bytes: int
+    checkpoints: int
+    checkpoint_failures: int
+
 
 CHECKPOINT_EVERY = 200
 """Writes (actions, renames, settings, roster changes, ...) between two WAL checkpoints."""
@@ -241,7 +253,7 @@ class JournalConnection:
         if db is not None:
             db.close()
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JournalHealth:
         """``{"ok", "warnings": [sentences], "wal_bytes", "checkpoints",
         "checkpoint_failures"}``: what ``GET /api/box`` shows under ``journal``."""
         warnings = []
@@ -299,6 +311,8 @@ class JournalConnection:
                 self._checkpoint_due.set()
         return result
 
-    def _one(self, sql: str, params: tuple[Any, ...]) -> Any:
+    def _one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
+        """The first row ``sql`` selects, or ``None``."""
         with self._lock:
-            return self._db.execute(sql, params).fetchone()
+            row: tuple[object, ...] | None = self._db.execute(sql, params).fetchone()
+        return row

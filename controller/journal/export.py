@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn, TypedDict
 
 from ..games.base import Said, said_of
 from ..text import NAME_MAX, NOTE_MAX, TITLE_MAX, TextRefused, clean_text
@@ -24,6 +24,29 @@ MAX_DEPTH = 8
 """How deeply an imported game's options or actions may nest lists and objects."""
 VALUE_MAX = NOTE_MAX
 """The longest string in an imported game's options or actions (characters)."""
+
+
+class ExportedEntry(TypedDict):
+    """One entry of an export: its number, time (s since 1970), undo marker, action."""
+
+    seq: int
+    at: float
+    undo: bool
+    action: dict[str, object]
+
+
+class GameExport(TypedDict):
+    """A game as :meth:`~controller.journal.Journal.export` writes it (``diablotin-game/1``)."""
+
+    format: str
+    kind: str
+    title: str
+    options: dict[str, object]
+    created: float
+    finished: float | None
+    abandoned: float | None
+    seats: list[dict[str, object]] | None
+    entries: list[ExportedEntry]
 
 
 def parse_export(raw: bytes) -> dict[str, Any]:
@@ -60,11 +83,11 @@ def parse_export(raw: bytes) -> dict[str, Any]:
     return check_export(data)
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(Said("{name} is not a finite number", name=name))
 
 
-def check_export(data: Any) -> dict[str, Any]:
+def check_export(data: object) -> dict[str, Any]:
     """The export ``data`` checked and normalised; raises :class:`BadExport` naming the
     first thing wrong. Every text (title, and each string in the options and actions)
     passes :func:`controller.text.clean_text`; values are plain JSON, finite numbers,
@@ -131,7 +154,7 @@ def check_export(data: Any) -> dict[str, Any]:
     }
 
 
-def _seats(value: Any) -> list[dict[str, Any]] | None:
+def _seats(value: object) -> list[dict[str, str | None]] | None:
     """An export's seats, checked: names by the free-text policy; a roster player's id is
     dropped (the importing box has its own roster), the name kept."""
     if value is None:
@@ -157,14 +180,14 @@ def _seats(value: Any) -> list[dict[str, Any]] | None:
     return seats
 
 
-def _text(value: Any, field: str, max_len: int, allow_empty: bool = False) -> str:
+def _text(value: object, field: str, max_len: int, allow_empty: bool = False) -> str:
     try:
         return clean_text(value, field=field, max_len=max_len, allow_empty=allow_empty)
     except TextRefused as exc:
         raise BadExport(said_of(exc)) from None
 
 
-def _number(value: Any, field: str) -> float:
+def _number(value: object, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BadExport(Said("{field} must be a number (seconds since 1970)", field=field))
     if not math.isfinite(value) or abs(value) > 1e12:
@@ -172,11 +195,11 @@ def _number(value: Any, field: str) -> float:
     return float(value)
 
 
-def _plain_json(value: Any, where: str) -> None:
+def _plain_json(value: object, where: str) -> None:
     """Refuse anything but JSON values (finite numbers, clean strings of at most
     ``VALUE_MAX`` characters) nested at most ``MAX_DEPTH`` deep. Iterative: a hostile
     nesting cannot exhaust the stack."""
-    stack: list[tuple[Any, str, int]] = [(value, where, 1)]
+    stack: list[tuple[object, str, int]] = [(value, where, 1)]
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_DEPTH:

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..games.base import Said
 from .errors import JournalDamaged
@@ -104,7 +104,15 @@ def versions_path(path: str | Path) -> Path:
     return Path(str(path) + VERSIONS_SUFFIX)
 
 
-def _versions(db: sqlite3.Connection) -> dict[str, Any]:
+class Versions(TypedDict):
+    """What a journal holds, in short: each game's last entry (by id, as text) and
+    :func:`~.schema.id_marks`."""
+
+    games: dict[str, int]
+    ids: dict[str, int]
+
+
+def _versions(db: sqlite3.Connection) -> Versions:
     """``{"games": {id: last entry}, "ids": id_marks}``: what the journal holds now."""
     rows = db.execute("SELECT game_id, MAX(seq) FROM entries GROUP BY game_id")
     return {"games": {str(gid): int(seq) for gid, seq in rows}, "ids": id_marks(db)}

@@ -7,10 +7,13 @@ with ``damaged`` set, or a ``ValueError`` saying what is wrong, never a crash.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..games.base import Said, said_of
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -65,28 +68,38 @@ GAME_COLUMNS = (
 )
 
 
-def record_of(row: tuple[Any, ...]) -> GameRecord:
+def record_of(row: Sequence[object]) -> GameRecord:
     """A ``games`` row (``abandoned`` absent: a salvaged older journal's row). A row that
-    cannot be read gives a record with ``damaged`` set (and empty options), never an
-    exception."""
+    cannot be read gives a record with ``damaged`` set (and empty options, and a time that is
+    not a number as ``None``), never an exception."""
     gid, kind, options, title, created, finished, *rest = row
+    assert isinstance(gid, int)  # INTEGER PRIMARY KEY: SQLite's rowid, always an integer
     abandoned = rest[0] if rest else None
     seats_json = rest[1] if len(rest) > 1 else None
+    made, ended, left = _seconds(created), _seconds(finished), _seconds(abandoned)
     try:
         if not isinstance(kind, str) or isinstance(kind, Undecodable):
             raise ValueError(Said("its kind is not UTF-8 text"))
         if not isinstance(title, str) or isinstance(title, Undecodable):
             raise ValueError(Said("its title is not UTF-8 text"))
-        if not all(isinstance(n, int | float) for n in (created, finished or 0, abandoned or 0)):
+        if (
+            made is None
+            or (ended is None) != (finished is None)
+            or (left is None) != (abandoned is None)
+        ):
             raise ValueError(Said("a time is not a number"))
         setup = json_of(options, dict)
         seats = None if seats_json is None else json_of(seats_json, list)
     except ValueError as exc:
         why = Said("its setup cannot be read ({why})", why=said_of(exc))
         shown = title if isinstance(title, str) else ""
-        when = created if isinstance(created, int | float) else 0.0
-        return GameRecord(gid, str(kind), {}, shown, when, finished, abandoned, None, why)
-    return GameRecord(gid, kind, setup, title, created, finished, abandoned, seats)
+        return GameRecord(gid, str(kind), {}, shown, made or 0.0, ended, left, None, why)
+    return GameRecord(gid, kind, setup, title, made, ended, left, seats)
+
+
+def _seconds(value: object) -> float | None:
+    """A stored time (seconds since 1970), or ``None`` when it is not a number."""
+    return value if isinstance(value, int | float) else None
 
 
 class Undecodable(str):
@@ -103,7 +116,7 @@ def text_of(raw: bytes) -> str:
         return Undecodable(raw.decode("utf-8", "replace"))
 
 
-def json_of(value: Any, kind: type) -> Any:
+def json_of(value: object, kind: type[T]) -> T:
     """A stored JSON text decoded, of type ``kind``; ``ValueError`` saying what is wrong
     (not UTF-8, not JSON, nested too deeply, another type)."""
     if isinstance(value, Undecodable):

@@ -11,7 +11,7 @@ from typing import Any
 from ..games.base import Said, said_of
 from .connection import JournalConnection
 from .errors import DuplicateName, GameNotFound, JournalError, RowDamaged
-from .export import EXPORT_FORMAT, check_export
+from .export import EXPORT_FORMAT, GameExport, check_export
 from .records import GAME_COLUMNS, Entry, GameRecord, Player, effective_actions, json_of, record_of
 from .schema import keep_mark, next_id
 
@@ -29,9 +29,9 @@ class Journal(JournalConnection):
     def create_game(
         self,
         kind: str,
-        options: Mapping[str, Any],
+        options: Mapping[str, object],
         title: str = "",
-        settings: Mapping[str, Any] | None = None,
+        settings: Mapping[str, object] | None = None,
     ) -> int:
         """Store a new game with its first per-game ``settings`` (seats, computer seats),
         in one transaction; returns its id."""
@@ -110,7 +110,7 @@ class Journal(JournalConnection):
     def box_game(self) -> int | None:
         """The id of the game the referee put on the box, if any."""
         row = self._one("SELECT game_id FROM box WHERE one = 1", ())
-        return None if row is None else row[0]
+        return row[0] if row is not None and isinstance(row[0], int) else None
 
     def set_box_game(self, game_id: int | None) -> None:
         self._write(
@@ -128,7 +128,10 @@ class Journal(JournalConnection):
         return [Player(*row) for row in rows]
 
     def player(self, player_id: int) -> Player | None:
-        row = self._one("SELECT id, name, mark, created FROM players WHERE id = ?", (player_id,))
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, name, mark, created FROM players WHERE id = ?", (player_id,)
+            ).fetchone()
         return None if row is None else Player(*row)
 
     def save_player(self, name: str, mark: str, player_id: int | None = None) -> int:
@@ -165,7 +168,7 @@ class Journal(JournalConnection):
 
         self._write(delete)
 
-    def set_setting(self, game_id: int, name: str, value: Any) -> None:
+    def set_setting(self, game_id: int, name: str, value: object) -> None:
         """Keep a per-game setting that is not a game action (e.g. computer seats)."""
         self._write(
             lambda db: db.execute(
@@ -189,7 +192,7 @@ class Journal(JournalConnection):
             ) from None
 
     # -- entries -------------------------------------------------------------
-    def append(self, game_id: int, action: Mapping[str, Any], *, undo: bool = False) -> int:
+    def append(self, game_id: int, action: Mapping[str, object], *, undo: bool = False) -> int:
         """Commit one entry durably; returns its sequence number (1, 2, ...).
 
         Raises :class:`GameNotFound` or :class:`DiskFull`; either way nothing is written."""
@@ -231,7 +234,7 @@ class Journal(JournalConnection):
         return effective_actions(self.entries(game_id))
 
     # -- export / import -------------------------------------------------------
-    def export(self, game_id: int) -> dict[str, Any]:
+    def export(self, game_id: int) -> GameExport:
         """A self-contained record of the game (setup, every entry), as JSON data. Raises
         :class:`GameNotFound`, or :class:`RowDamaged` when one of its rows cannot be read
         (``diablotin export --raw`` saves what can be)."""
@@ -253,7 +256,7 @@ class Journal(JournalConnection):
             ],
         }
 
-    def import_game(self, data: Mapping[str, Any]) -> int:
+    def import_game(self, data: Mapping[str, object]) -> int:
         """Store an exported game as a new game, all or nothing; returns its id.
 
         Raises :class:`BadExport` (see :func:`check_export`; nothing is stored) or

@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from .attack_data import run_data
 from .attack_plan import (
@@ -307,7 +306,7 @@ def run_guessing(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
         server.stop()
 
 
-def give_up_script() -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+def give_up_script() -> tuple[dict[str, object], list[dict[str, object]], str]:
     """A Teufel game's options and actions that end waiting for "devil, devil: give up two
     letters", and the colour who must (``bench teufel``'s random games from
     :data:`GIVE_UP_SEED` on; the first that gets there within 200 actions)."""
