@@ -15,8 +15,9 @@ and time. Each attack ends *held* or *failed* with its figures (docs/reliability
   Origin) answer 4xx, never 5xx; the server's RSS over thousands of them; a hostile
   title comes back escaped in the game's page; PIN guessing from rotating addresses is
   held to :data:`GUESSES_PER_MINUTE` checked guesses while a logged-in referee plays on;
-- **start-up**: ``serve`` with a bad config, a second ``serve`` on B's data dir, and B's
-  journal truncated to 0 bytes each refuse to start, with a message and no traceback;
+- **start-up** (:mod:`.attack_startup`): ``serve`` with a bad config, a second ``serve`` on
+  B's data dir, and B's journal truncated to 0 bytes each refuse to start, with a message and
+  no traceback;
 - **server G** (:mod:`.attack_data`, issue 26): data, text and config.
 """
 
@@ -25,8 +26,6 @@ from __future__ import annotations
 import http.client
 import random
 import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,8 +33,6 @@ from pathlib import Path
 
 from .attack_data import run_data
 from .attack_plan import (
-    ACTION_TARGET_MS,
-    ACTION_TIMEOUT_S,
     ATTACK_RSS_GROWTH_MB,
     ATTACKS,
     DATA_ATTACKS,
@@ -47,17 +44,22 @@ from .attack_plan import (
     REQUEST_ATTACKS,
     SESSION_ADDRESS,
     SHORT_ATTACK,
-    START_TIMEOUT_S,
+    SIEGE_ATTACKS,
     STREAM_ATTACKS,
-    STREAM_FLOOD_FIRST,
     Attack,
     AttackPlan,
-    _ms,
     new_tails_game,
     quantile_ms,
 )
-from .attack_streams import _new_phone, _referee_actions, run_streams
-from .common import PIN, Log, ServeProcess, free_port, rss_mb
+from .attack_startup import (
+    bad_configs,
+    refuses_to_start,
+    second_serve,
+    serve_config,
+    truncated_journal,
+)
+from .attack_streams import run_streams
+from .common import PIN, Log, ServeProcess, rss_mb
 from .hostile import (
     HOST,
     ORIGIN,
@@ -75,22 +77,15 @@ from .loopback import (
     request,
     status_text,
 )
-from .siege import SIEGE_ATTACKS, run_cpu, run_fuzz, run_idle
+from .siege import run_cpu, run_fuzz, run_idle
 
-__all__ = [  # with the names siege.py, attack_data.py, __init__.py and the tests read here
-    "ACTION_TARGET_MS",
-    "ACTION_TIMEOUT_S",
+__all__ = [  # with the names __init__.py, report.py and the tests read here
     "ATTACKS",
     "DATA_ATTACKS",
     "FULL_ATTACK",
     "SHORT_ATTACK",
-    "STREAM_FLOOD_FIRST",
     "Attack",
     "AttackPlan",
-    "_ms",
-    "_new_phone",
-    "_referee_actions",
-    "new_tails_game",
     "quantile_ms",
     "refuses_to_start",
     "run_attack",
@@ -353,11 +348,11 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
         attacks += _hostile(port, cases, referee, rotation)
         attacks.append(_memory(port, server.pid, cases, plan.hostile, referee, rotation))
         attacks.append(_hostile_title(port, referee))
-        attacks += _bad_configs(workdir / "attack-configs", seed)
-        attacks.append(_second_serve(server, workdir / "attack-second"))
+        attacks += bad_configs(workdir / "attack-configs", seed)
+        attacks.append(second_serve(server, workdir / "attack-second"))
     finally:
         server.stop()
-    attacks.append(_truncated_journal(server))
+    attacks.append(truncated_journal(server))
     return attacks
 
 
@@ -367,111 +362,6 @@ def _log_in(port: int, source: str) -> Referee:
     if referee is None:
         raise RuntimeError(f"the referee's login from {source} answered {answer.status}")
     return referee
-
-
-# --- start-up ----------------------------------------------------------------------------------
-
-
-def serve_config(port: int, data: Path, seed: int, extra: str = "") -> str:
-    """The config text :class:`ServeProcess` writes, with ``extra`` appended."""
-    return (
-        f'[server]\nhost = "127.0.0.1"\nport = {port}\nreferee_pin = "{PIN}"\n'
-        f'[data]\ndir = "{data}"\n[box]\nbackend = "simulated"\nseed = {seed}\n{extra}'
-    )
-
-
-def refuses_to_start(name: str, config: Path, port: int, log_path: Path, expect: str) -> Attack:
-    """``diablotin --config config serve`` must exit non-zero, without a traceback, with a
-    message matching the regular expression ``expect``, and never answer on ``port``."""
-    attack = Attack(name)
-    with log_path.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "--config", str(config), "serve"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    started = time.monotonic()
-    served = False
-    while proc.poll() is None and time.monotonic() - started < START_TIMEOUT_S:
-        if request(port, "GET", "/api/games", timeout=1).status == 200:
-            served = True
-            break
-        time.sleep(0.05)
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    output = log_path.read_text("utf-8", "replace")
-    lines = [line for line in output.splitlines() if line.strip()]
-    said = lines[-1].strip() if lines else ""
-    if served:
-        attack.figures = "started and served /api/games"
-        attack.problems.append("it started")
-        return attack
-    attack.figures = f"exit {proc.returncode}: {said[:100]}"
-    if proc.returncode in (0, None):
-        attack.problems.append(f"exit status {proc.returncode}")
-    if "Traceback" in output:
-        attack.problems.append("a traceback")
-        attack.figures = f"exit {proc.returncode} with a traceback: {said[:80]}"
-    if not re.search(expect, output):
-        attack.problems.append(f"the message does not match {expect!r}")
-    return attack
-
-
-def _bad_configs(workdir: Path, seed: int) -> list[Attack]:
-    """``serve`` with each bad config, all at once (each its own port and data dir)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    runs = []
-    for name, extra, expect in (
-        ("config: min_gap_ms = nan", "[limits]\nmin_gap_ms = nan\n", "min_gap_ms"),
-        ("config: duty_window_s = inf", "[limits]\nduty_window_s = inf\n", "duty_window_s"),
-        ("config: duty_window_s = 3600", "[limits]\nduty_window_s = 3600\n", "duty_window_s"),
-        ("config: not UTF-8", "# caf\udce9\n", "not-utf8.toml"),
-    ):
-        port = free_port()
-        index = ATTACKS.index(name)
-        path = workdir / ("not-utf8.toml" if index == 21 else f"config-{index}.toml")
-        text = serve_config(port, workdir / f"data-{index}", seed, extra)
-        path.write_bytes(text.encode("utf-8", "surrogateescape"))  # \udce9: the byte 0xE9
-        runs.append((name, path, port, workdir / f"serve-{index}.log", expect))
-    results: dict[str, Attack] = {}
-
-    def run(args: tuple[str, Path, int, Path, str]) -> None:
-        results[args[0]] = refuses_to_start(*args)
-
-    threads = [threading.Thread(target=run, args=(args,)) for args in runs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return [results[name] for name, *_ in runs]
-
-
-def _second_serve(server: ServeProcess, workdir: Path) -> Attack:
-    """A second ``serve`` on the running server's data dir (another port)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    config = workdir / "second.toml"
-    config.write_text(serve_config(port, server.data, 1))
-    expect = rf"(?i)lock|in use|already|another|{re.escape(str(server.data))}"
-    return refuses_to_start(
-        "second serve on the same data dir", config, port, workdir / "serve.log", expect
-    )
-
-
-def _truncated_journal(server: ServeProcess) -> Attack:
-    """The stopped server's journal (which holds games) cut to 0 bytes, then ``serve``."""
-    server.journal_path.write_bytes(b"")
-    log_path = server.workdir / "serve-truncated.log"
-    expect = r"(?i)journal|sqlite3|empty|truncat"
-    return refuses_to_start(
-        "journal truncated to 0 bytes", server.config, server.port, log_path, expect
-    )
 
 
 SERVERS: tuple[tuple[Callable[[AttackPlan, Path, int, Log], list[Attack]], Sequence[str]], ...] = (

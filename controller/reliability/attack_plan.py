@@ -6,10 +6,27 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .attack_data import SERVER_G
 from .hostile import HOSTILE_GROUPS
 from .loopback import Answer, Referee, request
-from .siege import SIEGE_ATTACKS
+
+IDLE_ACTIONS = "idle: referee actions p99 < 100 ms"
+IDLE_PHONE = "idle: a new phone's stream"
+CPU_ACTIONS = "cpu: referee actions p99 < 200 ms"
+FUZZ = "schemathesis: 0 5xx, 0 schema errors"
+SIEGE_ATTACKS = (IDLE_ACTIONS, IDLE_PHONE, CPU_ACTIONS, FUZZ)
+"""The sieges' attacks (:mod:`.siege`, servers D, E and F), in the order they run."""
+SERVER_G = (
+    "sessions: web-sessions.json unwritable",
+    "free text: invisible, look-alike names",
+    "WAL: renames are checkpointed",
+    "WAL deleted after kill -9",
+    "WAL and -shm deleted after kill -9",
+    "damaged rows: serve starts",
+    "damaged rows: exports leave them out",
+    "damaged rows: games and doctor",
+)
+"""The attacks that need server G (:mod:`.attack_data`; the rest of :data:`DATA_ATTACKS` run
+beside it)."""
 
 ACTION_TARGET_MS = 100.0
 """A referee's action under the stream flood must answer within this (p99)."""

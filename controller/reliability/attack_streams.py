@@ -28,6 +28,19 @@ from .attack_plan import (
 from .common import Log, ServeProcess
 from .loopback import close_all, http_status, log_in, open_many, status_text, stream_request
 
+__all__ = [  # with the plan's names and measures that the sieges (siege.py) share
+    "ACTION_TARGET_MS",
+    "ACTION_TIMEOUT_S",
+    "STREAM_FLOOD_FIRST",
+    "Attack",
+    "AttackPlan",
+    "_ms",
+    "_new_phone",
+    "_referee_actions",
+    "quantile_ms",
+    "run_streams",
+]
+
 # --- server A: live streams ------------------------------------------------------------------
 
 
