@@ -19,12 +19,14 @@ whose write-ahead log was lost after an unclean stop (the ``-shm`` file without 
 or less than ``<journal>.versions`` says it held) is refused as well (:func:`write_versions`).
 A row that cannot be read although the file is sound (not UTF-8, not JSON) makes only its game
 damaged (:class:`RowDamaged`, :attr:`GameRecord.damaged`).
-Read what it can from a damaged file (``diablotin export --raw``) with :func:`salvage`.
+:func:`salvage` reads what it can from a damaged file (``diablotin export --raw``).
 
 The package's modules: :mod:`.schema` (tables, version, migrations, ids), :mod:`.records`
 (games, players, entries, decoding rows), :mod:`.connection` (opening, writing, checkpoints),
 :mod:`.store` (:class:`Journal`), :mod:`.export` (export files), :mod:`.files` (the marker and
 versions files, lost journals), :mod:`.filestate` (read-only checks) and :mod:`.salvage`.
+The checkpoint thread reads ``CHECKPOINT_EVERY`` and ``CHECKPOINT_RETRY_S`` from
+:mod:`.connection`: change them there (a test's ``monkeypatch``), not here.
 """
 
 from __future__ import annotations
