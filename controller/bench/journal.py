@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller import journal as journal_module
 from controller.journal import Journal, inspect_file
+from controller.journal import connection as journal_module
 
 TARGET_WAL_RATIO = 2.0
 PACE_S = 0.002

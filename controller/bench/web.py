@@ -30,7 +30,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypedDict
 from urllib.parse import urljoin, urlsplit
 
 PIN = "246810"
@@ -114,7 +114,7 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def _post(port: int, path: str, body: dict[str, Any] | None = None) -> int:
+def _post(port: int, path: str, body: dict[str, object] | None = None) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     payload = json.dumps(body or {})
     conn.request(
@@ -150,7 +150,18 @@ _REFS = [
 ]
 
 
-def page_weight(base: str, path: str) -> dict[str, Any]:
+class PageWeight(TypedDict):
+    """What :func:`page_weight` found: bytes plain and gzipped, requests, external references,
+    and each file's bytes."""
+
+    bytes: int
+    gzipped: int
+    requests: int
+    external: list[str]
+    files: dict[str, int]
+
+
+def page_weight(base: str, path: str) -> PageWeight:
     """Bytes and requests of a page and what it loads (scripts, imports, styles, icons,
     manifest), plain and gzipped (what a phone receives); external = references to any
     other host."""
@@ -189,11 +200,52 @@ def page_weight(base: str, path: str) -> dict[str, Any]:
     }
 
 
-def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict[str, Any]:
+class WebResult(TypedDict):
+    """What :func:`run` measured (latencies in ms, RSS in MB)."""
+
+    server: str
+    clients: int
+    actions: int
+    accepted: int
+    expected_receipts: int
+    receipts: int
+    latencies_ms: list[float]
+    rss_idle_mb: float
+    rss_busy_mb: float
+    weight: PageWeight
+
+
+class _Serving(Protocol):
+    """waitress (as ``diablotin serve`` runs it) or plain cheroot."""
+
+    def serve(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def _start_server(app: object, server_name: str, threads: int) -> tuple[_Serving, int]:
+    """``server_name`` serving ``app`` on a free loopback port, on its own thread."""
+    from .. import server as server_module
+
+    srv: _Serving
+    if server_name == "waitress":
+        waitress = server_module.make_server(app, "127.0.0.1", 0, 16)
+        srv, port = waitress, server_module.bound_port(waitress)
+    else:
+        from cheroot.wsgi import Server
+
+        cheroot = Server(("127.0.0.1", 0), app, numthreads=threads, timeout=30)
+        cheroot.prepare()
+        srv, port = cheroot, int(cheroot.bind_addr[1])
+    threading.Thread(target=srv.serve, daemon=True).start()
+    return srv, port
+
+
+def run(clients: int, actions: int, server_name: str, interval_s: float) -> WebResult:
+    """Serve a Diable sauteur game to ``clients`` live streams, send ``actions`` (one every
+    ``interval_s``), and measure; see the module's doc."""
     from controller.config import Config
     from controller.service import Service
-
-    from .. import server as server_module
 
     data_dir = Path(tempfile.mkdtemp(prefix="diablotin-bench-"))
     config = Config(data_dir=data_dir)
@@ -203,29 +255,18 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     published: dict[int, float] = {}
     original = service.hub.publish
 
-    def publish(topic: str, data: Any) -> int:
+    def publish(topic: str, data: object) -> int:
         if topic == f"game:{game_id}":  # data is built later, on the hub's thread
             published[service.table(game_id).version] = time.monotonic()
         return original(topic, data)
 
     game_id = service.new_game("sauteur", {"rule": "A"})
-    service.hub.publish = publish  # type: ignore[method-assign]
+    service.hub.publish = publish  # type: ignore[method-assign]  # time each publication
     from controller.web import create_app
 
-    app = create_app(service, max_streams=clients + 8)
-    srv: Any
-    if server_name == "waitress":
-        srv = server_module.make_server(app, "127.0.0.1", 0, 16)
-        port = server_module.bound_port(srv)
-        runner = threading.Thread(target=srv.serve, daemon=True)
-    else:
-        from cheroot.wsgi import Server
-
-        srv = Server(("127.0.0.1", 0), app, numthreads=clients + 16, timeout=30)
-        srv.prepare()
-        port = int(srv.bind_addr[1])
-        runner = threading.Thread(target=srv.serve, daemon=True)
-    runner.start()
+    srv, port = _start_server(
+        create_app(service, max_streams=clients + 8), server_name, clients + 16
+    )
     rss_idle = _rss_mb()
     ctx = multiprocessing.get_context("spawn")
     ours, theirs = ctx.Pipe()
@@ -235,19 +276,12 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
     child.start()
     if not ours.poll(30) or ours.recv() != "ready":
         raise RuntimeError("the streams did not all open")
-    statuses = []
-    for i in range(actions):
-        if i % 2 == 0:
-            statuses.append(_post(port, f"/api/games/{game_id}/actions", {"type": "hidden"}))
-        else:
-            statuses.append(_post(port, f"/api/games/{game_id}/undo"))
-        time.sleep(interval_s)
+    statuses = _act(port, game_id, actions, interval_s)
     rss_busy = _rss_mb()
     ours.send("stop")
-    seen = ours.recv()
+    seen: dict[int, list[tuple[int, float]]] = ours.recv()
     child.join(10)
-    base = f"http://127.0.0.1:{port}/"
-    weight = page_weight(base, f"/games/{game_id}")
+    weight = page_weight(f"http://127.0.0.1:{port}/", f"/games/{game_id}")
     service.hub.close_all()  # end the streams before the server closes its threads
     time.sleep(0.2)
     srv.stop()
@@ -258,19 +292,30 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> dict
         for version, at in per_client
         if version in published
     ]
-    received = sum(len(v) for v in seen.values())
     return {
         "server": server_name,
         "clients": clients,
         "actions": actions,
         "accepted": statuses.count(200),
         "expected_receipts": clients * actions,
-        "receipts": received,
+        "receipts": sum(len(v) for v in seen.values()),
         "latencies_ms": latencies,
         "rss_idle_mb": rss_idle,
         "rss_busy_mb": rss_busy,
         "weight": weight,
     }
+
+
+def _act(port: int, game_id: int, actions: int, interval_s: float) -> list[int]:
+    """The referee's ``actions``: "dice hidden" and undo in turn; their HTTP statuses."""
+    statuses = []
+    for i in range(actions):
+        if i % 2 == 0:
+            statuses.append(_post(port, f"/api/games/{game_id}/actions", {"type": "hidden"}))
+        else:
+            statuses.append(_post(port, f"/api/games/{game_id}/undo"))
+        time.sleep(interval_s)
+    return statuses
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -283,7 +328,7 @@ def _quantile(values: list[float], q: float) -> float:
     )
 
 
-def report(result: dict[str, Any]) -> str:
+def report(result: WebResult) -> str:
     lat = result["latencies_ms"]
     weight = result["weight"]
     p50, p99 = _quantile(lat, 50), _quantile(lat, 99)

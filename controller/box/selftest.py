@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TextIO
 
 from .base import KEYS, Box, BoxError, LimitRefused
 from .pins import PinMap, describe_pin
@@ -25,7 +25,7 @@ def _word(present: bool | None, yes: str, no: str) -> str:
     return "?" if present is None else (yes if present else no)
 
 
-def _where(status: Mapping[str, Any]) -> str:
+def _where(status: Mapping[str, object]) -> str:
     """The pin factory, or the link's detail, for the report's first line."""
     link = status.get("link")
     if isinstance(link, Mapping):
@@ -51,7 +51,7 @@ def _check(box: Box, *roles: str) -> str:
     return f" (check {' and '.join(where)})" if where else ""
 
 
-def _coil_states(status: Mapping[str, Any]) -> dict[int, bool | None]:
+def _coil_states(status: Mapping[str, object]) -> dict[int, bool | None]:
     coils = status.get("coils")
     if not isinstance(coils, Mapping):
         return {}
@@ -60,7 +60,7 @@ def _coil_states(status: Mapping[str, Any]) -> dict[int, bool | None]:
 
 def run_selftest(
     box: Box,
-    toy: Any,
+    toy: object,
     out: TextIO,
     wait: Callable[[float], None] = time.sleep,
 ) -> bool:
@@ -75,7 +75,6 @@ def run_selftest(
     """
     faults: list[str] = []
     limits = box.limits
-    pulse_s = limits.pulse_ms / 1000
     status = box.status()
     out.write(
         f"Diablotin self-test: backend {status.get('backend', box.kind)} "
@@ -84,58 +83,13 @@ def run_selftest(
         f"duty {limits.max_duty:.0%} over {limits.duty_window_s:g} s, "
         f"debounce {limits.debounce_ms:g} ms\n"
     )
-    hide = getattr(toy, "hide", None)
-    if callable(hide):
-        hide()
-        wait(limits.debounce_ms / 1000 + 0.05)
-        empty = [k for k, full in box.slots().items() if not full]
-        if empty:
-            faults.append(
-                "the simulated toy hid its dice but not every slot reads a die"
-                + _check(box, *(f"sensor {k}" for k in empty))
-            )
+    _load_toy(box, toy, wait, faults)
     lid = box.lid_closed()
     out.write(f"lid: {'not fitted' if lid is None else _word(lid, 'closed', 'open')}\n")
     out.write(f"{'key':<4} {'before':<8} {'coil':<16} {'after':<8} result\n")
-    popped = 0
-    for key in KEYS:
-        before = box.slots().get(key)
-        error = _fire_waiting_out_spacing(box, key, wait)
-        if error is not None:
-            faults.append(f"coil {key}: {error}" + _check(box, f"coil {key}"))
-            out.write(f"{key:<4} {_word(before, 'die', 'empty'):<8} {'refused':<16} {'-':<8} ")
-            out.write(f"FAULT: {error}\n")
-            continue
-        wait(pulse_s + SETTLE_S)
-        after = box.slots().get(key)
-        if before and after:
-            result = "FAULT: the slot still holds its die"
-            faults.append(
-                f"key {key}: slot still full {SETTLE_S:g} s after its pulse"
-                + _check(box, f"coil {key}", f"sensor {key}")
-            )
-        elif before:
-            result = "ok: the die jumped"
-            popped += 1
-        else:
-            result = "not checked: no die in the slot"
-        coil = f"fired {limits.pulse_ms:g} ms"
-        out.write(
-            f"{key:<4} {_word(before, 'die', 'empty'):<8} {coil:<16} "
-            f"{_word(after, 'die', 'empty'):<8} {result}\n"
-        )
-    time.sleep(pulse_s + 0.05)  # real time: the last pulse ends on its own clock
-    coils = _coil_states(box.status())
-    stuck = [k for k, on in coils.items() if on]
-    if stuck:
-        faults.append(
-            f"coil(s) {stuck} still on after the test" + _check(box, *(f"coil {k}" for k in stuck))
-        )
-    out.write(
-        "coils off at the end: "
-        + ("unknown" if not coils else "yes" if not stuck else f"NO: {stuck}")
-        + "\n"
-    )
+    popped = sum(_pulse(box, key, wait, out, faults) for key in KEYS)
+    time.sleep(limits.pulse_ms / 1000 + 0.05)  # real time: the last pulse ends on its own clock
+    _coils_off(box, out, faults)
     for fault in box.status().get("faults") or []:
         faults.append(f"box fault: {fault}")
     if faults:
@@ -147,6 +101,69 @@ def run_selftest(
     if popped < len(KEYS):
         out.write("  (load a die into every slot to check every pop)\n")
     return True
+
+
+def _load_toy(box: Box, toy: object, wait: Callable[[float], None], faults: list[str]) -> None:
+    """A simulated toy hides its dice (every slot must then read a die); else nothing."""
+    hide = getattr(toy, "hide", None)
+    if not callable(hide):
+        return
+    hide()
+    wait(box.limits.debounce_ms / 1000 + 0.05)
+    empty = [k for k, full in box.slots().items() if not full]
+    if empty:
+        faults.append(
+            "the simulated toy hid its dice but not every slot reads a die"
+            + _check(box, *(f"sensor {k}" for k in empty))
+        )
+
+
+def _pulse(
+    box: Box, key: int, wait: Callable[[float], None], out: TextIO, faults: list[str]
+) -> bool:
+    """Fire ``key`` once and print its row; True when a loaded slot emptied (a pop)."""
+    limits = box.limits
+    before = box.slots().get(key)
+    error = _fire_waiting_out_spacing(box, key, wait)
+    if error is not None:
+        faults.append(f"coil {key}: {error}" + _check(box, f"coil {key}"))
+        out.write(f"{key:<4} {_word(before, 'die', 'empty'):<8} {'refused':<16} {'-':<8} ")
+        out.write(f"FAULT: {error}\n")
+        return False
+    wait(limits.pulse_ms / 1000 + SETTLE_S)
+    after = box.slots().get(key)
+    popped = False
+    if before and after:
+        result = "FAULT: the slot still holds its die"
+        faults.append(
+            f"key {key}: slot still full {SETTLE_S:g} s after its pulse"
+            + _check(box, f"coil {key}", f"sensor {key}")
+        )
+    elif before:
+        result, popped = "ok: the die jumped", True
+    else:
+        result = "not checked: no die in the slot"
+    coil = f"fired {limits.pulse_ms:g} ms"
+    out.write(
+        f"{key:<4} {_word(before, 'die', 'empty'):<8} {coil:<16} "
+        f"{_word(after, 'die', 'empty'):<8} {result}\n"
+    )
+    return popped
+
+
+def _coils_off(box: Box, out: TextIO, faults: list[str]) -> None:
+    """Print whether every coil is off at the end; a coil still on is a fault."""
+    coils = _coil_states(box.status())
+    stuck = [k for k, on in coils.items() if on]
+    if stuck:
+        faults.append(
+            f"coil(s) {stuck} still on after the test" + _check(box, *(f"coil {k}" for k in stuck))
+        )
+    out.write(
+        "coils off at the end: "
+        + ("unknown" if not coils else "yes" if not stuck else f"NO: {stuck}")
+        + "\n"
+    )
 
 
 def _fire_waiting_out_spacing(box: Box, key: int, wait: Callable[[float], None]) -> str | None:

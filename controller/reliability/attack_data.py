@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .attack_plan import SERVER_G
 from .common import PIN, HttpError, Log, ServeProcess, free_port
 from .loopback import log_in, request
 
@@ -31,18 +32,6 @@ CLI_TIMEOUT_S = 20.0
 WAL_BYTES_LIMIT = 8 * 1024 * 1024
 """After the renames the WAL must be below this: 200 renames between checkpoints fill ~3.4 MB;
 before the fix 3,000 renames left 12.4 MB, growing."""
-
-SERVER_G = (
-    "sessions: web-sessions.json unwritable",
-    "free text: invisible, look-alike names",
-    "WAL: renames are checkpointed",
-    "WAL deleted after kill -9",
-    "WAL and -shm deleted after kill -9",
-    "damaged rows: serve starts",
-    "damaged rows: exports leave them out",
-    "damaged rows: games and doctor",
-)
-"""The attacks that need server G (the rest of :data:`.attack.DATA_ATTACKS` run beside it)."""
 
 HOSTILE_TITLES = (
     "\u061c",
@@ -66,7 +55,7 @@ LOOK_ALIKES = ("Zoé\u3164", "Zo\u061cé", "ZOÉ", "Zое́")
 
 def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
     """Server D's attacks, in the order of :data:`.attack.DATA_ATTACKS`."""
-    from .attack import Attack
+    from .attack_plan import Attack
 
     server = ServeProcess(workdir / "attack-data", seed=seed)
     server.data.mkdir(parents=True, exist_ok=True)
@@ -94,7 +83,7 @@ def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
 
 
 def _sessions(port: int) -> Any:
-    from .attack import Attack, new_tails_game
+    from .attack_plan import Attack, new_tails_game
 
     attack = Attack("sessions: web-sessions.json unwritable")
     referee, answer = log_in(port, SESSION_SOURCE)
@@ -112,7 +101,7 @@ def _sessions(port: int) -> Any:
 
 
 def _free_text(server: ServeProcess) -> Any:
-    from .attack import Attack
+    from .attack_plan import Attack
 
     attack = Attack("free text: invisible, look-alike names")
     refused = 0
@@ -158,7 +147,7 @@ def _free_text(server: ServeProcess) -> Any:
 
 
 def _renames(server: ServeProcess, renames: int) -> Any:
-    from .attack import Attack
+    from .attack_plan import Attack
 
     attack = Attack("WAL: renames are checkpointed")
     api = server.api
@@ -185,7 +174,7 @@ def _wal_deleted(server: ServeProcess, attacks: list[Any]) -> None:
     """Twice: 30 moves, SIGKILL, the WAL deleted (then also the -shm), ``serve`` again; each
     verdict goes to ``attacks``. After each, the way out is taken (the named file deleted) and
     the server restarts (a ``RuntimeError`` if it cannot)."""
-    from .attack import refuses_to_start
+    from .attack_startup import refuses_to_start
 
     for name, suffixes in (
         ("WAL deleted after kill -9", ("-wal",)),
@@ -233,7 +222,7 @@ def versions(journal: Path) -> Path:
 def _damaged_rows(server: ServeProcess) -> list[Any]:
     """Server D stopped; one byte 0xFF in an entry of one game, ``options = '[[['`` in
     another; then ``serve``, the exports and the CLI."""
-    from .attack import Attack
+    from .attack_plan import Attack
 
     api = server.api
     ids = []
@@ -322,7 +311,7 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
 def _configs(workdir: Path, seed: int) -> list[Any]:
     """``serve`` with a config nested 500 deep, ``/dev/zero`` and an Arabic-Indic PIN, all
     at once."""
-    from .attack import refuses_to_start, serve_config
+    from .attack_startup import refuses_to_start, serve_config
 
     workdir.mkdir(parents=True, exist_ok=True)
     attacks: list[Any] = []
@@ -369,7 +358,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _fifo(workdir: Path) -> Any:
-    from .attack import Attack
+    from .attack_plan import Attack
 
     attack = Attack("replay FIFO --import")
     workdir.mkdir(parents=True, exist_ok=True)

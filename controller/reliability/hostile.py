@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 from .common import PIN
 from .loopback import Referee, request, send_raw
@@ -63,59 +62,93 @@ def _json_endpoints(port: int, ids: dict[str, int]) -> list[tuple[str, str]]:
     return sorted(found, key=lambda mp: (mp[1], mp[0]))
 
 
+class _Cases:
+    """The hostile requests being built, in order (:func:`hostile_requests`)."""
+
+    def __init__(self) -> None:
+        self.cases: list[Hostile] = []
+
+    def add(
+        self,
+        attack: str,
+        method: str,
+        path: str,
+        body: str | bytes | None,
+        *,
+        label: str | None = None,
+        raw: bytes | None = None,
+        headers: tuple[tuple[str, str], ...] = (),
+        expect: frozenset[int] | None = None,
+        mix: bool = True,
+    ) -> None:
+        """One case; a JSON ``body`` given as text is sent as those characters (UTF-8)."""
+        data = body.encode() if isinstance(body, str) else body
+        if label is None:
+            label = f"{method} {path} {body if isinstance(body, str) else ''}"
+        rotate = path == "/api/session"  # each counts as a wrong PIN: a new address each
+        self.cases.append(
+            Hostile(attack, label, method, path, data, headers, expect, raw, rotate, mix)
+        )
+
+
 def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee) -> list[Hostile]:
     """The hostile requests: ``ids`` of a tail-tile game and of a Teufel game waiting for
     ``who`` to give up two letters. Hand-made (raw) requests carry ``referee``'s cookie
     and token; the others get them when sent. JSON bodies are written as text:
     ``\\ud800`` is sent as those six characters, as an attacker would."""
     tails, teufel = ids["tails"], ids["teufel"]
-    cases: list[Hostile] = []
+    cases = _Cases()
+    _deep(cases, _json_endpoints(port, ids))
+    _big_ids(cases, tails)
+    _surrogates(cases, tails)
+    _teufel_nesting(cases, teufel, who)
+    _nan(cases, tails)
+    _huge(cases, port, tails, referee)
+    _host_and_origin(cases, port)
+    return cases.cases
 
-    def add(attack: str, method: str, path: str, body: str | bytes | None, **more: Any) -> None:
-        data = body.encode() if isinstance(body, str) else body
-        label = more.pop("label", f"{method} {path} {body if isinstance(body, str) else ''}")
-        rotate = path == "/api/session"  # each counts as a wrong PIN: a new address each
-        cases.append(Hostile(attack, label, method, path, data, rotate=rotate, **more))
 
-    for method, path in _json_endpoints(port, ids):
-        add(DEEP, method, path, b"[" * DEPTH + b"]" * DEPTH, label=f"{method} {path} [[[…]]]")
+def _deep(cases: _Cases, endpoints: list[tuple[str, str]]) -> None:
+    for method, path in endpoints:
+        lists = b"[" * DEPTH + b"]" * DEPTH
+        cases.add(DEEP, method, path, lists, label=f"{method} {path} [[[…]]]")
         deep = b'{"a":' * DEPTH + b"1" + b"}" * DEPTH
-        add(DEEP, method, path, deep, label=f'{method} {path} {{"a":{{"a":…}}}}')
+        cases.add(DEEP, method, path, deep, label=f'{method} {path} {{"a":{{"a":…}}}}')
+
+
+def _big_ids(cases: _Cases, tails: int) -> None:
     for big in (2**63, 2**64, 10**30):
         for path in (f"/api/games/{big}", f"/api/games/{big}/export", f"/games/{big}"):
-            add(BIG_IDS, "GET", path, None)
-        add(BIG_IDS, "GET", f"/api/games/{tails}/steps/{big}", None)
+            cases.add(BIG_IDS, "GET", path, None)
+        cases.add(BIG_IDS, "GET", f"/api/games/{tails}/steps/{big}", None)
         for path in (f"/api/games/{big}/actions", f"/api/games/{big}/undo"):
-            add(BIG_IDS, "POST", path, '{"type": "x"}')
-        add(BIG_IDS, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
+            cases.add(BIG_IDS, "POST", path, '{"type": "x"}')
+        cases.add(BIG_IDS, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
         for sign in ("", "-"):  # ids in bodies (issue 26): a seat's player, a roster id
             seat = f'[{{"player": {sign}{big}}}, null]'
-            add(BIG_IDS, "POST", "/api/games", f'{{"kind": "tails", "seats": {seat}}}')
-            add(BIG_IDS, "POST", "/api/players", f'{{"id": {sign}{big}, "name": "Zoé"}}')
-    add(
-        SURROGATES,
-        "POST",
-        "/api/games",
+            cases.add(BIG_IDS, "POST", "/api/games", f'{{"kind": "tails", "seats": {seat}}}')
+            cases.add(BIG_IDS, "POST", "/api/players", f'{{"id": {sign}{big}, "name": "Zoé"}}')
+
+
+def _surrogates(cases: _Cases, tails: int) -> None:
+    for body in (
         '{"kind": "tails", "options": {"players": 2}, "title": "\\ud800"}',
-    )
-    add(
-        SURROGATES,
-        "POST",
-        "/api/games",
         '{"kind": "tails", "options": {"players": 3}, "title": "a\\udfffb"}',
-    )
-    add(
-        SURROGATES,
-        "POST",
-        "/api/games",
         '{"kind": "teufel", "options": {"players": ["\\ud800", "blue"]}}',
-    )
-    add(SURROGATES, "POST", f"/api/games/{tails}/actions", '{"type": "\\ud800"}')
-    add(SURROGATES, "PUT", f"/api/games/{tails}/computer", '{"player": "\\udc00", "on": true}')
-    add(SURROGATES, "POST", "/api/session", '{"pin": "\\ud800"}')
+    ):
+        cases.add(SURROGATES, "POST", "/api/games", body)
+    cases.add(SURROGATES, "POST", f"/api/games/{tails}/actions", '{"type": "\\ud800"}')
+    computer = '{"player": "\\udc00", "on": true}'
+    cases.add(SURROGATES, "PUT", f"/api/games/{tails}/computer", computer)
+    cases.add(SURROGATES, "POST", "/api/session", '{"pin": "\\ud800"}')
+
+
+def _teufel_nesting(cases: _Cases, teufel: int, who: str) -> None:
+    """Lists where a Teufel action or position holds strings."""
     for letters in ('[["A"], ["B"]]', '[{"A": 1}, {"B": 2}]', '[["A", "B"]]'):
         action = f'{{"type": "give_up_letters", "player": "{who}", "letters": {letters}}}'
-        add(GIVE_UP, "POST", f"/api/games/{teufel}/actions", action, label=f"letters {letters}")
+        path = f"/api/games/{teufel}/actions"
+        cases.add(GIVE_UP, "POST", path, action, label=f"letters {letters}")
     for position in (
         '{"left": [["blue"]]}',
         '{"devils": [["blue"]]}',
@@ -127,54 +160,90 @@ def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee)
     ):
         options = f'{{"players": ["blue", "green"], "position": {position}}}'
         body = f'{{"kind": "teufel", "options": {options}}}'
-        add(POSITION, "POST", "/api/games", body, label=f"position {position}")
-    add(NAN, "POST", "/api/games", '{"kind": "tails", "options": {"players": NaN}}')
-    add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": Infinity}}')
-    add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": 1e999}}')
-    add(NAN, "POST", f"/api/games/{tails}/actions", '{"type": "place", "x": NaN, "y": -Infinity}')
+        cases.add(POSITION, "POST", "/api/games", body, label=f"position {position}")
+
+
+def _nan(cases: _Cases, tails: int) -> None:
+    cases.add(NAN, "POST", "/api/games", '{"kind": "tails", "options": {"players": NaN}}')
+    cases.add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": Infinity}}')
+    cases.add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": 1e999}}')
+    place = '{"type": "place", "x": NaN, "y": -Infinity}'
+    cases.add(NAN, "POST", f"/api/games/{tails}/actions", place)
     for pulse in ("NaN", "Infinity", "-Infinity"):
-        add(NAN, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
-    add(NAN, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
-    add(NAN, "POST", "/api/session", '{"pin": NaN}')
+        cases.add(NAN, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
+    cases.add(NAN, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
+    cases.add(NAN, "POST", "/api/session", '{"pin": NaN}')
     for phone in ("nan", "inf", "-inf", "1e999"):  # numeric query parameters (issue 26)
-        add(NAN, "GET", f"/api/box/clock?phone={phone}", None)
+        cases.add(NAN, "GET", f"/api/box/clock?phone={phone}", None)
+
+
+def _huge(cases: _Cases, port: int, tails: int, referee: Referee) -> None:
+    """Bodies over the 1 MiB limit, some of them lying about their length."""
     auth = "".join(f"\r\n{name}: {value}" for name, value in referee.headers.items())
     for path in ("/api/import", "/api/games", "/api/session"):
         head = _head("POST", path, port, f"Content-Length: {HUGE_BYTES}{auth}")
         label = f"POST {path}, Content-Length {HUGE_BYTES} (64 KiB sent)"
-        add(HUGE, "POST", path, None, raw=head + b" " * 65536, label=label)
+        cases.add(HUGE, "POST", path, None, raw=head + b" " * 65536, label=label)
     head = _head("POST", "/api/import", port, f"Content-Length: {HUGE_BYTES}")
     label = f"POST /api/import, no referee, Content-Length {HUGE_BYTES} (64 KiB sent)"
-    add(HUGE, "POST", "/api/import", None, raw=head + b" " * 65536, label=label, mix=False)
+    cases.add(HUGE, "POST", "/api/import", None, raw=head + b" " * 65536, label=label, mix=False)
     head = _head("POST", "/api/games", port, f"Content-Length: {10**23}{auth}")
-    add(HUGE, "POST", "/api/games", None, raw=head + b"{}", label="Content-Length 10^23")
+    cases.add(HUGE, "POST", "/api/games", None, raw=head + b"{}", label="Content-Length 10^23")
     chunks = (b"10000\r\n" + b" " * 0x10000 + b"\r\n") * 18 + b"0\r\n\r\n"
     chunked = _head("POST", "/api/import", port, f"Transfer-Encoding: chunked{auth}") + chunks
     label = "POST /api/import, 1.1 MiB chunked"
-    add(HUGE, "POST", "/api/import", None, raw=chunked, label=label, mix=False)
+    cases.add(HUGE, "POST", "/api/import", None, raw=chunked, label=label, mix=False)
     title = '{"kind": "tails", "options": {"players": 2}, "title": "' + "x" * 900_000 + '"}'
-    add(HUGE, "POST", "/api/games", title, label="a title of 900,000 characters")
+    cases.add(HUGE, "POST", "/api/games", title, label="a title of 900,000 characters")
     wide = '{"type": "place", "x": [' + "0," * 300_000 + "0]}"
-    add(HUGE, "POST", f"/api/games/{tails}/actions", wide, label="an action of 300,001 numbers")
+    label = "an action of 300,001 numbers"
+    cases.add(HUGE, "POST", f"/api/games/{tails}/actions", wide, label=label)
+
+
+def _host_and_origin(cases: _Cases, port: int) -> None:
+    """A mutation with a wrong ``Host`` or from another site: exactly 403."""
     game = '{"kind": "tails", "options": {"players": 2}}'
     login = json.dumps({"pin": PIN})
     forbidden = frozenset({403})
     for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):
-        more = {"headers": (("Host", host),), "expect": forbidden, "mix": False}
-        add(HOST, "POST", "/api/games", game, label=f"new game, Host: {host}", **more)
-    more = {"headers": (("Host", "evil.example"),), "expect": forbidden, "mix": False}
-    add(HOST, "POST", "/api/session", login, label="log in, Host: evil.example", **more)
+        label = f"new game, Host: {host}"
+        headers = (("Host", host),)
+        cases.add(
+            HOST,
+            "POST",
+            "/api/games",
+            game,
+            label=label,
+            headers=headers,
+            expect=forbidden,
+            mix=False,
+        )
+    headers = (("Host", "evil.example"),)
+    label = "log in, Host: evil.example"
+    cases.add(
+        HOST,
+        "POST",
+        "/api/session",
+        login,
+        label=label,
+        headers=headers,
+        expect=forbidden,
+        mix=False,
+    )
     for name, value in (
         ("Origin", "http://evil.example"),
         ("Origin", "null"),
         ("Origin", f"http://127.0.0.1:{port}.evil.example"),
         ("Sec-Fetch-Site", "cross-site"),
     ):
-        more = {"headers": ((name, value),), "expect": forbidden}
-        add(ORIGIN, "POST", "/api/games", game, label=f"new game, {name}: {value}", **more)
-    more = {"headers": (("Origin", "http://evil.example"),), "expect": forbidden}
-    add(ORIGIN, "POST", "/api/session", login, label="log in, Origin: http://evil.example", **more)
-    return cases
+        headers = ((name, value),)
+        label = f"new game, {name}: {value}"
+        cases.add(
+            ORIGIN, "POST", "/api/games", game, label=label, headers=headers, expect=forbidden
+        )
+    headers = (("Origin", "http://evil.example"),)
+    label = "log in, Origin: http://evil.example"
+    cases.add(ORIGIN, "POST", "/api/session", login, label=label, headers=headers, expect=forbidden)
 
 
 def _head(method: str, path: str, port: int, header: str) -> bytes:

@@ -29,18 +29,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .attack_plan import CPU_ACTIONS, FUZZ, IDLE_ACTIONS, IDLE_PHONE
 from .common import PIN, Log, ServeProcess
 from .loopback import Referee, close_all, log_in, open_many, request, stream_request
 
 if TYPE_CHECKING:
-    from .attack import Attack, AttackPlan
+    from .attack_plan import Attack, AttackPlan
 
-IDLE_ACTIONS = "idle: referee actions p99 < 100 ms"
-IDLE_PHONE = "idle: a new phone's stream"
-CPU_ACTIONS = "cpu: referee actions p99 < 200 ms"
-FUZZ = "schemathesis: 0 5xx, 0 schema errors"
-SIEGE_ATTACKS = (IDLE_ACTIONS, IDLE_PHONE, CPU_ACTIONS, FUZZ)
-"""This module's attacks, in the order they run."""
 
 IDLE_FIRST = "127.0.1."
 """Idle connections come from 127.0.1.1, 127.0.1.2, …"""
@@ -153,7 +148,7 @@ class Helper:
 
 def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
     """Server D: the idle connections and streams; the referee's actions; a new phone."""
-    from . import attack as atk
+    from . import attack_streams as atk
 
     actions, phone = atk.Attack(IDLE_ACTIONS), atk.Attack(IDLE_PHONE)
     server = ServeProcess(workdir / "attack-idle", seed=seed)
@@ -222,7 +217,7 @@ class Hammer(threading.Thread):
 def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
     """Server E: :attr:`AttackPlan.hammers` clients on the advisor while the referee plays
     a seeded tail-tile game (its actions make every cached answer old)."""
-    from . import attack as atk
+    from . import attack_streams as atk
     from .crash import tails_script
 
     attack = atk.Attack(CPU_ACTIONS)
@@ -276,7 +271,7 @@ def _play(
 ) -> list[float]:
     """The referee's scripted actions (an undo for ``None``), one every 0.1 s at most:
     each one's time in ms (``inf``: not answered 200 within 1 s)."""
-    from . import attack as atk
+    from . import attack_streams as atk
 
     latencies = []
     started = time.monotonic()
@@ -301,7 +296,7 @@ def _play(
 
 def run_fuzz(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
     """Server F: schemathesis for :attr:`AttackPlan.fuzz_s` (see the module doc)."""
-    from . import attack as atk
+    from . import attack_streams as atk
     from .fuzz import SYSTEM_OPERATIONS, run_schemathesis
 
     attack = atk.Attack(FUZZ)

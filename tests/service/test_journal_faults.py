@@ -244,7 +244,7 @@ def test_the_checkpoint_thread_survives_failures_and_warns(
 ) -> None:
     """Found by the adversarial run: one failure ended the thread; the WAL then grew without
     bound (10 MB after 1,000 actions)."""
-    import controller.journal as journal_module
+    import controller.journal.connection as journal_module  # where the thread reads them
 
     monkeypatch.setattr(journal_module, "CHECKPOINT_RETRY_S", (0.05, 0.2))
     monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", 20)
