@@ -488,11 +488,12 @@ def environment_language(environ: Mapping[str, str] | None = None) -> str:
 def cmd_play(args: argparse.Namespace, config: Config) -> int:
     import tempfile
 
+    from .games.sauteur.config import SauteurSection
     from .journal import Journal, JournalError
     from .terminal import play_sauteur
 
     if args.rule:
-        config.sauteur.rule = args.rule
+        config.section("sauteur", SauteurSection).rule = args.rule
     if args.seed is not None:
         config.box.seed = args.seed
     with tempfile.TemporaryDirectory(prefix="diablotin-play-") as scratch:

@@ -17,6 +17,7 @@ from .box.base import BoxError
 from .boxplay import box_play
 from .config import Config
 from .games.base import Refused
+from .games.sauteur.config import SauteurSection
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
 from .journal import Journal
 from .service import Service
@@ -126,8 +127,9 @@ def play_sauteur(
     service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide, journal=journal)
     service.start()
     try:
-        options: dict[str, Any] = {"rule": config.sauteur.rule}
-        if config.sauteur.rule == "B":
+        rule = config.section("sauteur", SauteurSection).rule
+        options: dict[str, object] = {"rule": rule}
+        if rule == "B":
             options["first_hider"] = random.choice(["p1", "p2"])
         seats = None if names is None else [_seat(service, name) for name in names]
         game_id = service.new_game("sauteur", options, seats=seats)
@@ -139,7 +141,7 @@ def play_sauteur(
                 box_play(service).set_computer(game_id, player, True, level)
         subscription = service.hub.subscribe([table.topic])
         print(
-            say("term.start", rule=config.sauteur.rule, id=game_id, help=say("term.help")),
+            say("term.start", rule=rule, id=game_id, help=say("term.help")),
             file=out,
         )
         shown = 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Refused, Rules
+from controller.games.section import Section
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
@@ -80,6 +81,9 @@ class GameKind:
     """The engine's names for a game's seats, in order, from its options (``p1``/``p2``,
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
+    config: Section | None = None
+    """The kind's config section ``[<name>]`` (keys, types, defaults, bounds), which the
+    config loader checks; its value is what :attr:`options` receives."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``

@@ -24,6 +24,8 @@ from controller.games.sauteur.rules import (
     view,
 )
 
+from .config import SECTION
+
 
 def _options(section: Any) -> dict[str, Any]:
     """The config's ``[sauteur]`` section as setup options."""
@@ -44,6 +46,7 @@ KIND = GameKind(
     title=Message("Le Diable sauteur"),
     rules=SauteurRules,
     options=_options,
+    config=SECTION,
     default_title=_title,
     web="controller.web.kinds.sauteur",
     rules_page=True,

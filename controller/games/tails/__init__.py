@@ -12,6 +12,7 @@ from controller.games.registry import GameKind, Message
 from .advisor import Suggestion, advise, advise_cell, advise_rollouts, playout
 from .board import Board, BoardError, layout, load_board
 from .cards import KINDS, PAIRS, SYMMETRIC
+from .config import SECTION
 from .notation import NotationError, format_move, parse_move
 from .record import RecordError, score_record
 from .rules import (
@@ -38,6 +39,7 @@ KIND = GameKind(
     title=Message("Devil by the Tail"),
     rules=TailsRules,
     options=_options,
+    config=SECTION,
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",

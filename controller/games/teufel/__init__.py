@@ -48,6 +48,7 @@ from controller.games.registry import GameKind, Message
 
 from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
+from .config import SECTION
 from .rules import TeufelRules
 from .view import blocked_steps, exact_odds, odds, reachable
 
@@ -70,6 +71,7 @@ KIND = GameKind(
     title=Message("Devils, Devils"),
     rules=TeufelRules,
     options=_options,
+    config=SECTION,
     at_start=_seated,
     seat_keys=lambda options: [str(colour) for colour in options.get("players", [])],
     web="controller.web.kinds.teufel",
