@@ -20,6 +20,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from controller.translation import translate
+
 log = logging.getLogger(__name__)
 
 Announcement = tuple[str, dict[str, Any]]
@@ -75,7 +77,7 @@ def _entries(history: Any) -> list[Any]:
 
 def _teufel(before: Any, after: Any) -> list[Announcement]:
     said: list[Announcement] = [
-        ("say.possessed", {"colour": ("colour", player.colour)})
+        ("say.possessed", {"colour": ("teufel.colour", player.colour)})
         for old, player in zip(before.players, after.players, strict=True)
         if player.devil and not old.devil
     ]
@@ -97,15 +99,9 @@ def _tails(before: Any, after: Any, names: Sequence[str]) -> list[Announcement]:
 
 def sentence(lang: str, announcement: Announcement) -> str:
     """The words of ``announcement`` in ``lang`` (figure and colour names translated too)."""
-    from controller.web.i18n import translate
-
     key, params = announcement
-    words = {
-        name: translate(
-            lang, f"{value[0]}.{value[1]}" if value[0] == "figure" else f"teufel.colour.{value[1]}"
-        )
-        if isinstance(value, tuple)
-        else value
+    words = {  # (prefix, name): the message ``prefix.name``, e.g. ("figure", "blue")
+        name: translate(lang, f"{value[0]}.{value[1]}") if isinstance(value, tuple) else value
         for name, value in params.items()
     }
     text = translate(lang, key, **words)
@@ -196,8 +192,6 @@ class Announcer:
             self.speaker.say(sentence(self.lang, announcement))
 
     def _names(self, kind: str, seats: Sequence[dict[str, Any]]) -> list[str]:
-        from controller.web.i18n import translate
-
         def default(index: int) -> str:
             if kind == "sauteur":
                 return translate(self.lang, f"player.p{index + 1}")

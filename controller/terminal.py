@@ -21,7 +21,7 @@ from .games.sauteur.config import SauteurSection
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
 from .journal import Journal
 from .service import Service
-from .web.i18n import refusal_text, sentence, translate
+from .translation import refusal_text, sentence, translate
 
 
 class Words:

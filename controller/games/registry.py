@@ -20,6 +20,7 @@ from typing import Any
 
 from controller.games.base import Refused, Rules
 from controller.games.section import Section
+from controller.translation import Strings, add_kind, load_kinds_with, remove_kind
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
@@ -82,6 +83,9 @@ class GameKind:
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
     config: Section | None = None
+    strings: Strings | None = None
+    """The kind's messages (``controller/games/<name>/strings.py``): :func:`register` hands
+    them to the lookups of :mod:`controller.translation`."""
     """The kind's config section ``[<name>]`` (keys, types, defaults, bounds), which the
     config loader checks; its value is what :attr:`options` receives."""
 
@@ -103,14 +107,17 @@ _loaded = False
 
 
 def register(kind: GameKind) -> GameKind:
-    """Add ``kind`` (or replace the one of the same name); returns it."""
+    """Add ``kind`` (or replace the one of the same name), its title and messages too;
+    returns it."""
     _KINDS[kind.name] = kind
+    add_kind(kind.name, kind.title.msgid, kind.strings)
     return kind
 
 
 def unregister(name: str) -> None:
     """Forget ``name`` (tests that registered a game of their own)."""
     _KINDS.pop(name, None)
+    remove_kind(name)
 
 
 def _load_built_in() -> None:
@@ -123,7 +130,8 @@ def _load_built_in() -> None:
             module = importlib.import_module(package)
         except ModuleNotFoundError:
             continue  # an optional game left out of this install
-        _KINDS.setdefault(module.KIND.name, module.KIND)
+        if module.KIND.name not in _KINDS:
+            register(module.KIND)
 
 
 def kinds() -> tuple[GameKind, ...]:
@@ -148,3 +156,6 @@ def get(name: str) -> GameKind:
             names=", ".join(names()),
         )
     return kind
+
+
+load_kinds_with(_load_built_in)  # a message lookup loads the built-in kinds' messages

@@ -58,7 +58,7 @@ def announcement(key: str, value: Any) -> tuple[str, dict[str, Any]]:
         "say.devil": {"n": value},
         "say.capture": {"figure": ("figure", value)},
         "say.arrived": {"figure": ("figure", value)},
-        "say.possessed": {"colour": ("colour", value)},
+        "say.possessed": {"colour": ("teufel.colour", value)},
         "say.wins": {"p": value},
         "say.over": {},
     }[key]

@@ -25,6 +25,7 @@ from controller.games.sauteur.rules import (
 )
 
 from .config import SECTION
+from .strings import STRINGS
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -47,6 +48,7 @@ KIND = GameKind(
     rules=SauteurRules,
     options=_options,
     config=SECTION,
+    strings=STRINGS,
     default_title=_title,
     web="controller.web.kinds.sauteur",
     rules_page=True,

@@ -25,6 +25,7 @@ from .rules import (
     pending,
 )
 from .scoring import Tail, score, trace, trace_all
+from .strings import STRINGS
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -40,6 +41,7 @@ KIND = GameKind(
     rules=TailsRules,
     options=_options,
     config=SECTION,
+    strings=STRINGS,
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",

@@ -50,6 +50,7 @@ from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
 from .config import SECTION
 from .rules import TeufelRules
+from .strings import STRINGS
 from .view import blocked_steps, exact_odds, odds, reachable
 
 
@@ -72,6 +73,7 @@ KIND = GameKind(
     rules=TeufelRules,
     options=_options,
     config=SECTION,
+    strings=STRINGS,
     at_start=_seated,
     seat_keys=lambda options: [str(colour) for colour in options.get("players", [])],
     web="controller.web.kinds.teufel",
