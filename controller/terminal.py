@@ -33,7 +33,7 @@ class Words:
         self.lang = lang
         self.names = names
 
-    def __call__(self, message: str, /, **params: Any) -> str:
+    def __call__(self, message: str, /, **params: object) -> str:
         return translate(self.lang, message, **params)
 
     def seat(self, player: str) -> str:
@@ -207,7 +207,7 @@ def _human_turn(
             if answer
             else ""
         )
-        action: dict[str, Any] = {"type": "advance", "figure": chosen, "by": popper}
+        action: dict[str, object] = {"type": "advance", "figure": chosen, "by": popper}
     else:
         answer = read(f"{name} > ").strip().lower()
         if answer == "q":
@@ -250,7 +250,7 @@ def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> Non
         subscription.close()
 
 
-def _seat(service: Service, name: str) -> dict[str, Any]:
+def _seat(service: Service, name: str) -> dict[str, object]:
     """The seat for ``name``: the roster player of that name, else a guest."""
     assert service.journal is not None
     for player in service.journal.players():

@@ -15,7 +15,7 @@ controller.web.catalogs`` rebuilds them). ``{name}`` placeholders are filled by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -46,6 +46,27 @@ class Strings:
     english: Mapping[str, str] = field(default_factory=dict)
     plurals: Mapping[str, str] = field(default_factory=dict)
     words: Mapping[str, Word] = field(default_factory=dict)
+
+
+Announcement = tuple[str, dict[str, object]]
+"""What the box says (:mod:`controller.announce`): a message key (``say.*``) and its
+parameters; a parameter ``(prefix, name)`` is said as the message ``prefix.name`` (a
+figure's or a colour's name in the listener's language)."""
+
+
+def _player_n(index: int) -> Announcement:
+    return f"player.p{index + 1}", {}
+
+
+@dataclass(frozen=True)
+class Voice:
+    """What the box says aloud about a game kind, declared by its package:
+    ``events(before, after, names)``, the announcements of one change of state (states of
+    another kind: none), ``names`` the seats' names in seat order; ``seat_name(index)``,
+    how an unnamed seat is called (by default "Player 1", "Player 2")."""
+
+    events: Callable[[object, object, Sequence[str]], list[Announcement]]
+    seat_name: Callable[[int], Announcement] = _player_n
 
 
 class Titled(Protocol):

@@ -20,7 +20,7 @@ from typing import Any
 
 from controller.games.base import Refused, Rules
 from controller.games.section import Section
-from controller.translation import Strings, add_kind, load_kinds_with, remove_kind
+from controller.translation import Strings, Voice, add_kind, load_kinds_with, remove_kind
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
@@ -84,6 +84,8 @@ class GameKind:
     (:mod:`controller.players`) stands for."""
     config: Section | None = None
     strings: Strings | None = None
+    voice: Voice | None = None
+    """What the box says aloud about the kind's games (:mod:`controller.announce`)."""
     """The kind's messages (``controller/games/<name>/strings.py``): :func:`register` hands
     them to the lookups of :mod:`controller.translation`."""
     """The kind's config section ``[<name>]`` (keys, types, defaults, bounds), which the

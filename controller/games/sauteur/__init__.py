@@ -26,6 +26,7 @@ from controller.games.sauteur.rules import (
 
 from .config import SECTION
 from .strings import STRINGS
+from .voice import VOICE
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -49,6 +50,7 @@ KIND = GameKind(
     options=_options,
     config=SECTION,
     strings=STRINGS,
+    voice=VOICE,
     default_title=_title,
     web="controller.web.kinds.sauteur",
     rules_page=True,

@@ -26,6 +26,7 @@ from .rules import (
 )
 from .scoring import Tail, score, trace, trace_all
 from .strings import STRINGS
+from .voice import VOICE
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -42,6 +43,7 @@ KIND = GameKind(
     options=_options,
     config=SECTION,
     strings=STRINGS,
+    voice=VOICE,
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",

@@ -52,6 +52,7 @@ from .config import SECTION
 from .rules import TeufelRules
 from .strings import STRINGS
 from .view import blocked_steps, exact_odds, odds, reachable
+from .voice import VOICE
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -74,6 +75,7 @@ KIND = GameKind(
     options=_options,
     config=SECTION,
     strings=STRINGS,
+    voice=VOICE,
     at_start=_seated,
     seat_keys=lambda options: [str(colour) for colour in options.get("players", [])],
     web="controller.web.kinds.teufel",
