@@ -1,8 +1,9 @@
 """The box says what happens at the table, aloud (``[sound]`` in the config; docs/sound.md).
 
 :func:`events` turns one change of a game (the state before, the state after) into
-announcements, each a catalog key and its parameters: the devil moving, a figure caught or
-home (the Diable sauteur), a player possessed (Teufel Teufel), the winner, the end.
+announcements, each a catalog key and its parameters, as the game's package declares them
+(``GameKind.voice``, e.g. ``controller/games/sauteur/voice.py``: the devil moving, a figure
+caught or home; Teufel Teufel's player possessed; the winner, the end).
 :func:`sentence` makes the words in a language from the same gettext catalogs as the
 dashboard. :class:`Speaker` speaks them with espeak-ng through ALSA's default output (HDMI,
 a USB speaker or an I2S amplifier), one at a time, never blocking the game; it turns itself
@@ -17,95 +18,42 @@ import queue
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from controller.games import registry
+from controller.translation import Announcement, Voice, translate
+
+if TYPE_CHECKING:
+    from controller.table import Table
+
+__all__ = ["Announcement", "Announcer", "Speaker", "events", "sentence"]
 
 log = logging.getLogger(__name__)
-
-Announcement = tuple[str, dict[str, Any]]
-"""(catalog key ``say.*``, parameters)."""
 
 VOICES = {"en": "en", "fr": "fr", "de": "de"}
 """espeak-ng voice per dashboard language."""
 
 
-def events(kind: str, before: Any, after: Any, names: Sequence[str]) -> list[Announcement]:
-    """What to say about one change of a ``kind`` game. ``names``: the seats' names in
-    seat order (the sauteur's p1, p2; the tail-tile game's seats) for the winner."""
-    if before is None or after is None:
+def events(kind: str, before: object, after: object, names: Sequence[str]) -> list[Announcement]:
+    """What to say about one change of a ``kind`` game, as its package declares it
+    (``GameKind.voice``; nothing for a kind without one). ``names``: the seats' names in
+    seat order, for the winner."""
+    voice = _voice(kind)
+    if before is None or after is None or voice is None:
         return []
-    if kind == "sauteur":
-        return _sauteur(before, after, names)
-    if kind == "teufel":
-        return _teufel(before, after)
-    if kind == "tails":
-        return _tails(before, after, names)
-    return []
+    return voice.events(before, after, names)
 
 
-def _sauteur(before: Any, after: Any, names: Sequence[str]) -> list[Announcement]:
-    from controller.games.sauteur.rules import OVER
-
-    said: list[Announcement] = []
-    new = _entries(after.history)[len(_entries(before.history)) :]
-    for entry in new:
-        kind, detail = entry[4], entry[5]
-        if kind == "devil":
-            squares, _, caught = detail
-            said.append(("say.devil", {"n": squares}))
-            said += [("say.capture", {"figure": ("figure", name)}) for name in caught]
-        elif kind == "move" and detail[3]:
-            said.append(("say.arrived", {"figure": ("figure", detail[0])}))
-    if after.phase == OVER and before.phase != OVER:
-        winner = after.winner
-        if winner in ("p1", "p2"):
-            said.append(("say.wins", {"p": names[0 if winner == "p1" else 1]}))
-        else:
-            said.append(("say.over", {}))
-    return said
-
-
-def _entries(history: Any) -> list[Any]:
-    entries = []
-    while history is not None:
-        entries.append(history[0])
-        history = history[1]
-    return entries
-
-
-def _teufel(before: Any, after: Any) -> list[Announcement]:
-    said: list[Announcement] = [
-        ("say.possessed", {"colour": ("colour", player.colour)})
-        for old, player in zip(before.players, after.players, strict=True)
-        if player.devil and not old.devil
-    ]
-    if after.pending.kind == "over" and before.pending.kind != "over":
-        said.append(("say.over", {}))
-    return said
-
-
-def _tails(before: Any, after: Any, names: Sequence[str]) -> list[Announcement]:
-    if not after.finished or before.finished:
-        return []
-    from controller.games.tails.rules import game_view
-
-    seats = game_view(after)["winning_seats"]
-    if len(seats) == 1:
-        return [("say.wins", {"p": names[seats[0]]})]
-    return [("say.over", {})]
+def _voice(kind: str) -> Voice | None:
+    return next((game.voice for game in registry.kinds() if game.name == kind), None)
 
 
 def sentence(lang: str, announcement: Announcement) -> str:
     """The words of ``announcement`` in ``lang`` (figure and colour names translated too)."""
-    from controller.web.i18n import translate
-
     key, params = announcement
-    words = {
-        name: translate(
-            lang, f"{value[0]}.{value[1]}" if value[0] == "figure" else f"teufel.colour.{value[1]}"
-        )
-        if isinstance(value, tuple)
-        else value
+    words = {  # (prefix, name): the message ``prefix.name``, e.g. ("figure", "blue")
+        name: translate(lang, f"{value[0]}.{value[1]}") if isinstance(value, tuple) else value
         for name, value in params.items()
     }
     text = translate(lang, key, **words)
@@ -177,9 +125,9 @@ class Announcer:
     def __init__(self, speaker: Speaker, lang: str) -> None:
         self.speaker = speaker
         self.lang = lang
-        self._last: dict[int, Any] = {}
+        self._last: dict[int, object] = {}
 
-    def attach(self, table: Any) -> None:
+    def attach(self, table: Table) -> None:
         """Listen to ``table`` (a :class:`controller.table.Table`) from its present state."""
         self._last[table.game_id] = table.state
         table.listeners.append(self._changed)
@@ -188,20 +136,20 @@ class Announcer:
         """Forget a game that left play (deleted, abandoned)."""
         self._last.pop(game_id, None)
 
-    def _changed(self, table: Any) -> None:
+    def _changed(self, table: Table) -> None:
         before, after = self._last.get(table.game_id), table.state
         self._last[table.game_id] = after
         kind = table.rules.name
         for announcement in events(kind, before, after, self._names(kind, table.seats)):
             self.speaker.say(sentence(self.lang, announcement))
 
-    def _names(self, kind: str, seats: Sequence[dict[str, Any]]) -> list[str]:
-        from controller.web.i18n import translate
+    def _names(self, kind: str, seats: Sequence[Mapping[str, object]]) -> list[str]:
+        """Each seat's player's name, else what the kind calls an unnamed seat."""
+        voice = _voice(kind) or Voice(lambda before, after, names: [])
 
         def default(index: int) -> str:
-            if kind == "sauteur":
-                return translate(self.lang, f"player.p{index + 1}")
-            return translate(self.lang, "tails.player", n=index + 1)
+            key, params = voice.seat_name(index)
+            return translate(self.lang, key, **params)
 
         count = max(len(seats), 4)
         return [

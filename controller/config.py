@@ -2,7 +2,10 @@
 
 Where the file comes from, first match wins: ``--config PATH`` on the command line,
 the ``DIABLOTIN_CONFIG`` environment variable, ``/etc/diablotin/diablotin.toml`` if it
-exists, else no file (all defaults). The current directory is never searched. Unknown keys
+exists, else no file (all defaults). The current directory is never searched. The data dir
+likewise: ``--data-dir``, ``DIABLOTIN_DATA_DIR``, the file's ``[data] dir``, the default.
+Each section is declared as data (:mod:`controller.games.section`): the box's own here, a
+game kind's by its package (``GameKind.config``), and all are checked by one policy. Unknown keys
 and bad values are refused at start with :class:`ConfigError`, whose message names the file,
 the key and the reason. Paths in the file may start with ``~`` (the user's home); relative
 ones are relative to the file's own folder. :func:`to_toml` writes a config back out.
@@ -10,23 +13,26 @@ ones are relative to the file's own folder. :func:`to_toml` writes a config back
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import tomli_w
 
 from . import data
 from .games import registry
+from .games.section import Key, Section, between, one_of
 from .limits import Limits, LimitsError
 from .sentences import Refused, Said, said_of
 
+T = TypeVar("T")
+
 ENV_VAR = "DIABLOTIN_CONFIG"
+DATA_DIR_ENV = "DIABLOTIN_DATA_DIR"
 SYSTEM_CONFIG = Path("/etc/diablotin/diablotin.toml")
 DEFAULT_PINS = data.pins_file()
 
@@ -91,25 +97,8 @@ class ServerConfig:
     body_timeout_s: float = 30.0
     allowed_hosts: list[str] = field(default_factory=list)
 
-
-@dataclass
-class SauteurConfig:
-    rule: str = "A"
-    rounds: int | None = None
-    number_faces: list[int | str] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
-
-
-@dataclass
-class TeufelConfig:
-    colours: list[str] = field(
-        default_factory=lambda: ["yellow", "green", "blue", "purple", "white", "black"]
-    )
-    vines: list[str] = field(default_factory=lambda: ["b2", "f2", "d1", "d7", "b6", "f6"])
-
-
-@dataclass
-class TailsConfig:
-    board: str = ""
+    def __post_init__(self) -> None:
+        self.allowed_hosts = [host.lower() for host in self.allowed_hosts]  # as Host is read
 
 
 @dataclass
@@ -140,47 +129,173 @@ class Config:
     box: BoxConfig = field(default_factory=BoxConfig)
     server: ServerConfig = field(default_factory=ServerConfig)
     data_dir: Path = field(default_factory=default_data_dir)
-    sauteur: SauteurConfig = field(default_factory=SauteurConfig)
-    teufel: TeufelConfig = field(default_factory=TeufelConfig)
-    tails: TailsConfig = field(default_factory=TailsConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     sound: SoundConfig = field(default_factory=SoundConfig)
     daily_backups: int = 7
     """``[data] backups``: daily copies of the journal kept in ``<data dir>/backups/``
     (0: none taken)."""
+    sections: dict[str, object] = field(default_factory=lambda: _kind_defaults())
+    """Each game kind's own section (``[sauteur]``...), by kind name, as its
+    :class:`~controller.games.section.Section` makes it; :meth:`section` reads one."""
     source: Path | None = None
 
+    def section(self, kind: str, cls: type[T]) -> T:
+        """Game kind ``kind``'s config section, a ``cls`` (e.g.
+        :class:`~controller.games.sauteur.config.SauteurSection`); its defaults when the
+        file has none. Raises ``KeyError`` for a kind without a section, ``TypeError``
+        for another ``cls`` (both the code's own mistakes)."""
+        if kind not in self.sections:
+            declared = registry.get(kind).config
+            if declared is None:
+                raise KeyError(kind)
+            self.sections[kind] = declared.default()
+        return _as(self.sections[kind], cls)
 
-# key -> (type check, converter); sections map to the dataclasses above.
-_SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "box": {"backend": str, "pin_factory": str, "pins": str, "serial_port": str, "seed": int},
-    "limits": {
-        "pulse_ms": (int, float),
-        "min_gap_ms": (int, float),
-        "duty_window_s": (int, float),
-        "max_duty": (int, float),
-        "debounce_ms": (int, float),
-    },
-    "server": {
-        "host": str,
-        "port": int,
-        "referee_pin": str,
-        "threads": int,
-        "max_streams": int,
-        "max_streams_per_client": int,
-        "max_connections_per_client": int,
-        "max_connections": int,
-        "header_timeout_s": (int, float),
-        "body_timeout_s": (int, float),
-        "allowed_hosts": list,
-    },
-    "data": {"dir": str, "backups": int},
-    "sauteur": {"rule": str, "rounds": int, "number_faces": list},
-    "teufel": {"colours": list, "vines": list},
-    "tails": {"board": str},
-    "camera": {"kind": str, "profile": str, "style": str, "read_s": (int, float)},
-    "sound": {"speak": bool, "language": str},
-}
+
+def _kind_defaults() -> dict[str, object]:
+    """Every registered game kind's section as it is when the file leaves it out."""
+    return {kind.name: kind.config.default() for kind in registry.kinds() if kind.config}
+
+
+@dataclass
+class _DataSection:
+    """``[data]``: ``dir`` (absolute, or ``None``: the default or ``$DIABLOTIN_DATA_DIR``)
+    and ``backups`` (:attr:`Config.daily_backups`)."""
+
+    dir: str | None
+    backups: int
+
+
+def _referee_pin(value: object) -> Said | None:
+    pin = str(value)
+    if pin == "" or (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
+        return None
+    return Said("must be 4 to 12 ASCII digits 0-9 (or empty to generate one)")
+
+
+def _host_names(value: object) -> Said | None:
+    if isinstance(value, list) and all(isinstance(h, str) and h and " " not in h for h in value):
+        return None
+    return Said('a list of host names, e.g. ["diablotin.lan"]')
+
+
+def _pin_map(value: object) -> Said | None:
+    if Path(str(value)).is_file():
+        return None
+    return Said("no pin map at {pins}", pins=value)
+
+
+def _camera_kind(value: object) -> Said | None:
+    if str(value).partition(":")[0] in ("none", "simulated", "picamera2", "usb"):
+        return None
+    return Said("must be none, simulated, picamera2 or usb[:N]")
+
+
+_BOX, _SERVER, _CAMERA, _SOUND, _LIMITS = (
+    BoxConfig(),
+    ServerConfig(),
+    CameraConfig(),
+    SoundConfig(),
+    Limits(),
+)
+_NUMBER = (int, float)
+BOX = Section(
+    "box",
+    BoxConfig,
+    (
+        Key("backend", (str,), _BOX.backend, one_of(BACKENDS)),
+        Key("pin_factory", (str,), _BOX.pin_factory, one_of(PIN_FACTORIES)),
+        Key("pins", (str,), _BOX.pins, _pin_map, path=True),
+        Key("serial_port", (str,), _BOX.serial_port),
+        Key("seed", (int,), _BOX.seed),
+    ),
+)
+LIMITS = Section(
+    "limits",
+    lambda **values: Limits.from_settings(values),
+    (
+        *(Key(name, _NUMBER, getattr(_LIMITS, name)) for name in ("pulse_ms", "min_gap_ms")),
+        Key("duty_window_s", _NUMBER, _LIMITS.duty_window_s, legacy=True),
+        *(Key(name, _NUMBER, getattr(_LIMITS, name)) for name in ("max_duty", "debounce_ms")),
+    ),
+)
+"""``[limits]``: the coils' limits, checked by :meth:`Limits.from_settings` (its own
+reasons, as the firmware states them)."""
+SERVER = Section(
+    "server",
+    ServerConfig,
+    (
+        Key("host", (str,), _SERVER.host),
+        Key("port", (int,), _SERVER.port, between(0, 65535, Said("must be 0-65535"))),
+        Key("referee_pin", (str,), _SERVER.referee_pin, _referee_pin),
+        Key("threads", (int,), _SERVER.threads, between(8, 1024)),
+        Key("max_streams", (int,), _SERVER.max_streams, between(1, 2000)),
+        Key("max_streams_per_client", (int,), _SERVER.max_streams_per_client, between(1, 100)),
+        Key(
+            "max_connections_per_client",
+            (int,),
+            _SERVER.max_connections_per_client,
+            between(4, 1000),
+        ),
+        Key("max_connections", (int,), _SERVER.max_connections, between(64, 3000)),
+        Key("header_timeout_s", _NUMBER, _SERVER.header_timeout_s, between(1, 120)),
+        Key("body_timeout_s", _NUMBER, _SERVER.body_timeout_s, between(1, 600)),
+        Key("allowed_hosts", (list,), _SERVER.allowed_hosts, _host_names),
+    ),
+)
+DATA = Section(
+    "data",
+    _DataSection,
+    (
+        Key("dir", (str,), None, path=True),
+        Key(
+            "backups",
+            (int,),
+            Config.daily_backups,
+            between(0, 366, Said("daily backups kept: a whole number from 0 to 366")),
+        ),
+    ),
+)
+CAMERA = Section(
+    "camera",
+    CameraConfig,
+    (
+        Key("kind", (str,), _CAMERA.kind, _camera_kind),
+        Key("profile", (str,), _CAMERA.profile, path=True),
+        Key(
+            "style",
+            (str,),
+            _CAMERA.style,
+            one_of(("ivory", "ebony", "azure"), Said("must be ivory, ebony or azure")),
+        ),
+        Key(
+            "read_s",
+            _NUMBER,
+            _CAMERA.read_s,
+            between(0.2, 30, Said("must be between 0.2 and 30 seconds")),
+        ),
+    ),
+)
+SOUND = Section(
+    "sound",
+    SoundConfig,
+    (
+        Key("speak", (bool,), _SOUND.speak),
+        Key(
+            "language",
+            (str,),
+            _SOUND.language,
+            one_of(("en", "fr", "de"), Said("must be en, fr or de")),
+        ),
+    ),
+)
+
+
+def sections() -> tuple[Section, ...]:
+    """Every section a config file may have, in the order ``diablotin config`` writes them:
+    the box's own, then each game kind's (declared by the kind), then camera and sound."""
+    kinds = tuple(kind.config for kind in registry.kinds() if kind.config is not None)
+    return (BOX, LIMITS, SERVER, DATA, *kinds, CAMERA, SOUND)
 
 
 CONFIG_ORDER = (
@@ -188,6 +303,13 @@ CONFIG_ORDER = (
     "else the built-in defaults (the current directory is not searched)"
 )
 """Where the config comes from, in words (``--help``, docs/config.md)."""
+
+DATA_DIR_ORDER = (
+    f"--data-dir DIR, else ${DATA_DIR_ENV}, else the config file's [data] dir, "
+    "else $XDG_DATA_HOME/diablotin (~/.local/share/diablotin)"
+)
+"""Where the data dir comes from, in words (docs/config.md); a relative ``--data-dir`` or
+``$DIABLOTIN_DATA_DIR`` is relative to the current directory, the file's to its folder."""
 
 
 def find_config_path(cli_path: str | None) -> Path | None:
@@ -200,9 +322,18 @@ def find_config_path(cli_path: str | None) -> Path | None:
 
 
 def load_config(path: Path | None) -> Config:
-    """Read and validate ``path`` (``None``: defaults). Raises :class:`ConfigError`."""
-    if path is None:
-        return Config()
+    """Read and validate ``path`` (``None``: defaults), then take the data dir from
+    ``$DIABLOTIN_DATA_DIR`` when it is set (:data:`DATA_DIR_ORDER`). Raises
+    :class:`ConfigError`."""
+    config = Config() if path is None else _from_dict(_parse(path), str(path), path)
+    if os.environ.get(DATA_DIR_ENV):
+        config.data_dir = Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
+    return config
+
+
+def _parse(path: Path) -> dict[str, object]:
+    """The TOML table in ``path``; raises :class:`ConfigError` for a file that cannot be
+    read or parsed, or is too large or too deeply nested."""
     where = str(path)
     try:
         text = _read_limited(path, where)
@@ -232,7 +363,7 @@ def load_config(path: Path | None) -> Config:
                 limit=MAX_CONFIG_DEPTH,
             )
         ) from None
-    return _from_dict(raw, where, path)
+    return raw
 
 
 def _read_limited(path: Path, where: str) -> str:
@@ -271,178 +402,112 @@ def _check_depth(text: str, where: str) -> None:
         )
 
 
-def _from_dict(raw: dict[str, Any], where: str, path: Path | None) -> Config:
-    def bad(key: str, reason: str) -> ConfigError:
-        return ConfigError(Said("{where}: {key}: {reason}", where=where, key=key, reason=reason))
-
-    def one_of(key: str, value: str, allowed: Sequence[str]) -> str:
-        if value not in allowed:
-            names = ", ".join(allowed)
-            raise bad(key, Said("{value!r} is not one of {names}", value=value, names=names))
-        return value
-
-    for section, values in raw.items():
-        if section not in _SCHEMA:
-            raise bad(section, Said("unknown section (known: {names})", names=", ".join(_SCHEMA)))
+def _from_dict(raw: dict[str, object], where: str, path: Path | None) -> Config:
+    """A :class:`Config` from a parsed file: each section checked by :func:`_section`."""
+    declared = {section.name: section for section in sections()}
+    for name, values in raw.items():
+        if name not in declared:
+            names = ", ".join(declared)
+            raise _bad(where, name, Said("unknown section (known: {names})", names=names))
         if not isinstance(values, dict):
-            raise bad(section, Said("must be a table, e.g. [{section}]", section=section))
-        for key, value in values.items():
-            known = _SCHEMA[section]
-            if key not in known:
-                raise bad(
-                    f"{section}.{key}", Said("unknown key (known: {names})", names=", ".join(known))
-                )
-            expected = known[key]
-            if (isinstance(value, bool) and expected is not bool) or not isinstance(
-                value, expected
-            ):
-                names = (
-                    " or ".join(t.__name__ for t in expected)
-                    if isinstance(expected, tuple)
-                    else expected.__name__
-                )
-                raise bad(
-                    f"{section}.{key}",
-                    Said("expected {names}, got {value!r}", names=names, value=value),
-                )
-
+            raise _bad(where, name, Said("must be a table, e.g. [{section}]", section=name))
     base = path.parent if path else Path.cwd()
-
-    def resolve(text: str) -> Path:
-        """A path from the file: ``~`` expanded; relative to the file's folder."""
-        return (base / Path(text).expanduser()).resolve()
-
-    cfg = Config(source=path)
-    box = raw.get("box", {})
-    cfg.box.backend = one_of("box.backend", box.get("backend", cfg.box.backend), BACKENDS)
-    cfg.box.pin_factory = one_of(
-        "box.pin_factory", box.get("pin_factory", cfg.box.pin_factory), PIN_FACTORIES
-    )
-    if "pins" in box:
-        cfg.box.pins = resolve(box["pins"])
-        if not cfg.box.pins.is_file():
-            raise bad("box.pins", Said("no pin map at {pins}", pins=cfg.box.pins))
-    cfg.box.serial_port = box.get("serial_port", cfg.box.serial_port)
-    cfg.box.seed = box.get("seed", cfg.box.seed)
-
-    try:
-        cfg.box.limits = Limits.from_settings(raw.get("limits", {}))
-    except LimitsError as exc:
-        raise bad(f"limits.{exc.key}", said_of(exc)) from None
-
-    server = raw.get("server", {})
-    cfg.server.host = server.get("host", cfg.server.host)
-    cfg.server.port = server.get("port", cfg.server.port)
-    if not 0 <= cfg.server.port <= 65535:
-        raise bad("server.port", Said("must be 0-65535"))
-    cfg.server.referee_pin = server.get("referee_pin", cfg.server.referee_pin)
-    pin = cfg.server.referee_pin
-    if pin and not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
-        raise bad(
-            "server.referee_pin",
-            Said("must be 4 to 12 ASCII digits 0-9 (or empty to generate one)"),
-        )
-    cfg.server.threads = server.get("threads", cfg.server.threads)
-    if not 8 <= cfg.server.threads <= 1024:
-        raise bad("server.threads", Said("must be between 8 and 1024"))
-    bounds = {
-        "max_streams": (1, 2000),
-        "max_streams_per_client": (1, 100),
-        "max_connections_per_client": (4, 1000),
-        "max_connections": (64, 3000),
-        "header_timeout_s": (1, 120),
-        "body_timeout_s": (1, 600),
+    made = {
+        name: _section(section, _table(raw, name), where, base)
+        for name, section in declared.items()
     }
-    for key, (low, high) in bounds.items():
-        value = server.get(key, getattr(cfg.server, key))
-        if not low <= value <= high:
-            raise bad(f"server.{key}", Said("must be between {low} and {high}", low=low, high=high))
-        setattr(cfg.server, key, type(getattr(cfg.server, key))(value))
-    hosts = server.get("allowed_hosts", [])
-    if not all(isinstance(h, str) and h and " " not in h for h in hosts):
-        raise bad("server.allowed_hosts", Said('a list of host names, e.g. ["diablotin.lan"]'))
-    cfg.server.allowed_hosts = [h.lower() for h in hosts]
-
-    if "dir" in raw.get("data", {}):
-        cfg.data_dir = resolve(raw["data"]["dir"])
-    cfg.daily_backups = raw.get("data", {}).get("backups", cfg.daily_backups)
-    if not 0 <= cfg.daily_backups <= 366:
-        raise bad("data.backups", Said("daily backups kept: a whole number from 0 to 366"))
-
-    sauteur = raw.get("sauteur", {})
-    cfg.sauteur.rule = sauteur.get("rule", cfg.sauteur.rule)
-    if cfg.sauteur.rule not in ("A", "B"):
-        raise bad("sauteur.rule", Said("must be 'A' or 'B'"))
-    cfg.sauteur.rounds = sauteur.get("rounds", cfg.sauteur.rounds)
-    faces = sauteur.get("number_faces", cfg.sauteur.number_faces)
-    if not faces or not all(
-        (isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 99) or f == "devil"
-        for f in faces
-    ):
-        raise bad("sauteur.number_faces", Said('faces are numbers 1-99 or "devil"'))
-    cfg.sauteur.number_faces = list(faces)
-
-    teufel = raw.get("teufel", {})
-    for key in ("colours", "vines"):
-        value = teufel.get(key, getattr(cfg.teufel, key))
-        if not all(isinstance(v, str) for v in value):
-            raise bad(f"teufel.{key}", Said("must be a list of strings"))
-        setattr(cfg.teufel, key, list(value))
-    if len(cfg.teufel.colours) != 6 or len(set(cfg.teufel.colours)) != 6:
-        raise bad("teufel.colours", Said("must name six distinct colours"))
-
-    tails = raw.get("tails", {})
-    if tails.get("board"):
-        board = resolve(tails["board"])
-        if not board.is_file():
-            raise bad("tails.board", Said("no board file at {board}", board=board))
-        cfg.tails.board = str(board)
-
+    cfg = Config(
+        box=_as(made.pop("box"), BoxConfig),
+        server=_as(made.pop("server"), ServerConfig),
+        camera=_as(made.pop("camera"), CameraConfig),
+        sound=_as(made.pop("sound"), SoundConfig),
+        source=path,
+    )
+    cfg.box.limits = _as(made.pop("limits"), Limits)
+    data = _as(made.pop("data"), _DataSection)
+    cfg.data_dir = Path(data.dir) if data.dir else cfg.data_dir
+    cfg.daily_backups = data.backups
+    cfg.sections = made
     for game in registry.kinds():  # each game's own option parser checks its section
         try:
-            game.check_options(game.options(getattr(cfg, game.name, None)))
+            game.check_options(game.options(made.get(game.name)))
         except Refused as exc:
-            raise bad(game.name, said_of(exc)) from None
-
-    camera = raw.get("camera", {})
-    kind = camera.get("kind", cfg.camera.kind)
-    if kind.partition(":")[0] not in ("none", "simulated", "picamera2", "usb"):
-        raise bad("camera.kind", Said("must be none, simulated, picamera2 or usb[:N]"))
-    cfg.camera.kind = kind
-    if camera.get("profile"):
-        cfg.camera.profile = str(resolve(camera["profile"]))
-    cfg.camera.style = camera.get("style", cfg.camera.style)
-    if cfg.camera.style not in ("ivory", "ebony", "azure"):
-        raise bad("camera.style", Said("must be ivory, ebony or azure"))
-    cfg.camera.read_s = float(camera.get("read_s", cfg.camera.read_s))
-    if not 0.2 <= cfg.camera.read_s <= 30:
-        raise bad("camera.read_s", Said("must be between 0.2 and 30 seconds"))
-    sound = raw.get("sound", {})
-    cfg.sound.speak = sound.get("speak", cfg.sound.speak)
-    cfg.sound.language = sound.get("language", cfg.sound.language)
-    if cfg.sound.language not in ("en", "fr", "de"):
-        raise bad("sound.language", Said("must be en, fr or de"))
+            raise _bad(where, game.name, said_of(exc)) from None
     return cfg
+
+
+def _table(raw: Mapping[str, object], name: str) -> Mapping[str, object]:
+    table = raw.get(name, {})
+    return table if isinstance(table, dict) else {}
+
+
+def _as(value: object, cls: type[T]) -> T:
+    """``value``, a ``cls``; ``TypeError`` if the code asked for another class."""
+    if not isinstance(value, cls):
+        raise TypeError(f"expected a {cls.__name__}, got {value!r}")
+    return value
+
+
+def _bad(where: str, key: str, reason: str) -> ConfigError:
+    return ConfigError(Said("{where}: {key}: {reason}", where=where, key=key, reason=reason))
+
+
+def _section(section: Section, table: Mapping[str, object], where: str, base: Path) -> object:
+    """``table`` checked against ``section`` (the one policy: known keys, declared types,
+    each key's check; paths resolved from ``base``), made with the defaults of the keys
+    it leaves out. Raises :class:`ConfigError` ``where: section.key: reason``."""
+    values = section.defaults()
+    for name, value in table.items():
+        key = section.key(name)
+        label = f"{section.name}.{name}"
+        if key is None:
+            names = ", ".join(k.name for k in section.keys)
+            raise _bad(where, label, Said("unknown key (known: {names})", names=names))
+        if (isinstance(value, bool) and bool not in key.types) or not isinstance(value, key.types):
+            expected = Said("expected {names}, got {value!r}", names=key.type_names(), value=value)
+            raise _bad(where, label, expected)
+        values[name] = _value(key, value, base)
+    for key in section.keys:
+        reason = None if key.check is None else key.check(values[key.name])
+        if reason is not None:
+            raise _bad(where, f"{section.name}.{key.name}", reason)
+    try:
+        return section.make(**values)
+    except LimitsError as exc:  # [limits] checks its own values
+        raise _bad(where, f"{section.name}.{exc.key}", said_of(exc)) from None
+
+
+def _value(key: Key, value: object, base: Path) -> object:
+    """A file's value as the program keeps it: a path (non-empty) ``~``-expanded and made
+    absolute from ``base`` (a :class:`Path` if the default is one, else a string); a whole
+    number where the default is a fraction, as a float."""
+    if key.path and value:
+        resolved = (base / Path(str(value)).expanduser()).resolve()
+        return resolved if isinstance(key.default, Path) else str(resolved)
+    if isinstance(key.default, float) and isinstance(value, int):
+        return float(value)
+    return value
 
 
 def to_toml(config: Config) -> str:
     """``config`` as a TOML file that :func:`load_config` reads back into an equal config, from
     any folder: every key of every section, paths absolute; unset optional keys (``seed``,
     ``rounds``) are left out."""
-    sections: dict[str, dict[str, Any]] = {}
-    for section, keys in _SCHEMA.items():
-        if section == "limits":
-            values = {
-                f.name: getattr(config.box.limits, f.name) for f in dataclasses.fields(Limits)
-            }
-        elif section == "data":
-            values = {"dir": config.data_dir, "backups": config.daily_backups}
-        else:
-            holder = getattr(config, section)
-            values = {key: getattr(holder, key) for key in keys}
-        sections[section] = {
-            key: str(value) if isinstance(value, Path) else value
-            for key, value in values.items()
+    holders: dict[str, object] = {
+        "box": config.box,
+        "limits": config.box.limits,
+        "server": config.server,
+        "data": _DataSection(str(config.data_dir), config.daily_backups),
+        "camera": config.camera,
+        "sound": config.sound,
+    }
+    tables: dict[str, dict[str, object]] = {}
+    for section in sections():
+        holder = holders.get(section.name) or config.section(section.name, object)
+        values = {key.name: getattr(holder, key.name) for key in section.keys if not key.legacy}
+        tables[section.name] = {
+            name: str(value) if isinstance(value, Path) else value
+            for name, value in values.items()
             if value is not None
         }
-    return tomli_w.dumps(sections)
+    return tomli_w.dumps(tables)

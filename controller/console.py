@@ -17,7 +17,7 @@ from .sentences import said_of
 def say(said: str) -> str:
     """``said`` in the environment's language (:func:`environment_language`): a ``Said`` is
     made from the catalogs; other text is returned as it is."""
-    from .web.i18n import said_text
+    from .translation import said_text
 
     return said_text(environment_language(), said)
 

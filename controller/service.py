@@ -181,10 +181,10 @@ class Service:
             self.journal = Journal(self.config.data_dir / JOURNAL_NAME, new=self.new_journal)
         if self.box is None:
             from .box.factory import make_box
+            from .games.sauteur.config import SauteurSection
 
-            self.box, self.toy = make_box(
-                self.config.box, self.clock, number_faces=self.config.sauteur.number_faces
-            )
+            faces = self.config.section("sauteur", SauteurSection).number_faces
+            self.box, self.toy = make_box(self.config.box, self.clock, number_faces=faces)
         if self.camera is None and self.config.camera.kind != "none":
             from .camera.service import start_camera
 
@@ -405,7 +405,7 @@ class Service:
 
     def _default_options(self, kind: str) -> dict[str, Any]:
         """``kind``'s setup options from its config section (``Config.<kind>``)."""
-        return registry.get(kind).options(getattr(self.config, kind, None))
+        return registry.get(kind).options(self.config.sections.get(kind))
 
     def _open_table(self, game_id: int) -> Table:
         """Replay a game into a table. Raises :class:`GameDamaged` (and remembers why in

@@ -17,10 +17,11 @@ from .box.base import BoxError
 from .boxplay import box_play
 from .config import Config
 from .games.base import Refused
+from .games.sauteur.config import SauteurSection
 from .games.sauteur.rules import ADVANCE, FACE, OVER, POP, SauteurState
 from .journal import Journal
 from .service import Service
-from .web.i18n import refusal_text, sentence, translate
+from .translation import refusal_text, sentence, translate
 
 
 class Words:
@@ -32,7 +33,7 @@ class Words:
         self.lang = lang
         self.names = names
 
-    def __call__(self, message: str, /, **params: Any) -> str:
+    def __call__(self, message: str, /, **params: object) -> str:
         return translate(self.lang, message, **params)
 
     def seat(self, player: str) -> str:
@@ -126,8 +127,9 @@ def play_sauteur(
     service = Service(config, think_s=think, face_delay_s=face, hide_delay_s=hide, journal=journal)
     service.start()
     try:
-        options: dict[str, Any] = {"rule": config.sauteur.rule}
-        if config.sauteur.rule == "B":
+        rule = config.section("sauteur", SauteurSection).rule
+        options: dict[str, object] = {"rule": rule}
+        if rule == "B":
             options["first_hider"] = random.choice(["p1", "p2"])
         seats = None if names is None else [_seat(service, name) for name in names]
         game_id = service.new_game("sauteur", options, seats=seats)
@@ -139,7 +141,7 @@ def play_sauteur(
                 box_play(service).set_computer(game_id, player, True, level)
         subscription = service.hub.subscribe([table.topic])
         print(
-            say("term.start", rule=config.sauteur.rule, id=game_id, help=say("term.help")),
+            say("term.start", rule=rule, id=game_id, help=say("term.help")),
             file=out,
         )
         shown = 0
@@ -205,7 +207,7 @@ def _human_turn(
             if answer
             else ""
         )
-        action: dict[str, Any] = {"type": "advance", "figure": chosen, "by": popper}
+        action: dict[str, object] = {"type": "advance", "figure": chosen, "by": popper}
     else:
         answer = read(f"{name} > ").strip().lower()
         if answer == "q":
@@ -248,7 +250,7 @@ def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> Non
         subscription.close()
 
 
-def _seat(service: Service, name: str) -> dict[str, Any]:
+def _seat(service: Service, name: str) -> dict[str, object]:
     """The seat for ``name``: the roster player of that name, else a guest."""
     assert service.journal is not None
     for player in service.journal.players():

@@ -284,7 +284,7 @@ def test_the_sound_section_loads_and_the_table_is_what_the_box_says(tmp_path: Pa
     rows = {
         "the devil moves": ("say.devil", {"n": 12}),
         "a figure caught": ("say.capture", {"figure": ("figure", "green")}),
-        "a player possessed": ("say.possessed", {"colour": ("colour", "blue")}),
+        "a player possessed": ("say.possessed", {"colour": ("teufel.colour", "blue")}),
     }
     for event, announcement in rows.items():
         line = next(line for line in text.splitlines() if line.startswith(f"| {event} |"))

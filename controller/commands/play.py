@@ -61,11 +61,12 @@ def play_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_play(args: argparse.Namespace, config: Config) -> int:
     import tempfile
 
+    from ..games.sauteur.config import SauteurSection
     from ..journal import Journal, JournalError
     from ..terminal import play_sauteur
 
     if args.rule:
-        config.sauteur.rule = args.rule
+        config.section("sauteur", SauteurSection).rule = args.rule
     if args.seed is not None:
         config.box.seed = args.seed
     with tempfile.TemporaryDirectory(prefix="diablotin-play-") as scratch:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.games.base import Refused, Rules
+from controller.games.section import Section
+from controller.translation import Strings, Voice, add_kind, load_kinds_with, remove_kind
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
@@ -80,6 +82,14 @@ class GameKind:
     """The engine's names for a game's seats, in order, from its options (``p1``/``p2``,
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
+    config: Section | None = None
+    strings: Strings | None = None
+    voice: Voice | None = None
+    """What the box says aloud about the kind's games (:mod:`controller.announce`)."""
+    """The kind's messages (``controller/games/<name>/strings.py``): :func:`register` hands
+    them to the lookups of :mod:`controller.translation`."""
+    """The kind's config section ``[<name>]`` (keys, types, defaults, bounds), which the
+    config loader checks; its value is what :attr:`options` receives."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``
@@ -99,14 +109,17 @@ _loaded = False
 
 
 def register(kind: GameKind) -> GameKind:
-    """Add ``kind`` (or replace the one of the same name); returns it."""
+    """Add ``kind`` (or replace the one of the same name), its title and messages too;
+    returns it."""
     _KINDS[kind.name] = kind
+    add_kind(kind.name, kind.title.msgid, kind.strings)
     return kind
 
 
 def unregister(name: str) -> None:
     """Forget ``name`` (tests that registered a game of their own)."""
     _KINDS.pop(name, None)
+    remove_kind(name)
 
 
 def _load_built_in() -> None:
@@ -119,7 +132,8 @@ def _load_built_in() -> None:
             module = importlib.import_module(package)
         except ModuleNotFoundError:
             continue  # an optional game left out of this install
-        _KINDS.setdefault(module.KIND.name, module.KIND)
+        if module.KIND.name not in _KINDS:
+            register(module.KIND)
 
 
 def kinds() -> tuple[GameKind, ...]:
@@ -144,3 +158,6 @@ def get(name: str) -> GameKind:
             names=", ".join(names()),
         )
     return kind
+
+
+load_kinds_with(_load_built_in)  # a message lookup loads the built-in kinds' messages

@@ -1,10 +1,11 @@
 """The gettext catalogs' upkeep: ``python -m controller.web.catalogs`` rebuilds
-``controller/locales/messages.pot`` from :data:`controller.web.i18n.ENGLISH`, the game
-registry's titles and every rules refusal's template (``Refused("...")`` in ``controller/``,
-found by Babel's extractor; no context, as :func:`controller.web.i18n.refusal_text` looks them
-up), merges it into each ``<lang>/LC_MESSAGES/messages.po`` (new messages come in
-untranslated, changed ones fuzzy) and compiles every ``.po`` to the ``.mo`` the box reads.
-Babel (a dev dependency) does the work; the running box only reads the ``.mo`` files.
+``controller/locales/messages.pot`` from :func:`controller.translation.english` (the box's
+messages and every game kind's, declared in its package), the game registry's titles and
+every rules refusal's template (``Refused("...")`` in ``controller/``, found by Babel's
+extractor; no context, as :func:`controller.translation.refusal_text` looks them up), merges
+it into each ``<lang>/LC_MESSAGES/messages.po`` (new messages come in untranslated, changed
+ones fuzzy) and compiles every ``.po`` to the ``.mo`` the box reads. Babel (a dev
+dependency) does the work; the running box only reads the ``.mo`` files.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from babel.messages.pofile import read_po, write_po
 
 from controller.console import ARGPARSE_MESSAGES
 from controller.games import registry
-from controller.web.i18n import DOMAIN, ENGLISH, PLURALS
+from controller.translation import DOMAIN, english, plurals
 
 PACKAGE = Path(__file__).resolve().parent.parent
 LOCALES = PACKAGE / "locales"
@@ -30,9 +31,10 @@ def template() -> Catalog:
     """Every message the dashboard shows, English msgid with its key as msgctxt (none for a
     game title, whose key is its English)."""
     pot = Catalog(project="Diablotin", domain=DOMAIN, fuzzy=False)
-    for key, english in ENGLISH.items():
-        msgid = (english, PLURALS[key]) if key in PLURALS else english
-        pot.add(msgid, context=None if key == english else key)
+    plural = plurals()
+    for key, text in english().items():
+        msgid = (text, plural[key]) if key in plural else text
+        pot.add(msgid, context=None if key == text else key)
     for kind in registry.kinds():
         pot.add(kind.title.msgid)
     for template_ in refusal_templates() + engine_words():

@@ -27,6 +27,7 @@ from markupsafe import Markup
 from controller import __version__, data
 from controller.games import registry
 from controller.games.base import Refused, Said
+from controller.games.teufel.config import TeufelSection
 
 from . import security
 from .assets import digest, shell, static_url
@@ -112,7 +113,7 @@ def home() -> str:
         kinds=available_kinds(),
         join_url=url,
         qr=Markup(qr),
-        teufel_colours=list(service.config.teufel.colours),
+        teufel_colours=list(service.config.section("teufel", TeufelSection).colours),
     )
 
 

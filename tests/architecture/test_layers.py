@@ -25,13 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "controller"
 PYPROJECT = ROOT / "pyproject.toml"
 
-KNOWN_UNTIL_MERGE = {
-    # The contract's ignore_imports (pyproject.toml). Engineer C1 moves the translation
-    # functions below web (issue 23) and makes announce.py and terminal.py stop importing
-    # web; until that merges, these imports still climb. The lead empties this at the merge.
-    ("controller.announce", "controller.web.i18n"),
-    ("controller.console", "controller.web.i18n"),
-}
+KNOWN_UNTIL_MERGE: set[tuple[str, str]] = set()
 KNOWN_CYCLES_UNTIL_MERGE: list[list[str]] = []
 
 

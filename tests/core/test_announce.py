@@ -58,7 +58,7 @@ def announcement(key: str, value: Any) -> tuple[str, dict[str, Any]]:
         "say.devil": {"n": value},
         "say.capture": {"figure": ("figure", value)},
         "say.arrived": {"figure": ("figure", value)},
-        "say.possessed": {"colour": ("colour", value)},
+        "say.possessed": {"colour": ("teufel.colour", value)},
         "say.wins": {"p": value},
         "say.over": {},
     }[key]
@@ -81,6 +81,21 @@ def test_a_devil_pop_says_how_far_the_devil_moves_and_whom_it_catches() -> None:
         ("say.capture", {"figure": ("figure", "blue")}),
     ]
     assert events("sauteur", after, after, ["Ann", "Bob"]) == []  # nothing new, nothing said
+
+
+def test_a_later_pop_says_its_own_devil_not_the_first_one() -> None:
+    """The history is kept newest first: a change says its own new lines."""
+    state = SAUTEUR.setup({"rule": "A", "figures": {"blue": 2, "orange": 10, "green": 15}})
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 1, "by": "p2"},
+        {"type": "face", "face": "devil"},  # 3 squares: blue caught
+        {"type": "hidden"},
+        {"type": "pop", "key": 4, "by": "p2"},
+    ):
+        state = SAUTEUR.apply(state, action)
+    after = SAUTEUR.apply(state, {"type": "face", "face": "devil"})  # key 4: 12 squares
+    assert events("sauteur", state, after, ["Ann", "Bob"])[0] == ("say.devil", {"n": 12})
 
 
 def test_a_player_possessed_in_a_real_teufel_game_is_said() -> None:

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 from controller.config import ConfigError, find_config_path, load_config
+from controller.games.sauteur.config import SauteurSection
+from controller.games.tails.config import TailsSection
 
 
 def write(tmp_path, text):
@@ -44,7 +46,8 @@ number_faces = [1, 2, 3, 4, 5, "devil"]
     assert (cfg.box.backend, cfg.box.pin_factory, cfg.box.limits.pulse_ms) == ("gpio", "lgpio", 40)
     assert cfg.server.port == 8123 and cfg.server.referee_pin == "4321"
     assert cfg.data_dir == (tmp_path / "state").resolve()
-    assert cfg.sauteur.rule == "B" and cfg.sauteur.number_faces[-1] == "devil"
+    assert cfg.section("sauteur", SauteurSection).rule == "B"
+    assert cfg.section("sauteur", SauteurSection).number_faces[-1] == "devil"
 
 
 @pytest.mark.parametrize(
@@ -201,7 +204,7 @@ def test_paths_expand_tilde_and_are_relative_to_the_file(tmp_path, monkeypatch):
     path.write_text('[data]\ndir = "state"\n[tails]\nboard = "~/boards/mine.json"\n')
     cfg = load_config(path)
     assert cfg.data_dir == tmp_path / "etc" / "state"
-    assert cfg.tails.board == str(home / "boards" / "mine.json")
+    assert cfg.section("tails", TailsSection).board == str(home / "boards" / "mine.json")
 
 
 def test_brackets_in_comments_and_strings_do_not_count_as_nesting(tmp_path: Path) -> None:

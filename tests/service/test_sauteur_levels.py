@@ -14,6 +14,7 @@ from controller.games.base import Refused
 from controller.games.sauteur import SauteurRules
 from controller.games.sauteur.chase_table import ChaseMoves, ChaseTables
 from controller.games.sauteur.chase_table import solve as solve_chase
+from controller.games.sauteur.config import SauteurSection
 from controller.games.sauteur.rules import SauteurConfig
 from controller.games.sauteur.solve_a import HELD, POINTS_UTILITY, ChaseSolver, Utility, utility
 from controller.games.sauteur.solve_b import solve
@@ -81,7 +82,7 @@ def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
     from controller.terminal import play_sauteur
 
     config = Config(data_dir=tmp_path)
-    config.sauteur.rule = "B"
+    config.section("sauteur", SauteurSection).rule = "B"
     out = io.StringIO()
     code = play_sauteur(config, computer=True, level="optimal", out=out, delays=(0.0, 0.0, 0.0))
     assert code == 0

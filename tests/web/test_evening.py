@@ -28,7 +28,7 @@ import pytest
 
 from controller.bench.teufel import random_game
 from controller.service import Service
-from controller.web.i18n import ENGLISH, translate
+from controller.web.i18n import english, translate
 
 from .conftest import PIN, live_server
 from .test_at_the_table import LANDSCAPE, PHONE, SMALL_TEXT, TABLET, Page
@@ -269,6 +269,6 @@ def english_only(lang: str) -> set[str]:
         return set()
     return {
         text
-        for key, text in ENGLISH.items()
+        for key, text in english().items()
         if "{" not in text and len(text) > 2 and translate(lang, key) != text
     }

@@ -87,7 +87,7 @@ def test_a_refusal_over_the_api_comes_in_the_callers_language(
     assert refused["de"]["params"] == refused["en"]["params"]
     assert refused["de"]["reason"] != refused["en"]["reason"]
     assert refused["fr"]["reason"] != refused["en"]["reason"]
-    english = i18n.ENGLISH  # the German is the catalog's sentence, not an English one
+    english = i18n.english()  # the German is the catalog's sentence, not an English one
     assert refused["de"]["reason"] not in english.values()
 
 

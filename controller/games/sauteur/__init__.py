@@ -24,6 +24,10 @@ from controller.games.sauteur.rules import (
     view,
 )
 
+from .config import SECTION
+from .strings import STRINGS
+from .voice import VOICE
+
 
 def _options(section: Any) -> dict[str, Any]:
     """The config's ``[sauteur]`` section as setup options."""
@@ -44,6 +48,9 @@ KIND = GameKind(
     title=Message("Le Diable sauteur"),
     rules=SauteurRules,
     options=_options,
+    config=SECTION,
+    strings=STRINGS,
+    voice=VOICE,
     default_title=_title,
     web="controller.web.kinds.sauteur",
     rules_page=True,

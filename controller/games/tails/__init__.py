@@ -12,6 +12,7 @@ from controller.games.registry import GameKind, Message
 from .advisor import Suggestion, advise, advise_cell, advise_rollouts, playout
 from .board import Board, BoardError, layout, load_board
 from .cards import KINDS, PAIRS, SYMMETRIC
+from .config import SECTION
 from .notation import NotationError, format_move, parse_move
 from .record import RecordError, score_record
 from .rules import (
@@ -24,6 +25,8 @@ from .rules import (
     pending,
 )
 from .scoring import Tail, score, trace, trace_all
+from .strings import STRINGS
+from .voice import VOICE
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -38,6 +41,9 @@ KIND = GameKind(
     title=Message("Devil by the Tail"),
     rules=TailsRules,
     options=_options,
+    config=SECTION,
+    strings=STRINGS,
+    voice=VOICE,
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",

@@ -48,8 +48,11 @@ from controller.games.registry import GameKind, Message
 
 from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
+from .config import SECTION
 from .rules import TeufelRules
+from .strings import STRINGS
 from .view import blocked_steps, exact_odds, odds, reachable
+from .voice import VOICE
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -70,6 +73,9 @@ KIND = GameKind(
     title=Message("Devils, Devils"),
     rules=TeufelRules,
     options=_options,
+    config=SECTION,
+    strings=STRINGS,
+    voice=VOICE,
     at_start=_seated,
     seat_keys=lambda options: [str(colour) for colour in options.get("players", [])],
     web="controller.web.kinds.teufel",

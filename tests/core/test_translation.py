@@ -1,0 +1,106 @@
+"""The translation functions live below the web (controller.translation): the box's voice,
+the terminal and the CLI use them without Flask; each game kind's messages are declared in
+its own package and reach the lookups when the registry registers the kind."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller import translation
+from controller.games import registry
+from controller.games.registry import GameKind, Message
+from controller.translation import Strings, page_messages, sentence, translate
+
+from .test_registry import CoinRules
+
+CONTROLLER = Path(__file__).resolve().parents[2] / "controller"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function (relative ones made
+    absolute)."""
+    package = "controller." + ".".join(path.relative_to(CONTROLLER).parent.parts)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rstrip(".").rsplit(".", node.level - 1)[0] if node.level else ""
+            found.add(".".join(part for part in (base, node.module or "") if part))
+    return found
+
+
+@pytest.mark.parametrize("module", ["announce.py", "terminal.py", "translation.py"])
+def test_the_voice_and_the_terminal_do_not_import_the_web(module: str) -> None:
+    imported = _imports(CONTROLLER / module)
+    assert not {name for name in imported if name.startswith(("controller.web", "flask"))}
+
+
+def test_the_lookups_import_no_game_and_no_web() -> None:
+    """Only the sentence types (Said, Refused) come from the games' base; a subprocess, so
+    that nothing this test process imported counts."""
+    code = "import sys, controller.translation; print(*sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout.split()
+    assert "controller.translation" in loaded
+    above = ("controller.web", "flask", "controller.games.", "controller.service")
+    assert [m for m in loaded if m.startswith(above) and m != "controller.games.base"] == []
+
+
+def test_every_kinds_messages_are_its_own() -> None:
+    """The box's table holds no kind's message; each kind's are in its package."""
+    for kind in registry.kinds():
+        assert kind.strings is not None
+        assert not [key for key in translation.ENGLISH if key.startswith(f"{kind.name}.")]
+        assert set(kind.strings.english) <= set(translation.english())
+    assert translate("fr", "teufel.colour.blue") == "bleu"
+    assert translate("de", "tails.pass") == "Passen"
+
+
+COIN = GameKind(
+    name="coin",
+    title=Message("Coin toss"),
+    rules=CoinRules,
+    strings=Strings(
+        english={"coin.side.heads": "heads", "coin.tosses": "{n} toss"},
+        plurals={"coin.tosses": "{n} tosses"},
+        words={"side": lambda value: (f"coin.side.{value}", {})},
+    ),
+)
+
+
+@pytest.fixture
+def coin() -> Iterator[GameKind]:
+    registry.register(COIN)
+    yield COIN
+    registry.unregister("coin")
+
+
+def test_a_kind_registered_later_brings_its_messages(coin: GameKind) -> None:
+    assert translate("en", "coin.tosses", n=3) == "3 tosses"
+    assert translate("en", "kind.coin") == "Coin toss"
+    assert page_messages("fr")["coin.tosses"] == ["{n} toss", "{n} tosses"]  # untranslated
+    assert page_messages("de")["kind.coin"] == "Coin toss"
+    registry.unregister("coin")
+    assert translate("en", "coin.tosses", n=3) == "coin.tosses"
+
+
+def test_a_kinds_words_name_its_parameters_in_the_readers_language() -> None:
+    """Teufel Teufel names its colours and cards (teufel/strings.py's ``words``), in the
+    language of the sentence only (English keeps the engine's own words)."""
+    blue = translate("fr", "teufel.colour.blue")
+    card = translate("fr", "teufel.card.letter", colour=blue, letter="T")
+    assert sentence("fr", "{who} takes {card}", who="blue", card="blue-T") == (
+        f"{blue} takes {card}"
+    )
+    assert sentence("fr", "{cards}", cards=["devil", "?"]) == (
+        f"{translate('fr', 'teufel.card.devil')} et {translate('fr', 'teufel.face_down')}"
+    )
+    assert sentence("en", "{who} takes {card}", who="blue", card="blue-T") == "blue takes blue-T"
+    assert sentence("fr", "{who}", who="mauve") == "mauve"  # not a colour it knows
