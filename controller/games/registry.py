@@ -14,8 +14,9 @@ Pure: importing this module imports no game; :func:`kinds` imports the built-in 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.games.base import Refused, Rules
@@ -32,16 +33,70 @@ class Message:
 
     msgid: str
 
-    def english(self, **params: Any) -> str:
+    def english(self, **params: object) -> str:
         return self.msgid.format(**params)
 
 
-def _no_options(section: Any) -> dict[str, Any]:
+def _no_options(section: object) -> dict[str, object]:
     return {}
 
 
-def _no_seats(options: Mapping[str, Any]) -> list[str]:
+def _no_seats(options: Mapping[str, object]) -> list[str]:
     return []
+
+
+Options = Mapping[str, object]
+"""A game's setup options, as its engine reads them (JSON values)."""
+Action = Mapping[str, object]
+"""One journaled action (JSON values)."""
+Script = tuple[dict[str, object], list[Action | None]]
+"""A scripted game: its options and its entries (``None``: an undo)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What statistics read from a finished game's last state (seats are seat ids)."""
+
+    variant: str
+    """The kind's split of its games, e.g. a rule (``A``/``B``) or ``2p``/``3p``."""
+    first: str
+    """The seat that made the game's first choice."""
+    winners: tuple[str, ...]
+    """The seats that won (empty: a draw, or nobody)."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    """How :mod:`controller.stats` reads a kind's games: plain functions of the engine's
+    options, actions and states (pure; they may raise ``Refused`` for options the engine
+    refuses). A kind without ``stats`` counts its games with :func:`plain_outcome`."""
+
+    seats: Callable[[Options], list[str]]
+    """The seat ids statistics use, in seat order (what ``Game.seats`` names)."""
+    outcome: Callable[[object, Sequence[str]], Outcome]
+    """``(last state, seat ids) -> Outcome`` of a finished game."""
+    chart: Callable[[Options, Sequence[Action], Sequence[str]], dict[str, object]] | None = None
+    """``(options, actions, seat ids) -> {"chart": <type>, ...}``: the data of the game's
+    chart on the stats page (``letters``, ``score``, ``chase``, ``race``; see docs/stats.md).
+    ``None``: the game has no chart."""
+    scores: Callable[[object, Sequence[str]], dict[str, int]] | None = None
+    """``(last state, seat ids) -> points per seat``; ``None``: a game without points."""
+
+
+def plain_outcome(state: object, seats: Sequence[str]) -> Outcome:
+    """A kind without stats of its own: ``<n>p``, the first seat first, no winner."""
+    return Outcome(f"{len(seats)}p", seats[0] if seats else "", ())
+
+
+@dataclass(frozen=True)
+class Page:
+    """A game page that lives in its package (a plug-in or a test's game), not in
+    ``web/``: ``directory`` holds ``<name>.html`` (a template extending ``base.html``) and
+    ``<name>.js`` (its module, served at ``/kinds/<kind>/<name>.js``; it imports the
+    dashboard's helpers from ``/static/js/common.js``)."""
+
+    directory: Path
+    name: str
 
 
 @dataclass(frozen=True)
@@ -63,8 +118,8 @@ class GameKind:
     name: str
     title: Message
     rules: Callable[[], Rules[Any]]
-    options: Callable[[Any], dict[str, Any]] = _no_options
-    default_title: Callable[[Mapping[str, Any]], str] | None = None
+    options: Callable[[object], dict[str, object]] = _no_options
+    default_title: Callable[[Options], str] | None = None
     web: str | None = None
     rules_page: bool = False
     computer: bool = False
@@ -73,21 +128,30 @@ class GameKind:
     """``"module:Class"`` of the component that plays this game on the box's toy (the
     service makes one, and attaches this kind's tables to it); ``None``: a board game
     whose moves the referee enters."""
-    at_start: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    at_start: Callable[[Options], dict[str, object]] | None = None
     """What a new game adds to the config's options (e.g. Teufel's seated players), so
     that :meth:`check_options` can check the config's part alone."""
     seat_keys: Callable[[Mapping[str, Any]], list[str]] = _no_seats
     """The engine's names for a game's seats, in order, from its options (``p1``/``p2``,
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
+    stats: Stats | None = None
+    """How statistics, charts and exports read this kind's games (``None``: counted by
+    :func:`plain_outcome`, seats from :attr:`seat_keys`, no chart)."""
+    own_page: Page | None = None
+    """A page served from the kind's own directory, instead of ``web/``'s ``page``."""
+    crash_script: Callable[[int], Script] | None = None
+    """``seed -> (options, entries)``: a legal game for the reliability suite's kill -9
+    part to enter (``None`` in entries: an undo); ``None``: the kind is not scripted
+    there (a game played by the box's computer says so in :attr:`box_player`)."""
 
-    def check_options(self, options: Mapping[str, Any]) -> None:
+    def check_options(self, options: Options) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``
         (the config's defaults, completed as a new game would complete them)."""
         full = dict(options) if self.at_start is None else self.at_start(options) | dict(options)
         self.rules().setup(full)
 
-    def new_title(self, options: Mapping[str, Any]) -> str:
+    def new_title(self, options: Options) -> str:
         """The English title of a new game whose title was left empty."""
         if self.default_title is not None:
             return self.default_title(options)

@@ -23,6 +23,7 @@ from controller.games.sauteur.rules import (
     parse_options,
     view,
 )
+from controller.games.sauteur.stats import STATS
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -51,6 +52,7 @@ KIND = GameKind(
     page="sauteur",
     box_player="controller.boxplay:BoxPlay",
     seat_keys=lambda options: list(PLAYERS),
+    stats=STATS,
 )
 
 __all__ = [

@@ -24,6 +24,7 @@ from .rules import (
     pending,
 )
 from .scoring import Tail, score, trace, trace_all
+from .stats import STATS
 
 
 def _options(section: Any) -> dict[str, Any]:
@@ -42,6 +43,7 @@ KIND = GameKind(
     rules_page=True,
     page="tails",
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
+    stats=STATS,
 )
 
 __all__ = [

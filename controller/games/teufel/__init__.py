@@ -49,6 +49,7 @@ from controller.games.registry import GameKind, Message
 from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
 from .rules import TeufelRules
+from .stats import STATS
 from .view import blocked_steps, exact_odds, odds, reachable
 
 
@@ -75,6 +76,7 @@ KIND = GameKind(
     web="controller.web.kinds.teufel",
     rules_page=True,
     page="teufel",
+    stats=STATS,
 )
 
 __all__ = [
