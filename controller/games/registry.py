@@ -14,6 +14,8 @@ Pure: importing this module imports no game; :func:`kinds` imports the built-in 
 from __future__ import annotations
 
 import importlib
+import os
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,10 @@ from controller.games.base import Refused, Rules
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
+PLUGINS_ENV = "DIABLOTIN_GAMES"
+"""Comma-separated modules whose ``KIND`` is registered after the built-in ones (a game
+kept outside this package, e.g. the tests' fourth game in a ``diablotin serve`` they
+start). A module that does not import stops the program with its name."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,8 @@ Options = Mapping[str, object]
 """A game's setup options, as its engine reads them (JSON values)."""
 Action = Mapping[str, object]
 """One journaled action (JSON values)."""
-Script = tuple[dict[str, object], list[Action | None]]
-"""A scripted game: its options and its entries (``None``: an undo)."""
+Script = tuple[dict[str, object], list[Action]]
+"""A scripted game: its options and its actions, in order."""
 
 
 @dataclass(frozen=True)
@@ -140,10 +146,10 @@ class GameKind:
     :func:`plain_outcome`, seats from :attr:`seat_keys`, no chart)."""
     own_page: Page | None = None
     """A page served from the kind's own directory, instead of ``web/``'s ``page``."""
-    crash_script: Callable[[int], Script] | None = None
-    """``seed -> (options, entries)``: a legal game for the reliability suite's kill -9
-    part to enter (``None`` in entries: an undo); ``None``: the kind is not scripted
-    there (a game played by the box's computer says so in :attr:`box_player`)."""
+    crash_script: Callable[[random.Random], Script] | None = None
+    """``rng -> (options, actions)``: a random legal game for the reliability suite's
+    kill -9 part to enter (it adds undos and cuts long games); no actions: the kind's
+    computer plays every seat (:attr:`computer`); ``None``: the kind is left out there."""
 
     def check_options(self, options: Options) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``
@@ -183,6 +189,13 @@ def _load_built_in() -> None:
             module = importlib.import_module(package)
         except ModuleNotFoundError:
             continue  # an optional game left out of this install
+        _KINDS.setdefault(module.KIND.name, module.KIND)
+    for name in filter(None, (n.strip() for n in os.environ.get(PLUGINS_ENV, "").split(","))):
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            why = f"{PLUGINS_ENV} names {name!r}, which does not import: {exc}"
+            raise ImportError(why) from exc
         _KINDS.setdefault(module.KIND.name, module.KIND)
 
 

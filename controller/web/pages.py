@@ -1,8 +1,10 @@
 """The HTML shells. Each page is one template + one JS module; the data comes live.
 
-A game page is ``templates/games/<kind>.html`` + ``static/js/games/<kind>.js``
-(``generic`` for kinds that have no page of their own yet), fed by the stream's
-``game:<id>`` events (``Table.view``).
+A game page is ``templates/games/<page>.html`` + ``static/js/games/<page>.js``, the
+``page`` its :class:`~controller.games.registry.GameKind` declares (``generic`` for kinds
+that have no page of their own), or the two files of the kind's ``own_page`` (a plug-in's
+or a test's game, served from its package at ``/kinds/<kind>/``); fed by the stream's
+``game:<id>`` events (``Table.view``). This module never names a kind.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
 )
+from jinja2 import Template
 from markupsafe import Markup
 
 from controller import __version__, data
@@ -61,7 +65,15 @@ def embed_json(data: Any) -> Markup:
     return Markup(text)
 
 
-def _render(template: str, page: str, module: str | None = None, **data: Any) -> str:
+def _render(
+    template: str | Template,
+    page: str,
+    module: str | None = None,
+    module_url: str | None = None,
+    **data: object,
+) -> str:
+    """``template`` with the page's chrome; its script is ``static/js/<module>.js``, or
+    ``module_url``."""
     lang = request_language()
     theme = request.cookies.get("theme", "auto")
     referee = security.is_referee()
@@ -80,6 +92,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         csrf=security.csrf_token(),
         page=page,
         module=module or page,
+        module_url=module_url,
         boot=embed_json(boot),
         t=lambda key, **values: translate(lang, key, **values),
         other_langs=[(code, language_name(code)) for code in LANGS if code != lang],
@@ -124,17 +137,40 @@ def game(game_id: int) -> str:
     except Refused as exc:
         return _damaged_or_404(exc, game_id)
     kind = table.rules.name
-    page = registry.get(kind).page  # "generic" for a game without a page of its own
+    own = registry.get(kind).own_page
+    if own is None:
+        page = registry.get(kind).page  # "generic" for a game without a page of its own
+        template: str | Template = f"games/{page}.html"
+        module, module_url = f"games/{page}", None
+    else:
+        source = (own.directory / f"{own.name}.html").read_text(encoding="utf-8")
+        template = current_app.jinja_env.from_string(source)
+        module, module_url = None, f"/kinds/{kind}/{own.name}.js"
     return _render(
-        f"games/{page}.html",
+        template,
         "game",
-        f"games/{page}",
+        module,
+        module_url,
         game_id=game_id,
         kind=kind,
         title=_title(table.game_id),
         game_menu=_game_menu(table),
         bgstats_url=_bgstats_url(table),
     )
+
+
+@bp.get("/kinds/<kind>/<name>.js")
+def kind_script(kind: str, name: str) -> Response:
+    """The script of a kind's own page (:attr:`GameKind.own_page`); 404 for anything else."""
+    try:
+        own = registry.get(kind).own_page
+    except Refused:
+        abort(404)
+    if own is None or name != own.name:
+        abort(404)
+    resp = send_from_directory(own.directory, f"{name}.js", mimetype="text/javascript")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
 
 
 def _bgstats_url(table: Any) -> str | None:

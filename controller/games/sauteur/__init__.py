@@ -23,6 +23,7 @@ from controller.games.sauteur.rules import (
     parse_options,
     view,
 )
+from controller.games.sauteur.scenario import crash_script
 from controller.games.sauteur.stats import STATS
 
 
@@ -53,6 +54,7 @@ KIND = GameKind(
     box_player="controller.boxplay:BoxPlay",
     seat_keys=lambda options: list(PLAYERS),
     stats=STATS,
+    crash_script=crash_script,
 )
 
 __all__ = [

@@ -23,6 +23,7 @@ from .rules import (
     legal_cells,
     pending,
 )
+from .scenario import crash_script
 from .scoring import Tail, score, trace, trace_all
 from .stats import STATS
 
@@ -44,6 +45,7 @@ KIND = GameKind(
     page="tails",
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
     stats=STATS,
+    crash_script=crash_script,
 )
 
 __all__ = [

@@ -49,6 +49,7 @@ from controller.games.registry import GameKind, Message
 from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
 from .rules import TeufelRules
+from .scenario import crash_script
 from .stats import STATS
 from .view import blocked_steps, exact_odds, odds, reachable
 
@@ -77,6 +78,7 @@ KIND = GameKind(
     rules_page=True,
     page="teufel",
     stats=STATS,
+    crash_script=crash_script,
 )
 
 __all__ = [

@@ -1,0 +1,21 @@
+"""The tail-tile game in the reliability suite's kill -9 part: a random legal game for
+2-4 players, to its end."""
+
+from __future__ import annotations
+
+import random
+
+from controller.games.registry import Action, Script
+
+from .rules import TailsRules
+
+
+def crash_script(rng: random.Random) -> Script:
+    options: dict[str, object] = {"players": rng.choice([2, 3, 4])}
+    rules = TailsRules()
+    state, actions = rules.setup(options), list[Action]()
+    while not rules.is_over(state):
+        action = rng.choice(rules.legal_actions(state))
+        state = rules.apply(state, action)
+        actions.append(action)
+    return options, actions

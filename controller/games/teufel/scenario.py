@@ -1,0 +1,25 @@
+"""Teufel Teufel in the reliability suite's kill -9 part: a random legal game for 2-6
+colours, its first :data:`ACTIONS` actions (whole games run to thousands)."""
+
+from __future__ import annotations
+
+import random
+
+from controller.games.registry import Action, Script
+
+from .cards import DEFAULT_COLOURS
+from .rules import TeufelRules
+
+ACTIONS = 150
+
+
+def crash_script(rng: random.Random) -> Script:
+    players = rng.sample(list(DEFAULT_COLOURS), rng.randint(2, 6))
+    options: dict[str, object] = {"players": players, "first": rng.choice(players)}
+    rules = TeufelRules()
+    state, actions = rules.setup(options), list[Action]()
+    while not rules.is_over(state) and len(actions) < ACTIONS:
+        action = rng.choice(rules.legal_actions(state))
+        state = rules.apply(state, action)
+        actions.append(action)
+    return options, actions
