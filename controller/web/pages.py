@@ -10,6 +10,7 @@ or a test's game, served from its package at ``/kinds/<kind>/``); fed by the str
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -118,15 +119,50 @@ def home() -> str:
     qr = segno.make(url, error="m").svg_inline(
         dark="#111", light="#fff", border=4, omitsize=True, title=url
     )
-    service = current_app.extensions["diablotin"]
+    kinds = available_kinds()
     return _render(
         "home.html",
         "home",
-        kinds=available_kinds(),
+        kinds=kinds,
         join_url=url,
         qr=Markup(qr),
-        teufel_colours=list(service.config.teufel.colours),
+        start_forms=[f for f in (_asset(k, "-start.html", "templates") for k in kinds) if f],
+        kind_pages={kind: _kind_page(kind) for kind in kinds},
     )
+
+
+def _asset(kind: str, suffix: str, where: str) -> str | None:
+    """``games/<page><suffix>`` of ``kind``'s page, under ``web/<where>/`` (``js/`` for
+    static), when that file exists; ``None`` for a kind that has no such part."""
+    page = registry.get(kind).page
+    name = f"games/{page}{suffix}"
+    root = TEMPLATES if where == "templates" else STATIC / "js"
+    return name if (root / name).is_file() else None
+
+
+def _kind_page(kind: str) -> dict[str, object]:
+    """What the home page and the step-through know of a kind: its page's kind module
+    (``static/js/games/<page>-kind.js``: seat labels, its start form's options, actions
+    in words, its board; see home.js), its seats and setup options by default, and
+    whether the computer can take a seat."""
+    declared = registry.get(kind)
+    defaults = current_app.extensions["diablotin"]._default_options(kind)
+    script = _asset(kind, "-kind.js", "static")
+    return {
+        "module": None if script is None else static_url(f"js/{script}"),
+        "defaults": defaults,
+        "seats": _seats(declared.seat_keys, defaults),
+        "computer": declared.computer,
+    }
+
+
+def _seats(
+    seat_keys: Callable[[Mapping[str, Any]], list[str]], options: Mapping[str, object]
+) -> list[str]:
+    try:
+        return seat_keys(options)
+    except (KeyError, TypeError, ValueError, Refused):
+        return []  # seats chosen on the form (the kind's module says which)
 
 
 @bp.get("/games/<int:game_id>")
@@ -189,9 +225,13 @@ def _bgstats_url(table: Any) -> str | None:
 
 def _game_menu(table: Any) -> dict[str, bool]:
     """What the referee's menu offers for this game: rename, rematch and delete always;
-    abandon while it is in play; "put on the box" for a sauteur game in play."""
+    abandon while it is in play; "put on the box" for a game in play that the box plays
+    (its kind declares a ``box_player``)."""
     in_play = not table.finished
-    return {"in_play": in_play, "box": in_play and table.rules.name == "sauteur"}
+    return {
+        "in_play": in_play,
+        "box": in_play and registry.get(table.rules.name).box_player is not None,
+    }
 
 
 @bp.get("/rules/<kind>")
@@ -235,6 +275,7 @@ def history_game(game_id: int) -> str:
         "history_game",
         game_id=game_id,
         kind=table.rules.name,
+        kind_page=_kind_page(table.rules.name),
         title=_title(table.game_id),
         game_menu=_game_menu(table),
         bgstats_url=_bgstats_url(table),
