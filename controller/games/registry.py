@@ -89,6 +89,19 @@ class Stats:
     """``(last state, seat ids) -> points per seat``; ``None``: a game without points."""
 
 
+def played(rules: Rules[Any], options: Options, steps: int, seed: int) -> object:
+    """The state after ``steps`` seeded random legal actions from ``options`` (fewer if
+    the game ends): a real position for a picture."""
+    state = rules.setup(options)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        legal = rules.legal_actions(state)
+        if not legal or rules.is_over(state):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    return state
+
+
 def plain_outcome(state: object, seats: Sequence[str]) -> Outcome:
     """A kind without stats of its own: ``<n>p``, the first seat first, no winner."""
     return Outcome(f"{len(seats)}p", seats[0] if seats else "", ())
@@ -150,6 +163,11 @@ class GameKind:
     """``rng -> (options, actions)``: a random legal game for the reliability suite's
     kill -9 part to enter (it adds undos and cuts long games); no actions: the kind's
     computer plays every seat (:attr:`computer`); ``None``: the kind is left out there."""
+
+    rules_examples: Callable[[], dict[str, object]] | None = None
+    """The positions its rules page draws (``<svg data-example="<name>">`` in
+    ``web/rules/<name>.<lang>.md``): ``{name: state}``, made by the engine from a fixed
+    start (see :func:`played`)."""
 
     def check_options(self, options: Options) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``

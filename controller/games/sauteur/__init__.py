@@ -23,7 +23,7 @@ from controller.games.sauteur.rules import (
     parse_options,
     view,
 )
-from controller.games.sauteur.scenario import crash_script
+from controller.games.sauteur.scenario import crash_script, rules_examples
 from controller.games.sauteur.stats import STATS
 
 
@@ -55,6 +55,7 @@ KIND = GameKind(
     seat_keys=lambda options: list(PLAYERS),
     stats=STATS,
     crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

@@ -23,7 +23,7 @@ from .rules import (
     legal_cells,
     pending,
 )
-from .scenario import crash_script
+from .scenario import crash_script, rules_examples
 from .scoring import Tail, score, trace, trace_all
 from .stats import STATS
 
@@ -46,6 +46,7 @@ KIND = GameKind(
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
     stats=STATS,
     crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

@@ -1,11 +1,12 @@
-"""The tail-tile game in the reliability suite's kill -9 part: a random legal game for
-2-4 players, to its end."""
+"""The tail-tile game's scripted games: the reliability suite's kill -9 part enters a
+random legal game for 2-4 players, to its end; its rules page draws a board 16 seeded
+actions in."""
 
 from __future__ import annotations
 
 import random
 
-from controller.games.registry import Action, Script
+from controller.games.registry import Action, Script, played
 
 from .rules import TailsRules
 
@@ -19,3 +20,8 @@ def crash_script(rng: random.Random) -> Script:
         state = rules.apply(state, action)
         actions.append(action)
     return options, actions
+
+
+def rules_examples() -> dict[str, object]:
+    """The rules page's picture: a two-player board, 16 seeded actions in."""
+    return {"board": played(TailsRules(), {"players": 2}, 16, 7)}

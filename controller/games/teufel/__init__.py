@@ -49,7 +49,7 @@ from controller.games.registry import GameKind, Message
 from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
 from .rules import TeufelRules
-from .scenario import crash_script
+from .scenario import crash_script, rules_examples
 from .stats import STATS
 from .view import blocked_steps, exact_odds, odds, reachable
 
@@ -79,6 +79,7 @@ KIND = GameKind(
     page="teufel",
     stats=STATS,
     crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

@@ -1,5 +1,6 @@
-"""Teufel Teufel in the reliability suite's kill -9 part: a random legal game for 2-6
-colours, its first :data:`ACTIONS` actions (whole games run to thousands)."""
+"""Teufel Teufel's scripted games: the reliability suite's kill -9 part enters a random
+legal game for 2-6 colours, its first :data:`ACTIONS` actions (whole games run to
+thousands); its rules page draws a board 40 actions into one."""
 
 from __future__ import annotations
 
@@ -23,3 +24,13 @@ def crash_script(rng: random.Random) -> Script:
         state = rules.apply(state, action)
         actions.append(action)
     return options, actions
+
+
+def rules_examples() -> dict[str, object]:
+    """The rules page's picture: a board 40 actions into a seeded random game."""
+    options, actions = crash_script(random.Random(4))
+    rules = TeufelRules()
+    state = rules.setup(options)
+    for action in actions[:40]:
+        state = rules.apply(state, action)
+    return {"board": state}
