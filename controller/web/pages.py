@@ -245,7 +245,15 @@ def rules(kind: str) -> str:
     html = rules_html(kind, request_language())
     if html is None:
         abort(404)
-    return _render("rules.html", "rules", "rules", kind=kind, rules=html, examples=examples(kind))
+    return _render(
+        "rules.html",
+        "rules",
+        "rules",
+        kind=kind,
+        rules=html,
+        examples=examples(kind),
+        kind_page=_kind_page(kind),
+    )
 
 
 @bp.get("/box")

@@ -44,3 +44,6 @@ export async function picture(data, gameId) {
   if (!snapshots.includes(name)) return null;
   return { src: `/api/games/${gameId}/snapshots/${name}.jpg`, alt: t("camera.snapshot", { k: before.face_pending_key }) };
 }
+
+/** A picture on its rules page: a position the engine made (see rules_pages.py). */
+export const drawExample = (svg, example) => drawBoard(svg, example.state);

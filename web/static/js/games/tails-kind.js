@@ -31,3 +31,6 @@ export const board = {
     scores.replaceChildren();
   },
 };
+
+/** A picture on its rules page: a position the engine made, with its board's layout. */
+export const drawExample = (svg, example) => drawBoard(svg, geometry(example.layout), example.state, {});

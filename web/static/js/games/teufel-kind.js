@@ -27,3 +27,6 @@ export const board = {
   cls: "tf-board",
   draw: async (state, { board: svg, scores }) => { drawBoard(svg, state); scores.replaceChildren(); },
 };
+
+/** A picture on its rules page: a position the engine made (see rules_pages.py). */
+export const drawExample = (svg, example) => drawBoard(svg, example.state);
