@@ -26,10 +26,10 @@ import statistics
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import NotRequired, Protocol, TypedDict
 
 from .games import registry
-from .games.base import Refused, Rules, replay
+from .games.base import Refused, replay
 from .games.registry import Outcome, plain_outcome
 from .journal import Entry, GameRecord, effective_actions
 
@@ -40,11 +40,6 @@ class Games(Protocol):
     def games(self) -> Sequence[GameRecord]: ...
 
     def entries(self, game_id: int) -> Sequence[Entry]: ...
-
-
-def _rules(kind: str) -> Rules[Any]:
-    """The engine of ``kind``; raises ``Refused`` ``bad-game`` for an unknown kind."""
-    return registry.get(kind).rules()
 
 
 def counted(records: Iterable[GameRecord]) -> list[GameRecord]:
@@ -141,55 +136,133 @@ def game_scores(record: GameRecord, entries: Sequence[Entry]) -> dict[str, int] 
     return declared.stats.scores(state, seat_ids(record.kind, record.options))
 
 
-def summarise(games: Sequence[GameFacts]) -> dict[str, Any]:
+class Tally(TypedDict):
+    games: int
+    wins: int
+    win_rate: float
+
+
+class Run(TypedDict):
+    win: bool
+    length: int
+
+
+class Streaks(TypedDict):
+    current: Run | None
+    best_wins: int
+    worst_losses: int
+
+
+class PlayerRow(TypedDict):
+    name: str
+    games: int
+    wins: int
+    by: dict[str, Tally]
+    """Per ``<kind>/<variant>``."""
+    win_rate: float
+    streaks: Streaks
+
+
+class Spread(TypedDict):
+    min: float
+    median: float
+    max: float
+
+
+class FirstPlayer(TypedDict):
+    games: int
+    wins: int
+    win_rate: float
+    fair_rate: float
+
+
+class GameRow(TypedDict):
+    id: int
+    variant: str
+    duration_s: float
+    actions: int
+
+
+class KindRow(TypedDict):
+    games: int
+    duration_s: Spread
+    actions_median: float
+    first_player: FirstPlayer
+    games_list: list[GameRow]
+
+
+class Summary(TypedDict):
+    games: int
+    players: list[PlayerRow]
+    kinds: dict[str, KindRow]
+    skipped: NotRequired[list[int]]
+    """Games whose record no longer replays (:class:`StatsCache`)."""
+
+
+def summarise(games: Sequence[GameFacts]) -> Summary:
     """Per player and per kind (see the module doc). Plain JSON data."""
     ordered = sorted(games, key=lambda g: (g.ended, g.id))
-    players: dict[str, dict[str, Any]] = {}
-    outcomes: dict[str, list[bool]] = {}
+    played: dict[str, list[tuple[str, bool]]] = {}
     for game in ordered:
         for seat, name in game.seats.items():
-            won = seat in game.winners
-            row = players.setdefault(name, {"name": name, "games": 0, "wins": 0, "by": {}})
-            row["games"] += 1
-            row["wins"] += won
-            by = row["by"].setdefault(f"{game.kind}/{game.variant}", {"games": 0, "wins": 0})
-            by["games"] += 1
-            by["wins"] += won
-            outcomes.setdefault(name, []).append(won)
-    for name, row in players.items():
-        row["win_rate"] = _rate(row["wins"], row["games"])
-        for by in row["by"].values():
-            by["win_rate"] = _rate(by["wins"], by["games"])
-        row["streaks"] = streaks(outcomes[name])
-    kinds: dict[str, dict[str, Any]] = {}
-    for kind in sorted({g.kind for g in ordered}):
-        mine = [g for g in ordered if g.kind == kind]
-        durations = [g.duration_s for g in mine]
-        first_won = sum(g.first in g.winners for g in mine)
-        kinds[kind] = {
-            "games": len(mine),
-            "duration_s": {
-                "min": min(durations),
-                "median": statistics.median(durations),
-                "max": max(durations),
-            },
-            "actions_median": statistics.median(g.actions for g in mine),
-            "first_player": {
-                "games": len(mine),
-                "wins": first_won,
-                "win_rate": _rate(first_won, len(mine)),
-                "fair_rate": _fair_rate(mine),
-            },
-            "games_list": [
-                {"id": g.id, "variant": g.variant, "duration_s": g.duration_s, "actions": g.actions}
-                for g in mine
-            ],
-        }
-    ranked = sorted(players.values(), key=lambda r: (-r["games"], r["name"]))
+            played.setdefault(name, []).append(
+                (f"{game.kind}/{game.variant}", seat in game.winners)
+            )
+    players = [_player(name, results) for name, results in played.items()]
+    kinds = {
+        kind: _kind_row([g for g in ordered if g.kind == kind])
+        for kind in sorted({g.kind for g in ordered})
+    }
+    ranked = sorted(players, key=lambda r: (-r["games"], r["name"]))
     return {"games": len(ordered), "players": ranked, "kinds": kinds}
 
 
-def streaks(won: Sequence[bool]) -> dict[str, Any]:
+def _tally(won: Sequence[bool]) -> Tally:
+    wins = sum(won)
+    return {"games": len(won), "wins": wins, "win_rate": _rate(wins, len(won))}
+
+
+def _player(name: str, results: Sequence[tuple[str, bool]]) -> PlayerRow:
+    """One player's row from their games' (``<kind>/<variant>``, won) in the order they ended."""
+    won = [w for _key, w in results]
+    by: dict[str, list[bool]] = {}
+    for key, w in results:
+        by.setdefault(key, []).append(w)
+    return {
+        "name": name,
+        "games": len(won),
+        "wins": sum(won),
+        "by": {key: _tally(outcomes) for key, outcomes in by.items()},
+        "win_rate": _rate(sum(won), len(won)),
+        "streaks": streaks(won),
+    }
+
+
+def _kind_row(mine: Sequence[GameFacts]) -> KindRow:
+    durations = [g.duration_s for g in mine]
+    first_won = sum(g.first in g.winners for g in mine)
+    return {
+        "games": len(mine),
+        "duration_s": {
+            "min": min(durations),
+            "median": statistics.median(durations),
+            "max": max(durations),
+        },
+        "actions_median": statistics.median(g.actions for g in mine),
+        "first_player": {
+            "games": len(mine),
+            "wins": first_won,
+            "win_rate": _rate(first_won, len(mine)),
+            "fair_rate": _fair_rate(mine),
+        },
+        "games_list": [
+            {"id": g.id, "variant": g.variant, "duration_s": g.duration_s, "actions": g.actions}
+            for g in mine
+        ],
+    }
+
+
+def streaks(won: Sequence[bool]) -> Streaks:
     """``current``: the run the player is on (``{"win": bool, "length": n}``, ``None``
     before any game); ``best_wins``/``worst_losses``: the longest runs of wins / non-wins."""
     best = worst = run = 0
@@ -199,7 +272,7 @@ def streaks(won: Sequence[bool]) -> dict[str, Any]:
             best = max(best, run)
         else:
             worst = max(worst, run)
-    current = {"win": won[-1], "length": run} if won else None
+    current: Run | None = {"win": won[-1], "length": run} if won else None
     return {"current": current, "best_wins": best, "worst_losses": worst}
 
 
@@ -239,7 +312,7 @@ class StatsCache:
         self._facts: dict[int, tuple[float, GameFacts]] = {}
         self._lock = threading.Lock()
 
-    def summary(self, journal: Games) -> dict[str, Any]:
+    def summary(self, journal: Games) -> Summary:
         facts, skipped = [], []
         records = counted(journal.games())
         with self._lock:  # a deleted or abandoned game's facts go with it
@@ -259,4 +332,6 @@ class StatsCache:
                 with self._lock:
                     self._facts[record.id] = cached
             facts.append(cached[1])
-        return summarise(facts) | {"skipped": skipped}
+        summary = summarise(facts)
+        summary["skipped"] = skipped
+        return summary

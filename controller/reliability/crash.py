@@ -67,13 +67,13 @@ def entries_of_export(data: dict[str, Any]) -> list[Op]:
 
 
 def views_by_version(
-    kind: str, options: dict[str, Any], ops: Sequence[Op], versions: set[int]
-) -> dict[int, tuple[Any, bool]]:
+    kind: str, options: Mapping[str, object], ops: Sequence[Op], versions: set[int]
+) -> dict[int, tuple[object, bool]]:
     """The engine's public view (JSON round-tripped) and whether the game is over, after
     the first ``v`` journal entries, for each ``v`` in ``versions`` (one replay)."""
     rules = registry.get(kind).rules()
     stack = [rules.setup(options)]
-    out: dict[int, tuple[Any, bool]] = {}
+    out: dict[int, tuple[object, bool]] = {}
     for version in range(len(ops) + 1):
         if version:
             op = ops[version - 1]
@@ -110,7 +110,7 @@ def acked_problems(acked: Sequence[Op], stored: Sequence[Op], script: Sequence[O
 
 
 def stream_problems(
-    kind: str, options: dict[str, Any], events: Sequence[dict[str, Any]], ops: Sequence[Op]
+    kind: str, options: Mapping[str, object], events: Sequence[dict[str, Any]], ops: Sequence[Op]
 ) -> list[str]:
     """Every state a phone was sent must be journaled: its version at most the journal's
     length, versions never going back, and the state the engine's replay at that version."""
@@ -272,7 +272,7 @@ def _enter_until_killed(
 def _check_restarted(
     server: ServeProcess,
     result: CrashGame,
-    options: dict[str, Any],
+    options: Mapping[str, object],
     stored: list[Op],
     script: list[Op],
 ) -> None:

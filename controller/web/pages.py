@@ -10,8 +10,8 @@ or a test's game, served from its package at ``/kinds/<kind>/``); fed by the str
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import segno
@@ -32,6 +32,7 @@ from markupsafe import Markup
 from controller import __version__, data
 from controller.games import registry
 from controller.games.base import Refused, Said
+from controller.games.registry import GameKind
 
 from . import security
 from .assets import digest, shell, static_url
@@ -47,6 +48,9 @@ from .i18n import (
 )
 from .payloads import available_kinds
 
+if TYPE_CHECKING:
+    from controller.table import Table
+
 bp = Blueprint("pages", __name__)
 
 STATIC = data.web_static()
@@ -56,7 +60,7 @@ YEAR_S = 365 * 24 * 3600
 LOOPBACK = ("127.", "localhost", "[::1]")
 
 
-def embed_json(data: Any) -> Markup:
+def embed_json(data: object) -> Markup:
     """JSON safe inside an HTML ``<script>`` block: ``<``, ``>``, ``&``, ``'`` and the
     line separators as ``\\uXXXX`` escapes, so no text (``</script>``, ``<!--``) can end
     or change the block. The one way templates embed data."""
@@ -151,16 +155,14 @@ def _kind_page(kind: str) -> dict[str, object]:
     return {
         "module": None if script is None else static_url(f"js/{script}"),
         "defaults": defaults,
-        "seats": _seats(declared.seat_keys, defaults),
+        "seats": _seats(declared, defaults),
         "computer": declared.computer,
     }
 
 
-def _seats(
-    seat_keys: Callable[[Mapping[str, Any]], list[str]], options: Mapping[str, object]
-) -> list[str]:
+def _seats(kind: GameKind, options: Mapping[str, object]) -> list[str]:
     try:
-        return seat_keys(options)
+        return kind.seat_keys(options)
     except (KeyError, TypeError, ValueError, Refused):
         return []  # seats chosen on the form (the kind's module says which)
 
@@ -209,7 +211,7 @@ def kind_script(kind: str, name: str) -> Response:
     return resp
 
 
-def _bgstats_url(table: Any) -> str | None:
+def _bgstats_url(table: Table) -> str | None:
     """The "Log in BG Stats" link of a finished game (:mod:`controller.web.bgstats`);
     None for a game in play or abandoned."""
     from .bgstats import link, play
@@ -223,7 +225,7 @@ def _bgstats_url(table: Any) -> str | None:
         return None
 
 
-def _game_menu(table: Any) -> dict[str, bool]:
+def _game_menu(table: Table) -> dict[str, bool]:
     """What the referee's menu offers for this game: rename, rematch and delete always;
     abandon while it is in play; "put on the box" for a game in play that the box plays
     (its kind declares a ``box_player``)."""
