@@ -265,7 +265,9 @@ def box() -> str:
 
 @bp.get("/stats")
 def stats() -> str:
-    return _render("stats.html", "stats")
+    return _render(
+        "stats.html", "stats", kind_pages={kind: _kind_page(kind) for kind in available_kinds()}
+    )
 
 
 @bp.get("/history")

@@ -48,7 +48,6 @@ LEFT: dict[str, str] = {
     "controller/web/bgstats.py": "a seat's own label (should be the kind's seat label)",
     "controller/web/openapi.py": "descriptions naming each game's odds and the box",
     "controller/web/operations.py": "the sauteur's adaptive memory, reset from the dashboard",
-    "web/static/js/stats.js": "seat colours and labels (should ask the kind modules)",
     "controller/bench/all.py": "the bench's per-game stages",
     "controller/bench/attack_load.py": "plays a sauteur game under load",
     "controller/bench/exploit.py": "the adaptive popper's bench",

@@ -1,7 +1,7 @@
 // Le Diable sauteur's part of the generic pages (home.js, history_game.js): see home.js
 // for what a kind module exports.
 import { api, playerName, t } from "../common.js";
-import { drawBoard, drawScores, figureLabel } from "./sauteur-board.js";
+import { PLAYER_COLOURS, drawBoard, drawScores, figureColour, figureLabel } from "./sauteur-board.js";
 
 export const seatLabel = (key) => t("player." + key);
 
@@ -47,3 +47,9 @@ export async function picture(data, gameId) {
 
 /** A picture on its rules page: a position the engine made (see rules_pages.py). */
 export const drawExample = (svg, example) => drawBoard(svg, example.state);
+
+/** A seat id's label on the stats page ("Player 1"), or null for another kind's. */
+export const seatWord = (key) => (key === "p1" || key === "p2" ? t("player." + key) : null);
+
+/** A figure's (or player's) colour on the charts: the board's. */
+export const colour = (key) => PLAYER_COLOURS[key] || figureColour(key, 0);

@@ -2,7 +2,7 @@
 // what a kind module exports.
 import { t } from "../common.js";
 import { drawBoard } from "./teufel-board.js";
-import { colourName } from "./teufel-colours.js";
+import { colourCss, colourName } from "./teufel-colours.js";
 import { setupTeufelForm } from "./teufel-start.js";
 import { eventText } from "./teufel-words.js";
 
@@ -30,3 +30,12 @@ export const board = {
 
 /** A picture on its rules page: a position the engine made (see rules_pages.py). */
 export const drawExample = (svg, example) => drawBoard(svg, example.state);
+
+/** A seat id (a colour) on the stats page, in the page's language; null for another kind's. */
+export function seatWord(key) {
+  const word = "teufel.colour." + key;
+  return t(word) === word ? null : colourName(key);
+}
+
+/** A player's colour on the charts. */
+export const colour = (key) => colourCss(key);
