@@ -87,6 +87,9 @@ class Stats:
     ``None``: the game has no chart."""
     scores: Callable[[object, Sequence[str]], dict[str, int]] | None = None
     """``(last state, seat ids) -> points per seat``; ``None``: a game without points."""
+    seat_word: Callable[[str], tuple[str, dict[str, object]]] | None = None
+    """``seat id -> (catalog key, parameters)``: the seat's own label (``Player 1``, a
+    colour) where nobody was named for it; ``None``: the seat id itself."""
 
 
 def played(rules: Rules[Any], options: Options, steps: int, seed: int) -> object:

@@ -88,11 +88,11 @@ def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
     if seat.get("computer"):
         level = translate(lang, f"level.{seat['computer']}")
         return translate(lang, "seat.computer", level=level)
-    if kind == "sauteur":
-        return translate(lang, f"player.{key}")
-    if kind == "tails":
-        return translate(lang, "tails.player", n=int(key.removeprefix("seat")))
-    return translate(lang, f"teufel.colour.{key}")
+    stats = registry.get(kind).stats
+    if stats is None or stats.seat_word is None:
+        return key
+    word, params = stats.seat_word(key)
+    return translate(lang, word, **params)
 
 
 def _player_id(key: str, seat: dict[str, Any]) -> str:

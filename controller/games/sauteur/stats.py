@@ -105,4 +105,14 @@ def _race(state: SauteurState) -> list[dict[str, object]]:
     return [{"race": r, **races[r], "circuit": circuit} for r in sorted(races)]
 
 
-STATS = Stats(seats=lambda options: list(PLAYERS), outcome=outcome, chart=chart, scores=scores)
+def seat_word(seat: str) -> tuple[str, dict[str, object]]:
+    return f"player.{seat}", {}
+
+
+STATS = Stats(
+    seats=lambda options: list(PLAYERS),
+    outcome=outcome,
+    chart=chart,
+    scores=scores,
+    seat_word=seat_word,
+)

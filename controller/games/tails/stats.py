@@ -58,4 +58,8 @@ def chart(
     }
 
 
-STATS = Stats(seats=seats, outcome=outcome, chart=chart, scores=scores)
+def seat_word(seat: str) -> tuple[str, dict[str, object]]:
+    return "tails.player", {"n": int(seat.removeprefix("seat"))}
+
+
+STATS = Stats(seats=seats, outcome=outcome, chart=chart, scores=scores, seat_word=seat_word)

@@ -45,4 +45,8 @@ def chart(
     }
 
 
-STATS = Stats(seats=seats, outcome=outcome, chart=chart)
+def seat_word(seat: str) -> tuple[str, dict[str, object]]:
+    return f"teufel.colour.{seat}", {}
+
+
+STATS = Stats(seats=seats, outcome=outcome, chart=chart, seat_word=seat_word)
