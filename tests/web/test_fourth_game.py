@@ -13,6 +13,7 @@ import io
 import json
 import os
 import random
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,14 +150,30 @@ def test_the_fourth_game_in_chromium_in_three_languages(
             lambda r: failures.append(f"{r.status} {r.url}") if r.status >= 500 else None,
         )
         try:
-            gid = service.new_game("dicerace", {"target": 8}, "")
-            page.goto(f"{base}/games/{gid}")
+            other = service.new_game("dicerace", {}, "In play")  # for the home page's list
+            page.goto(f"{base}/")
+            page.wait_for_selector(f"#games [data-game='{other}'] [data-turn=p1]")
+            assert "p1" in page.inner_text(f"#games [data-game='{other}'] .game-turn")
             page.click("#role")
             page.fill("#pin", PIN)
             page.click("#login-go")
             page.wait_for_selector("#role.referee")
-            # p1 5, p2 1, p1 3 -> 8: p1 wins, and the dice go
-            for die, seat, at in ((5, "p1", 5), (1, "p2", 1), (3, "p1", 8)):
+            # started from the home page's form: its seats are the kind's (p1, p2)
+            page.select_option("#kind", "dicerace")
+            assert page.locator("#seats .seat-label").all_inner_texts() == ["p1", "p2"]
+            page.click("#create")
+            page.wait_for_url(re.compile(r"/games/\d+$"))
+            gid = int(page.url.rsplit("/", 1)[1])
+            assert service.journal.game(gid).options == {}
+            page.wait_for_selector("#dice button[data-die='6']")
+            # target 20: p1 6 5, p2 1, p1 6 3 -> 20: p1 wins, and the dice go
+            for die, seat, at in (
+                (6, "p1", 6),
+                (5, "p1", 11),
+                (1, "p2", 1),
+                (6, "p1", 17),
+                (3, "p1", 20),
+            ):
                 page.click(f"#dice button[data-die='{die}']")
                 page.wait_for_selector(f"#track li[data-seat={seat}][data-at='{at}']")
             page.wait_for_function("() => !document.querySelector('#dice button')")
@@ -169,7 +186,7 @@ def test_the_fourth_game_in_chromium_in_three_languages(
                 page.goto(f"{base}/history")
                 page.wait_for_selector(f"[data-game='{gid}']")
                 page.goto(f"{base}/history/{gid}")
-                page.wait_for_selector("#moves button[data-step='3']")
+                page.wait_for_selector("#moves button[data-step='5']")
                 page.click("#moves button[data-step='1']")
                 page.wait_for_function("() => document.getElementById('step').value === '1'")
                 page.goto(f"{base}/stats?game={gid}")
