@@ -2,11 +2,13 @@
 
 A game package exports ``KIND``, a :class:`GameKind`: its name, its rules, its options
 (built from its config section and checked by the engine's own option parser when the
-config loads), its display name as a translatable message, and its optional hooks. The
-service, the API and its OpenAPI document, the home page's form, history, export and
-import and the reliability suite all read :func:`kinds` / :func:`get`; adding a game is
-a package with a ``KIND`` and one line in :data:`BUILT_IN` (or :func:`register` from a
-plug-in or a test).
+config loads), its display name as a translatable message, and its optional hooks: how
+statistics read its games (:class:`Stats`), its kill -9 scenario, its rules page's
+pictures, its page. The service, the API and its OpenAPI document, the home page, history
+and the step-through, stats, export and import, the rules page and the reliability suite
+all read :func:`kinds` / :func:`get`, and never name a kind; adding a game is a package
+with a ``KIND`` and one line in :data:`BUILT_IN` (or :func:`register` from a test, or a
+module named in ``DIABLOTIN_GAMES``).
 
 Pure: importing this module imports no game; :func:`kinds` imports the built-in ones.
 """
