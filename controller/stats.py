@@ -13,29 +13,33 @@ Everything here is computed by replaying journaled games through their rules eng
 
 Definitions (docs/stats.md): a game's **duration** is the time from its first journal
 entry to its last (seconds; imported games keep their original times). The **first player**
-is who makes the game's first choice: the Diable sauteur's first popper (the other player
-of ``first_hider``), Teufel Teufel's ``first``, the tail-tile game's seat 1. A **win** is
-being the winner (sauteur), a player of a winning side (tails: a tie gives every tied side
-a win), or leaving the board (Teufel Teufel: everyone but the losers). A sauteur draw is
-nobody's win. **Streaks** run over a player's games in the order they ended.
+(who makes the game's first choice), the **winners** and the **variant** are what each
+kind's :class:`~controller.games.registry.Stats` reads from the game's last state (its
+package's ``stats`` module); a kind without one counts ``<n>p`` games with no winner.
+**Streaks** run over a player's games in the order they ended. This module never names
+a kind.
 """
 
 from __future__ import annotations
 
 import statistics
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, Protocol, TypedDict
 
-from .games.base import Rules
+from .games import registry
+from .games.base import Refused, replay
+from .games.registry import Outcome, plain_outcome
 from .journal import Entry, GameRecord, effective_actions
 
 
-def _rules(kind: str) -> Rules[Any]:
-    from .games import registry
+class Games(Protocol):
+    """What :class:`StatsCache` reads from the journal."""
 
-    return registry.get(kind).rules()
+    def games(self) -> Sequence[GameRecord]: ...
+
+    def entries(self, game_id: int) -> Sequence[Entry]: ...
 
 
 def counted(records: Iterable[GameRecord]) -> list[GameRecord]:
@@ -50,18 +54,18 @@ def seat_names(game: GameRecord) -> dict[str, str]:
     """Seat id → the name statistics use for it, in seat order.
 
     The seat's person (:mod:`controller.players`): a roster player's or a guest's name,
-    or ``Computer (level)``. A seat nobody was named for is its own id: ``p1``/``p2``
-    (sauteur), the colour (Teufel Teufel), ``seat1``… (tail-tile game); the dashboard
-    translates those. Raises ``Refused`` for options the game refuses.
+    or ``Computer (level)``. A seat nobody was named for is its own id, as the kind's
+    :class:`~controller.games.registry.Stats` names it (``p1``, a colour, ``seat1``…);
+    the dashboard translates those. Raises ``Refused`` for options the game refuses.
     """
-    ids = _seat_ids(game)
+    ids = seat_ids(game.kind, game.options)
     seats = game.seats or []
     if len(seats) != len(ids):
         return {seat: seat for seat in ids}
     return {seat: _person(person) or seat for seat, person in zip(ids, seats, strict=True)}
 
 
-def _person(seat: dict[str, Any]) -> str | None:
+def _person(seat: Mapping[str, object]) -> str | None:
     if seat.get("name"):
         return str(seat["name"])
     if seat.get("computer"):
@@ -69,15 +73,13 @@ def _person(seat: dict[str, Any]) -> str | None:
     return None
 
 
-def _seat_ids(game: GameRecord) -> list[str]:
-    if game.kind == "sauteur":
-        return ["p1", "p2"]
-    state = _rules(game.kind).setup(game.options)
-    if game.kind == "teufel":
-        return [p.colour for p in state.players]
-    if game.kind == "tails":
-        return [f"seat{i + 1}" for i in range(state.players)]
-    return []
+def seat_ids(kind: str, options: Mapping[str, object]) -> list[str]:
+    """The seat ids of a game of ``kind`` with ``options``, as its kind declares them
+    (its ``seat_keys`` for a kind without stats of its own)."""
+    declared = registry.get(kind)
+    if declared.stats is None:
+        return declared.seat_keys(options)
+    return declared.stats.seats(options)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ class GameFacts:
     id: int
     kind: str
     variant: str
-    """``A``/``B`` (sauteur rule), ``2p``/``3p``/``4p`` (players, the other games)."""
+    """As the kind's :class:`~controller.games.registry.Outcome` says: ``A``/``B`` (a
+    rule), ``2p``/``3p``/``4p`` (players)."""
     ended: float
     duration_s: float
     actions: int
@@ -96,95 +99,170 @@ class GameFacts:
     winners: tuple[str, ...]
 
 
+def _outcome(record: GameRecord, actions: Sequence[Mapping[str, object]]) -> Outcome:
+    declared = registry.get(record.kind)
+    state = replay(declared.rules(), record.options, actions)
+    ids = seat_ids(record.kind, record.options)
+    if declared.stats is None:
+        return plain_outcome(state, ids)
+    return declared.stats.outcome(state, ids)
+
+
 def game_facts(record: GameRecord, entries: Sequence[Entry]) -> GameFacts:
     """Replay one finished game; raises ``Refused`` if its record does not replay."""
-    from .games.base import replay
-
-    rules = _rules(record.kind)
     actions = effective_actions(list(entries))
-    state = replay(rules, record.options, actions)
-    seats = seat_names(record)
-    ids = list(seats)
-    if record.kind == "sauteur":
-        config = state.config
-        variant = config.rule
-        first = "p2" if config.first_hider == "p1" else "p1"
-        winners: tuple[str, ...] = () if state.winner in (None, "draw") else (state.winner,)
-    elif record.kind == "teufel":
-        variant = f"{len(ids)}p"
-        first = ids[state.first]
-        winners = tuple(ids[i] for i in range(len(ids)) if i not in state.losers)
-    elif record.kind == "tails":
-        from .games.tails import game_view
-
-        variant = f"{len(ids)}p"
-        first = ids[0]
-        winners = tuple(ids[i] for i in game_view(state)["winning_seats"])
-    else:  # a kind without stats of its own (issue 23: a kind will declare them)
-        variant, first, winners = f"{len(ids)}p", ids[0] if ids else "", ()
+    outcome = _outcome(record, actions)
     times = [e.at for e in entries]
     return GameFacts(
         id=record.id,
         kind=record.kind,
-        variant=variant,
+        variant=outcome.variant,
         ended=max(times, default=record.finished or 0.0),
         duration_s=(max(times) - min(times)) if times else 0.0,
         actions=len(actions),
-        seats=seats,
-        first=first,
-        winners=winners,
+        seats=seat_names(record),
+        first=outcome.first,
+        winners=outcome.winners,
     )
 
 
-def summarise(games: Sequence[GameFacts]) -> dict[str, Any]:
+def game_scores(record: GameRecord, entries: Sequence[Entry]) -> dict[str, int] | None:
+    """Seat id → points at the game's end, as its kind counts them; ``None`` for a kind
+    without points. Raises ``Refused`` if the record does not replay."""
+    declared = registry.get(record.kind)
+    if declared.stats is None or declared.stats.scores is None:
+        return None
+    state = replay(declared.rules(), record.options, effective_actions(list(entries)))
+    return declared.stats.scores(state, seat_ids(record.kind, record.options))
+
+
+class Tally(TypedDict):
+    games: int
+    wins: int
+    win_rate: float
+
+
+class Run(TypedDict):
+    win: bool
+    length: int
+
+
+class Streaks(TypedDict):
+    current: Run | None
+    best_wins: int
+    worst_losses: int
+
+
+class PlayerRow(TypedDict):
+    name: str
+    games: int
+    wins: int
+    by: dict[str, Tally]
+    """Per ``<kind>/<variant>``."""
+    win_rate: float
+    streaks: Streaks
+
+
+class Spread(TypedDict):
+    min: float
+    median: float
+    max: float
+
+
+class FirstPlayer(TypedDict):
+    games: int
+    wins: int
+    win_rate: float
+    fair_rate: float
+
+
+class GameRow(TypedDict):
+    id: int
+    variant: str
+    duration_s: float
+    actions: int
+
+
+class KindRow(TypedDict):
+    games: int
+    duration_s: Spread
+    actions_median: float
+    first_player: FirstPlayer
+    games_list: list[GameRow]
+
+
+class Summary(TypedDict):
+    games: int
+    players: list[PlayerRow]
+    kinds: dict[str, KindRow]
+    skipped: NotRequired[list[int]]
+    """Games whose record no longer replays (:class:`StatsCache`)."""
+
+
+def summarise(games: Sequence[GameFacts]) -> Summary:
     """Per player and per kind (see the module doc). Plain JSON data."""
     ordered = sorted(games, key=lambda g: (g.ended, g.id))
-    players: dict[str, dict[str, Any]] = {}
-    outcomes: dict[str, list[bool]] = {}
+    played: dict[str, list[tuple[str, bool]]] = {}
     for game in ordered:
         for seat, name in game.seats.items():
-            won = seat in game.winners
-            row = players.setdefault(name, {"name": name, "games": 0, "wins": 0, "by": {}})
-            row["games"] += 1
-            row["wins"] += won
-            by = row["by"].setdefault(f"{game.kind}/{game.variant}", {"games": 0, "wins": 0})
-            by["games"] += 1
-            by["wins"] += won
-            outcomes.setdefault(name, []).append(won)
-    for name, row in players.items():
-        row["win_rate"] = _rate(row["wins"], row["games"])
-        for by in row["by"].values():
-            by["win_rate"] = _rate(by["wins"], by["games"])
-        row["streaks"] = streaks(outcomes[name])
-    kinds: dict[str, dict[str, Any]] = {}
-    for kind in sorted({g.kind for g in ordered}):
-        mine = [g for g in ordered if g.kind == kind]
-        durations = [g.duration_s for g in mine]
-        first_won = sum(g.first in g.winners for g in mine)
-        kinds[kind] = {
-            "games": len(mine),
-            "duration_s": {
-                "min": min(durations),
-                "median": statistics.median(durations),
-                "max": max(durations),
-            },
-            "actions_median": statistics.median(g.actions for g in mine),
-            "first_player": {
-                "games": len(mine),
-                "wins": first_won,
-                "win_rate": _rate(first_won, len(mine)),
-                "fair_rate": round(statistics.fmean(1 / len(g.seats) for g in mine), 4),
-            },
-            "games_list": [
-                {"id": g.id, "variant": g.variant, "duration_s": g.duration_s, "actions": g.actions}
-                for g in mine
-            ],
-        }
-    ranked = sorted(players.values(), key=lambda r: (-r["games"], r["name"]))
+            played.setdefault(name, []).append(
+                (f"{game.kind}/{game.variant}", seat in game.winners)
+            )
+    players = [_player(name, results) for name, results in played.items()]
+    kinds = {
+        kind: _kind_row([g for g in ordered if g.kind == kind])
+        for kind in sorted({g.kind for g in ordered})
+    }
+    ranked = sorted(players, key=lambda r: (-r["games"], r["name"]))
     return {"games": len(ordered), "players": ranked, "kinds": kinds}
 
 
-def streaks(won: Sequence[bool]) -> dict[str, Any]:
+def _tally(won: Sequence[bool]) -> Tally:
+    wins = sum(won)
+    return {"games": len(won), "wins": wins, "win_rate": _rate(wins, len(won))}
+
+
+def _player(name: str, results: Sequence[tuple[str, bool]]) -> PlayerRow:
+    """One player's row from their games' (``<kind>/<variant>``, won) in the order they ended."""
+    won = [w for _key, w in results]
+    by: dict[str, list[bool]] = {}
+    for key, w in results:
+        by.setdefault(key, []).append(w)
+    return {
+        "name": name,
+        "games": len(won),
+        "wins": sum(won),
+        "by": {key: _tally(outcomes) for key, outcomes in by.items()},
+        "win_rate": _rate(sum(won), len(won)),
+        "streaks": streaks(won),
+    }
+
+
+def _kind_row(mine: Sequence[GameFacts]) -> KindRow:
+    durations = [g.duration_s for g in mine]
+    first_won = sum(g.first in g.winners for g in mine)
+    return {
+        "games": len(mine),
+        "duration_s": {
+            "min": min(durations),
+            "median": statistics.median(durations),
+            "max": max(durations),
+        },
+        "actions_median": statistics.median(g.actions for g in mine),
+        "first_player": {
+            "games": len(mine),
+            "wins": first_won,
+            "win_rate": _rate(first_won, len(mine)),
+            "fair_rate": _fair_rate(mine),
+        },
+        "games_list": [
+            {"id": g.id, "variant": g.variant, "duration_s": g.duration_s, "actions": g.actions}
+            for g in mine
+        ],
+    }
+
+
+def streaks(won: Sequence[bool]) -> Streaks:
     """``current``: the run the player is on (``{"win": bool, "length": n}``, ``None``
     before any game); ``best_wins``/``worst_losses``: the longest runs of wins / non-wins."""
     best = worst = run = 0
@@ -194,7 +272,7 @@ def streaks(won: Sequence[bool]) -> dict[str, Any]:
             best = max(best, run)
         else:
             worst = max(worst, run)
-    current = {"win": won[-1], "length": run} if won else None
+    current: Run | None = {"win": won[-1], "length": run} if won else None
     return {"current": current, "best_wins": best, "worst_losses": worst}
 
 
@@ -202,119 +280,27 @@ def _rate(wins: int, games: int) -> float:
     return round(wins / games, 4) if games else 0.0
 
 
+def _fair_rate(games: Sequence[GameFacts]) -> float:
+    """The first player's win rate if seats did not matter: the mean of 1/seats (games
+    with no seats count 0)."""
+    return round(statistics.fmean(1 / len(g.seats) if g.seats else 0.0 for g in games), 4)
+
+
 # --- per-game charts ------------------------------------------------------------------------
 
 
-def game_series(record: GameRecord, entries: Sequence[Entry]) -> dict[str, Any]:
-    """The data of a game's chart (``chart`` names it): the sauteur chase (positions after
-    each pop, per round), the rule-B race (progress and pot after each pop, per race), the
-    tail-tile game's score per side after each action, Teufel Teufel's letters held per
-    player after each action. Raises ``Refused`` if the record does not replay."""
-    from .games.base import replay
-
-    rules = _rules(record.kind)
+def game_series(record: GameRecord, entries: Sequence[Entry]) -> dict[str, object]:
+    """The data of a game's chart, as its kind draws it (``chart`` names the type, see
+    docs/stats.md; ``"none"`` for a kind without a chart). Raises ``Refused`` if the record
+    does not replay."""
+    declared = registry.get(record.kind)
     actions = effective_actions(list(entries))
     seats = seat_names(record)
-    base = {"game": record.id, "kind": record.kind, "seats": seats}
-    if record.kind == "sauteur":
-        state = replay(rules, record.options, actions)
-        if state.config.rule == "A":
-            return base | {"chart": "chase", "rounds": _chase(state)}
-        return base | {"chart": "race", "races": _race(state)}
-    state = rules.setup(record.options)
-    if record.kind == "tails":
-        from .games.tails.scoring import side_totals, trace_all
-
-        def totals(s: Any) -> list[int]:
-            points = [tail.points for tail in trace_all(s.board, s.cards)]
-            return side_totals(s.board, s.players, points)
-
-        from .games.tails.rules import seats_of_side
-
-        names = list(seats)
-        count = len(state.board.sides[state.players])
-        sides = [
-            [names[seat] for seat in seats_of_side(state.players, side)] for side in range(count)
-        ]
-        points = [totals(state)]
-        for action in actions:
-            state = rules.apply(state, action)
-            points.append(totals(state))
-        return base | {
-            "chart": "score",
-            "sides": sides,
-            "series": [[row[side] for row in points] for side in range(len(sides))],
-        }
-    # teufel
-    held = [[len(p.letters) for p in state.players]]
-    for action in actions:
-        state = rules.apply(state, action)
-        held.append([len(p.letters) for p in state.players])
-    return base | {
-        "chart": "letters",
-        "series": {seat: [row[i] for row in held] for i, seat in enumerate(seats)},
-    }
-
-
-def _history(state: Any) -> list[tuple[Any, ...]]:
-    entries = []
-    link = state.history
-    while link is not None:
-        entries.append(link[0])
-        link = link[1]
-    return entries[::-1]
-
-
-def _chase(state: Any) -> list[dict[str, Any]]:
-    """Rule A, per round: the devil's and each figure's square, at the start and after
-    each pop that moved something (x: pops in the round)."""
-    config = state.config
-    rounds: dict[int, dict[str, Any]] = {}
-    for round_no, _hiding, _key, _face, kind, detail in _history(state):
-        if kind not in ("move", "devil"):
-            continue
-        row = rounds.get(round_no)
-        if row is None:
-            row = rounds[round_no] = {
-                "round": round_no,
-                "popper": "p1" if (config.first_hider == "p1") != bool(round_no % 2) else "p2",
-                "devil": [config.devil_start],
-                "figures": {
-                    n: [s] for n, s in zip(config.figure_names, config.figure_starts, strict=True)
-                },
-            }
-        devil = row["devil"][-1]
-        figures = {n: at[-1] for n, at in row["figures"].items()}
-        if kind == "move":
-            figures[detail[0]] = detail[2]
-        else:
-            devil = detail[1]
-        row["devil"].append(devil)
-        for name, at in row["figures"].items():
-            at.append(figures[name])
-    return [rounds[r] for r in sorted(rounds)]
-
-
-def _race(state: Any) -> list[dict[str, Any]]:
-    """Rule B, per race: squares gone round by each player (banked) and the pot, at the
-    start and after each pop or stop."""
-    circuit = state.config.circuit_length
-    races: dict[int, dict[str, Any]] = {}
-    for round_no, _hiding, _key, _face, kind, detail in _history(state):
-        row = races.setdefault(
-            round_no, {"race": round_no, "p1": [0], "p2": [0], "pot": [0], "circuit": circuit}
-        )
-        laps = {"p1": row["p1"][-1], "p2": row["p2"][-1]}
-        pot = 0
-        if kind == "pot":
-            pot = detail[0]
-        elif kind == "bank":
-            _why, player, banked, _done = detail
-            laps[player] = min(laps[player] + banked, circuit)
-        row["p1"].append(laps["p1"])
-        row["p2"].append(laps["p2"])
-        row["pot"].append(pot)
-    return [races[r] for r in sorted(races)]
+    base: dict[str, object] = {"game": record.id, "kind": record.kind, "seats": seats}
+    if declared.stats is None or declared.stats.chart is None:
+        replay(declared.rules(), record.options, actions)  # refuses a record that no longer replays
+        return base | {"chart": "none"}
+    return base | declared.stats.chart(record.options, actions, list(seats))
 
 
 class StatsCache:
@@ -326,9 +312,7 @@ class StatsCache:
         self._facts: dict[int, tuple[float, GameFacts]] = {}
         self._lock = threading.Lock()
 
-    def summary(self, journal: Any) -> dict[str, Any]:
-        from .games.base import Refused
-
+    def summary(self, journal: Games) -> Summary:
         facts, skipped = [], []
         records = counted(journal.games())
         with self._lock:  # a deleted or abandoned game's facts go with it
@@ -348,4 +332,6 @@ class StatsCache:
                 with self._lock:
                     self._facts[record.id] = cached
             facts.append(cached[1])
-        return summarise(facts) | {"skipped": skipped}
+        summary = summarise(facts)
+        summary["skipped"] = skipped
+        return summary

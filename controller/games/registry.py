@@ -2,11 +2,13 @@
 
 A game package exports ``KIND``, a :class:`GameKind`: its name, its rules, its options
 (built from its config section and checked by the engine's own option parser when the
-config loads), its display name as a translatable message, and its optional hooks. The
-service, the API and its OpenAPI document, the home page's form, history, export and
-import and the reliability suite all read :func:`kinds` / :func:`get`; adding a game is
-a package with a ``KIND`` and one line in :data:`BUILT_IN` (or :func:`register` from a
-plug-in or a test).
+config loads), its display name as a translatable message, and its optional hooks: how
+statistics read its games (:class:`Stats`), its kill -9 scenario, its rules page's
+pictures, its page. The service, the API and its OpenAPI document, the home page, history
+and the step-through, stats, export and import, the rules page and the reliability suite
+all read :func:`kinds` / :func:`get`, and never name a kind; adding a game is a package
+with a ``KIND`` and one line in :data:`BUILT_IN` (or :func:`register` from a test, or a
+module named in ``DIABLOTIN_GAMES``).
 
 Pure: importing this module imports no game; :func:`kinds` imports the built-in ones.
 """
@@ -14,8 +16,11 @@ Pure: importing this module imports no game; :func:`kinds` imports the built-in 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+import os
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.games.base import Refused, Rules
@@ -24,6 +29,10 @@ from controller.translation import Strings, Voice, add_kind, load_kinds_with, re
 
 BUILT_IN = ("controller.games.sauteur", "controller.games.teufel", "controller.games.tails")
 """The packages whose ``KIND`` is registered on first use, in the order menus show them."""
+PLUGINS_ENV = "DIABLOTIN_GAMES"
+"""Comma-separated modules whose ``KIND`` is registered after the built-in ones (a game
+kept outside this package, e.g. the tests' fourth game in a ``diablotin serve`` they
+start). A module that does not import stops the program with its name."""
 
 
 @dataclass(frozen=True)
@@ -34,16 +43,86 @@ class Message:
 
     msgid: str
 
-    def english(self, **params: Any) -> str:
+    def english(self, **params: object) -> str:
         return self.msgid.format(**params)
 
 
-def _no_options(section: Any) -> dict[str, Any]:
+def _no_options(section: object) -> dict[str, object]:
     return {}
 
 
-def _no_seats(options: Mapping[str, Any]) -> list[str]:
+def _no_seats(options: Mapping[str, object]) -> list[str]:
     return []
+
+
+Options = Mapping[str, object]
+"""A game's setup options, as its engine reads them (JSON values)."""
+Action = Mapping[str, object]
+"""One journaled action (JSON values)."""
+Script = tuple[dict[str, object], list[Action]]
+"""A scripted game: its options and its actions, in order."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What statistics read from a finished game's last state (seats are seat ids)."""
+
+    variant: str
+    """The kind's split of its games, e.g. a rule (``A``/``B``) or ``2p``/``3p``."""
+    first: str
+    """The seat that made the game's first choice."""
+    winners: tuple[str, ...]
+    """The seats that won (empty: a draw, or nobody)."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    """How :mod:`controller.stats` reads a kind's games: plain functions of the engine's
+    options, actions and states (pure; they may raise ``Refused`` for options the engine
+    refuses). A kind without ``stats`` counts its games with :func:`plain_outcome`."""
+
+    seats: Callable[[Options], list[str]]
+    """The seat ids statistics use, in seat order (what ``Game.seats`` names)."""
+    outcome: Callable[[object, Sequence[str]], Outcome]
+    """``(last state, seat ids) -> Outcome`` of a finished game."""
+    chart: Callable[[Options, Sequence[Action], Sequence[str]], dict[str, object]] | None = None
+    """``(options, actions, seat ids) -> {"chart": <type>, ...}``: the data of the game's
+    chart on the stats page (``letters``, ``score``, ``chase``, ``race``; see docs/stats.md).
+    ``None``: the game has no chart."""
+    scores: Callable[[object, Sequence[str]], dict[str, int]] | None = None
+    """``(last state, seat ids) -> points per seat``; ``None``: a game without points."""
+    seat_word: Callable[[str], tuple[str, dict[str, object]]] | None = None
+    """``seat id -> (catalog key, parameters)``: the seat's own label (``Player 1``, a
+    colour) where nobody was named for it; ``None``: the seat id itself."""
+
+
+def played(rules: Rules[Any], options: Options, steps: int, seed: int) -> object:
+    """The state after ``steps`` seeded random legal actions from ``options`` (fewer if
+    the game ends): a real position for a picture."""
+    state = rules.setup(options)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        legal = rules.legal_actions(state)
+        if not legal or rules.is_over(state):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    return state
+
+
+def plain_outcome(state: object, seats: Sequence[str]) -> Outcome:
+    """A kind without stats of its own: ``<n>p``, the first seat first, no winner."""
+    return Outcome(f"{len(seats)}p", seats[0] if seats else "", ())
+
+
+@dataclass(frozen=True)
+class Page:
+    """A game page that lives in its package (a plug-in or a test's game), not in
+    ``web/``: ``directory`` holds ``<name>.html`` (a template extending ``base.html``) and
+    ``<name>.js`` (its module, served at ``/kinds/<kind>/<name>.js``; it imports the
+    dashboard's helpers from ``/static/js/common.js``)."""
+
+    directory: Path
+    name: str
 
 
 @dataclass(frozen=True)
@@ -65,8 +144,8 @@ class GameKind:
     name: str
     title: Message
     rules: Callable[[], Rules[Any]]
-    options: Callable[[Any], dict[str, Any]] = _no_options
-    default_title: Callable[[Mapping[str, Any]], str] | None = None
+    options: Callable[[object], dict[str, object]] = _no_options
+    default_title: Callable[[Options], str] | None = None
     web: str | None = None
     rules_page: bool = False
     computer: bool = False
@@ -75,7 +154,7 @@ class GameKind:
     """``"module:Class"`` of the component that plays this game on the box's toy (the
     service makes one, and attaches this kind's tables to it); ``None``: a board game
     whose moves the referee enters."""
-    at_start: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    at_start: Callable[[Options], dict[str, object]] | None = None
     """What a new game adds to the config's options (e.g. Teufel's seated players), so
     that :meth:`check_options` can check the config's part alone."""
     seat_keys: Callable[[Mapping[str, Any]], list[str]] = _no_seats
@@ -83,21 +162,35 @@ class GameKind:
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
     config: Section | None = None
-    strings: Strings | None = None
-    voice: Voice | None = None
-    """What the box says aloud about the kind's games (:mod:`controller.announce`)."""
-    """The kind's messages (``controller/games/<name>/strings.py``): :func:`register` hands
-    them to the lookups of :mod:`controller.translation`."""
     """The kind's config section ``[<name>]`` (keys, types, defaults, bounds), which the
     config loader checks; its value is what :attr:`options` receives."""
+    strings: Strings | None = None
+    """The kind's messages (``controller/games/<name>/strings.py``): :func:`register` hands
+    them to the lookups of :mod:`controller.translation`."""
+    voice: Voice | None = None
+    """What the box says aloud about the kind's games (:mod:`controller.announce`)."""
+    stats: Stats | None = None
+    """How statistics, charts and exports read this kind's games (``None``: counted by
+    :func:`plain_outcome`, seats from :attr:`seat_keys`, no chart)."""
+    own_page: Page | None = None
+    """A page served from the kind's own directory, instead of ``web/``'s ``page``."""
+    crash_script: Callable[[random.Random], Script] | None = None
+    """``rng -> (options, actions)``: a random legal game for the reliability suite's
+    kill -9 part to enter (it adds undos and cuts long games); no actions: the kind's
+    computer plays every seat (:attr:`computer`); ``None``: the kind is left out there."""
 
-    def check_options(self, options: Mapping[str, Any]) -> None:
+    rules_examples: Callable[[], dict[str, object]] | None = None
+    """The positions its rules page draws (``<svg data-example="<name>">`` in
+    ``web/rules/<name>.<lang>.md``): ``{name: state}``, made by the engine from a fixed
+    start (see :func:`played`)."""
+
+    def check_options(self, options: Options) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``
         (the config's defaults, completed as a new game would complete them)."""
         full = dict(options) if self.at_start is None else self.at_start(options) | dict(options)
         self.rules().setup(full)
 
-    def new_title(self, options: Mapping[str, Any]) -> str:
+    def new_title(self, options: Options) -> str:
         """The English title of a new game whose title was left empty."""
         if self.default_title is not None:
             return self.default_title(options)
@@ -132,6 +225,14 @@ def _load_built_in() -> None:
             module = importlib.import_module(package)
         except ModuleNotFoundError:
             continue  # an optional game left out of this install
+        if module.KIND.name not in _KINDS:
+            register(module.KIND)
+    for name in filter(None, (n.strip() for n in os.environ.get(PLUGINS_ENV, "").split(","))):
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            why = f"{PLUGINS_ENV} names {name!r}, which does not import: {exc}"
+            raise ImportError(why) from exc
         if module.KIND.name not in _KINDS:
             register(module.KIND)
 

@@ -4,9 +4,10 @@ Five parts, each bounded in count and time; every byte goes to 127.0.0.1.
 
 1. **crash** — scripted games of all three kinds against a real ``diablotin serve``
    process (simulated box), each killed with SIGKILL at a random point, then the server
-   is restarted and compared. Tail-tile and Teufel games are seeded random legal action
-   sequences computed with the engines (with undos), entered over the HTTP API; the
-   Diable sauteur is played by the computer on the simulated box. A game passes when
+   is restarted and compared. Each kind's scenario is its own (``GameKind.crash_script``):
+   tail-tile and Teufel games are seeded random legal action sequences computed with the
+   engines (with undos), entered over the HTTP API; the Diable sauteur is played by the
+   computer on the simulated box. A game passes when
    every acknowledged entry (HTTP 200) is in the journal, in order, with at most the one
    request in flight beyond them; every state the dashboard was sent (``/stream``) is the
    engine's replay of the journal at that version; the restarted server's view equals
@@ -68,13 +69,12 @@ from .common import (
     send_op,
 )
 from .crash import (
-    TEUFEL_OPS_CAP,
+    OPS_CAP,
     CrashGame,
     acked_problems,
     run_crash,
+    scenario,
     stream_problems,
-    tails_script,
-    teufel_script,
     views_by_version,
 )
 from .faults import FAULTS, FaultCase, FaultRig, run_faults
@@ -97,13 +97,13 @@ __all__ = [
     "FULL",
     "FULL_ATTACK",
     "KINDS",
+    "OPS_CAP",
     "PARTS",
     "PIN",
     "RSS_GROWTH_LIMIT_MB",
     "SHORT",
     "SHORT_ATTACK",
     "TARGET_RSS_MB",
-    "TEUFEL_OPS_CAP",
     "Api",
     "Attack",
     "AttackPlan",
@@ -136,12 +136,11 @@ __all__ = [
     "run_crash",
     "run_faults",
     "run_live",
+    "scenario",
     "send_op",
     "spawn_clients",
     "stop_clients",
     "stream_problems",
-    "tails_script",
-    "teufel_script",
     "version_gaps",
     "views_by_version",
 ]

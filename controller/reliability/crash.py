@@ -1,4 +1,9 @@
-"""Part 1, ``crash``: kill -9 during scripted games of every kind (see the package doc)."""
+"""Part 1, ``crash``: kill -9 during scripted games of every kind (see the package doc).
+
+Each kind declares its scenario (:attr:`~controller.games.registry.GameKind.crash_script`,
+in its package): a random legal game that is entered, with undos, until the kill; or no
+actions at all, and the kind's computer plays every seat until the kill. This module
+never names a kind."""
 
 from __future__ import annotations
 
@@ -9,60 +14,47 @@ import random
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..games import registry
 from ..journal import Entry
-from ..service import rules_for
 from .common import KINDS, Api, HttpError, Log, Op, ServeProcess, StreamWatcher, send_op
 
-TEUFEL_OPS_CAP = 150
-"""A scripted Teufel game is cut after this many entries (whole games run to ~6,000)."""
+OPS_CAP = 150
+"""A scripted game is cut after this many entries (whole games run to thousands)."""
 UNDO_CHANCE = 0.08
 """Chance that a scripted action is followed by an undo and the same action again."""
 KILL_WINDOW_S = 0.006
 """The kill lands up to this long after the chosen request is sent: often mid-request."""
-SAUTEUR_KILL_S = (0.2, 6.0)
-"""The computer plays this long (uniform, s) before the kill."""
+COMPUTER_KILL_S = (0.2, 6.0)
+"""A game the computer plays runs this long (uniform, s) before the kill."""
 RESUME_TIMEOUT_S = 15.0
 
 
 # --- scripted games ---------------------------------------------------------------------------
 
 
-def interleave_undos(actions: Sequence[dict[str, Any]], rng: random.Random) -> list[Op]:
+def interleave_undos(actions: Sequence[Mapping[str, object]], rng: random.Random) -> list[Op]:
     """The actions, each followed now and then by an undo and the same action again."""
     ops: list[Op] = []
     for action in actions:
-        ops.append(action)
+        ops.append(dict(action))
         if rng.random() < UNDO_CHANCE:
-            ops += [None, action]
+            ops += [None, dict(action)]
     return ops
 
 
-def tails_script(rng: random.Random) -> tuple[dict[str, Any], list[Op]]:
-    """A seeded random legal tail-tile game for 2–4 players: (options, entries)."""
-    options = {"players": rng.choice([2, 3, 4])}
-    rules = rules_for("tails", Config())
-    state, actions = rules.setup(options), []
-    while not rules.is_over(state):
-        action = rng.choice(rules.legal_actions(state))
-        state = rules.apply(state, action)
-        actions.append(action)
-    return options, interleave_undos(actions, rng)
-
-
-def teufel_script(rng: random.Random) -> tuple[dict[str, Any], list[Op]]:
-    """A seeded random legal Teufel game (``bench teufel``'s player), cut to a few hundred
-    entries: (options, entries)."""
-    from ..bench.teufel import random_game
-
-    game = random_game(rng.randrange(1_000_000))
-    ops = interleave_undos(game.actions, rng)
-    return game.options, ops[:TEUFEL_OPS_CAP]
+def scenario(kind: str, rng: random.Random) -> tuple[dict[str, object], list[Op]]:
+    """The kind's scripted game (options, entries), undos added, cut to :data:`OPS_CAP`;
+    no entries: the computer plays every seat."""
+    declared = registry.get(kind)
+    if declared.crash_script is None:
+        raise RuntimeError(f"{kind} declares no kill -9 scenario")
+    options, actions = declared.crash_script(rng)
+    return options, interleave_undos(actions, rng)[:OPS_CAP]
 
 
 def ops_of(entries: Sequence[Entry]) -> list[Op]:
@@ -75,13 +67,13 @@ def entries_of_export(data: dict[str, Any]) -> list[Op]:
 
 
 def views_by_version(
-    kind: str, options: dict[str, Any], ops: Sequence[Op], versions: set[int]
-) -> dict[int, tuple[Any, bool]]:
+    kind: str, options: Mapping[str, object], ops: Sequence[Op], versions: set[int]
+) -> dict[int, tuple[object, bool]]:
     """The engine's public view (JSON round-tripped) and whether the game is over, after
     the first ``v`` journal entries, for each ``v`` in ``versions`` (one replay)."""
-    rules = rules_for(kind, Config())
+    rules = registry.get(kind).rules()
     stack = [rules.setup(options)]
-    out: dict[int, tuple[Any, bool]] = {}
+    out: dict[int, tuple[object, bool]] = {}
     for version in range(len(ops) + 1):
         if version:
             op = ops[version - 1]
@@ -118,7 +110,7 @@ def acked_problems(acked: Sequence[Op], stored: Sequence[Op], script: Sequence[O
 
 
 def stream_problems(
-    kind: str, options: dict[str, Any], events: Sequence[dict[str, Any]], ops: Sequence[Op]
+    kind: str, options: Mapping[str, object], events: Sequence[dict[str, Any]], ops: Sequence[Op]
 ) -> list[str]:
     """Every state a phone was sent must be journaled: its version at most the journal's
     length, versions never going back, and the state the engine's replay at that version."""
@@ -143,11 +135,14 @@ def stream_problems(
 
 @dataclass
 class CrashGame:
-    """One scripted game killed and restarted. ``acked``: entries answered 200 (tail-tile,
-    Teufel) or versions the phones were sent (sauteur); ``journaled``: entries after the kill."""
+    """One scripted game killed and restarted. ``acked``: entries answered 200 (a scripted
+    game) or versions the phones were sent (the computer's); ``journaled``: entries after
+    the kill."""
 
     index: int
     kind: str
+    computer: bool = False
+    """The computer played every seat (the kind scripts no actions)."""
     game_id: int = 0
     acked: int = 0
     journaled: int = 0
@@ -162,14 +157,21 @@ class CrashGame:
         return not self.problems
 
 
-def run_crash(count: int, seed: int, workdir: Path, log: Log = print) -> list[CrashGame]:
-    """``count`` games (kinds in turn), each killed with SIGKILL and checked after a restart."""
+def run_crash(
+    count: int,
+    seed: int,
+    workdir: Path,
+    log: Log = print,
+    kinds: Sequence[str] = KINDS,
+) -> list[CrashGame]:
+    """``count`` games (``kinds`` in turn), each killed with SIGKILL and checked after a
+    restart."""
     server = ServeProcess(workdir / "crash", seed=seed)
     server.start()
     results = []
     try:
         for index in range(count):
-            kind = KINDS[index % len(KINDS)]
+            kind = kinds[index % len(kinds)]
             result = CrashGame(index + 1, kind)
             try:
                 _crash_one(server, result, random.Random(seed * 100_003 + index))
@@ -194,23 +196,19 @@ def run_crash(count: int, seed: int, workdir: Path, log: Log = print) -> list[Cr
 
 def _crash_one(server: ServeProcess, result: CrashGame, rng: random.Random) -> None:
     api = server.api
-    if result.kind == "sauteur":
-        options: dict[str, Any] = {"rule": rng.choice(["A", "B"])}
-        script: list[Op] = []
-    elif result.kind == "tails":
-        options, script = tails_script(rng)
-    else:
-        options, script = teufel_script(rng)
+    options, script = scenario(result.kind, rng)
+    result.computer = not script
     game = api.call("POST", "/api/games", {"kind": result.kind, "options": options})
     gid = result.game_id = int(game["view"]["id"])
     watcher = StreamWatcher(server.port, f"game:{gid}")
     watcher.start()
     watcher.ready.wait(5)
     acked: list[Op] = []
-    if result.kind == "sauteur":
-        for player in ("p1", "p2"):
+    seats = registry.get(result.kind).seat_keys(options)
+    if result.computer:
+        for player in seats:
             api.call("PUT", f"/api/games/{gid}/computer", {"player": player, "on": True})
-        time.sleep(rng.uniform(*SAUTEUR_KILL_S))
+        time.sleep(rng.uniform(*COMPUTER_KILL_S))
         server.kill9()
     else:
         _enter_until_killed(server, gid, script, acked, rng, result)
@@ -222,14 +220,14 @@ def _crash_one(server: ServeProcess, result: CrashGame, rng: random.Random) -> N
     try:
         record = journal.game(gid)
         stored = ops_of(journal.entries(gid))
-        seats = journal.setting(gid, "computer", [])
+        computer = journal.setting(gid, "computer", [])
     finally:
         journal.close()
     result.journaled = len(stored)
-    if result.kind == "sauteur":
+    if result.computer:
         result.acked = max((int(e["version"]) for e in watcher.events), default=0)
-        if seats != ["p1", "p2"]:
-            result.problems.append(f"acknowledged computer seats lost: journal has {seats}")
+        if computer != seats:
+            result.problems.append(f"acknowledged computer seats lost: journal has {computer}")
     else:
         result.acked = len(acked)
         result.in_flight = len(stored) > len(acked)
@@ -274,7 +272,7 @@ def _enter_until_killed(
 def _check_restarted(
     server: ServeProcess,
     result: CrashGame,
-    options: dict[str, Any],
+    options: Mapping[str, object],
     stored: list[Op],
     script: list[Op],
 ) -> None:
@@ -286,7 +284,7 @@ def _check_restarted(
     version = int(view["version"])
     if now[: len(stored)] != stored:
         result.problems.append("the restarted server's journal differs from the file's")
-    if result.kind != "sauteur" and version != len(stored):
+    if not result.computer and version != len(stored):
         result.problems.append(f"restarted at version {version}, journal has {len(stored)}")
     expected = views_by_version(result.kind, options, now, {version}).get(version)
     if expected is None or expected[0] != view["state"]:
@@ -296,8 +294,9 @@ def _check_restarted(
             f"restarted with finished={view['finished']} but the replay's game is "
             f"{'over' if expected[1] else 'not over'}"
         )
-    if result.kind == "sauteur":
-        if payload["extras"]["computer"] != ["p1", "p2"]:
+    if result.computer:
+        seats = registry.get(result.kind).seat_keys(options)
+        if payload["extras"]["computer"] != seats:
             result.problems.append(f"computer seats after restart: {payload['extras']['computer']}")
         if not view["finished"]:
             _wait_version(api, gid, len(stored) + 1, result)

@@ -218,14 +218,14 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
     """Server E: :attr:`AttackPlan.hammers` clients on the advisor while the referee plays
     a seeded tail-tile game (its actions make every cached answer old)."""
     from . import attack_streams as atk
-    from .crash import tails_script
+    from .crash import scenario
 
     attack = atk.Attack(CPU_ACTIONS)
     server = ServeProcess(workdir / "attack-cpu", seed=seed)
     server.start()
     hammers: Helper | None = None
     try:
-        options, script = tails_script(random.Random(seed))
+        options, script = scenario("tails", random.Random(seed))
         referee, answer = log_in(server.port, CPU_REFEREE)
         if referee is None:
             raise RuntimeError(f"the referee's login answered {answer.status}")

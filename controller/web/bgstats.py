@@ -20,7 +20,7 @@ from urllib.parse import quote
 from controller.games import registry
 from controller.games.base import Refused
 from controller.journal import Journal
-from controller.stats import game_facts
+from controller.stats import game_facts, game_scores
 
 from .i18n import translate
 
@@ -46,7 +46,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
         raise Refused("only a finished game can be logged in BG Stats", "not-finished")
     entries = journal.entries(game_id)
     facts = game_facts(record, entries)
-    scores = _scores(record.kind, record, entries)
+    scores = game_scores(record, entries)
     stored = record.seats or [{} for _ in facts.seats]
     players = []
     for (key, _name), seat in zip(facts.seats.items(), stored, strict=False):
@@ -81,28 +81,6 @@ def link(play_data: dict[str, Any]) -> str:
     return f"{CREATE_PLAY}?data={quote(text, safe='')}"
 
 
-def _scores(kind: str, record: Any, entries: Any) -> dict[str, int] | None:
-    """Seat id (as :func:`controller.stats.seat_names`) -> points; None: a game without
-    points (Teufel Teufel: you leave the board or you do not)."""
-    from controller.games.base import replay
-    from controller.journal import effective_actions
-    from controller.stats import _rules
-
-    if kind not in ("sauteur", "tails"):
-        return None
-    state = replay(_rules(kind), record.options, effective_actions(list(entries)))
-    if kind == "sauteur":
-        return {"p1": int(state.scores[0]), "p2": int(state.scores[1])}
-    from controller.games.tails import game_view
-    from controller.games.tails.rules import side_of_seat
-
-    totals = game_view(state)["totals"]
-    return {
-        f"seat{seat + 1}": int(totals[side_of_seat(state.players, seat)])
-        for seat in range(state.players)
-    }
-
-
 def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
     """The seat's person, or the seat's own label in ``lang``."""
     if seat.get("name"):
@@ -110,11 +88,11 @@ def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
     if seat.get("computer"):
         level = translate(lang, f"level.{seat['computer']}")
         return translate(lang, "seat.computer", level=level)
-    if kind == "sauteur":
-        return translate(lang, f"player.{key}")
-    if kind == "tails":
-        return translate(lang, "tails.player", n=int(key.removeprefix("seat")))
-    return translate(lang, f"teufel.colour.{key}")
+    stats = registry.get(kind).stats
+    if stats is None or stats.seat_word is None:
+        return key
+    word, params = stats.seat_word(key)
+    return translate(lang, word, **params)
 
 
 def _player_id(key: str, seat: dict[str, Any]) -> str:

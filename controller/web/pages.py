@@ -1,14 +1,17 @@
 """The HTML shells. Each page is one template + one JS module; the data comes live.
 
-A game page is ``templates/games/<kind>.html`` + ``static/js/games/<kind>.js``
-(``generic`` for kinds that have no page of their own yet), fed by the stream's
-``game:<id>`` events (``Table.view``).
+A game page is ``templates/games/<page>.html`` + ``static/js/games/<page>.js``, the
+``page`` its :class:`~controller.games.registry.GameKind` declares (``generic`` for kinds
+that have no page of their own), or the two files of the kind's ``own_page`` (a plug-in's
+or a test's game, served from its package at ``/kinds/<kind>/``); fed by the stream's
+``game:<id>`` events (``Table.view``). This module never names a kind.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import segno
@@ -21,13 +24,15 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
 )
+from jinja2 import Template
 from markupsafe import Markup
 
 from controller import __version__, data
 from controller.games import registry
 from controller.games.base import Refused, Said
-from controller.games.teufel.config import TeufelSection
+from controller.games.registry import GameKind
 
 from . import security
 from .assets import digest, shell, static_url
@@ -43,6 +48,9 @@ from .i18n import (
 )
 from .payloads import available_kinds
 
+if TYPE_CHECKING:
+    from controller.table import Table
+
 bp = Blueprint("pages", __name__)
 
 STATIC = data.web_static()
@@ -52,7 +60,7 @@ YEAR_S = 365 * 24 * 3600
 LOOPBACK = ("127.", "localhost", "[::1]")
 
 
-def embed_json(data: Any) -> Markup:
+def embed_json(data: object) -> Markup:
     """JSON safe inside an HTML ``<script>`` block: ``<``, ``>``, ``&``, ``'`` and the
     line separators as ``\\uXXXX`` escapes, so no text (``</script>``, ``<!--``) can end
     or change the block. The one way templates embed data."""
@@ -62,7 +70,15 @@ def embed_json(data: Any) -> Markup:
     return Markup(text)
 
 
-def _render(template: str, page: str, module: str | None = None, **data: Any) -> str:
+def _render(
+    template: str | Template,
+    page: str,
+    module: str | None = None,
+    module_url: str | None = None,
+    **data: object,
+) -> str:
+    """``template`` with the page's chrome; its script is ``static/js/<module>.js``, or
+    ``module_url``."""
     lang = request_language()
     theme = request.cookies.get("theme", "auto")
     referee = security.is_referee()
@@ -81,6 +97,7 @@ def _render(template: str, page: str, module: str | None = None, **data: Any) ->
         csrf=security.csrf_token(),
         page=page,
         module=module or page,
+        module_url=module_url,
         boot=embed_json(boot),
         t=lambda key, **values: translate(lang, key, **values),
         other_langs=[(code, language_name(code)) for code in LANGS if code != lang],
@@ -106,15 +123,48 @@ def home() -> str:
     qr = segno.make(url, error="m").svg_inline(
         dark="#111", light="#fff", border=4, omitsize=True, title=url
     )
-    service = current_app.extensions["diablotin"]
+    kinds = available_kinds()
     return _render(
         "home.html",
         "home",
-        kinds=available_kinds(),
+        kinds=kinds,
         join_url=url,
         qr=Markup(qr),
-        teufel_colours=list(service.config.section("teufel", TeufelSection).colours),
+        start_forms=[f for f in (_asset(k, "-start.html", "templates") for k in kinds) if f],
+        kind_pages={kind: _kind_page(kind) for kind in kinds},
     )
+
+
+def _asset(kind: str, suffix: str, where: str) -> str | None:
+    """``games/<page><suffix>`` of ``kind``'s page, under ``web/<where>/`` (``js/`` for
+    static), when that file exists; ``None`` for a kind that has no such part."""
+    page = registry.get(kind).page
+    name = f"games/{page}{suffix}"
+    root = TEMPLATES if where == "templates" else STATIC / "js"
+    return name if (root / name).is_file() else None
+
+
+def _kind_page(kind: str) -> dict[str, object]:
+    """What the home page and the step-through know of a kind: its page's kind module
+    (``static/js/games/<page>-kind.js``: seat labels, its start form's options, actions
+    in words, its board; see home.js), its seats and setup options by default, and
+    whether the computer can take a seat."""
+    declared = registry.get(kind)
+    defaults = current_app.extensions["diablotin"]._default_options(kind)
+    script = _asset(kind, "-kind.js", "static")
+    return {
+        "module": None if script is None else static_url(f"js/{script}"),
+        "defaults": defaults,
+        "seats": _seats(declared, defaults),
+        "computer": declared.computer,
+    }
+
+
+def _seats(kind: GameKind, options: Mapping[str, object]) -> list[str]:
+    try:
+        return kind.seat_keys(options)
+    except (KeyError, TypeError, ValueError, Refused):
+        return []  # seats chosen on the form (the kind's module says which)
 
 
 @bp.get("/games/<int:game_id>")
@@ -125,11 +175,20 @@ def game(game_id: int) -> str:
     except Refused as exc:
         return _damaged_or_404(exc, game_id)
     kind = table.rules.name
-    page = registry.get(kind).page  # "generic" for a game without a page of its own
+    own = registry.get(kind).own_page
+    if own is None:
+        page = registry.get(kind).page  # "generic" for a game without a page of its own
+        template: str | Template = f"games/{page}.html"
+        module, module_url = f"games/{page}", None
+    else:
+        source = (own.directory / f"{own.name}.html").read_text(encoding="utf-8")
+        template = current_app.jinja_env.from_string(source)
+        module, module_url = None, f"/kinds/{kind}/{own.name}.js"
     return _render(
-        f"games/{page}.html",
+        template,
         "game",
-        f"games/{page}",
+        module,
+        module_url,
         game_id=game_id,
         kind=kind,
         title=_title(table.game_id),
@@ -138,7 +197,21 @@ def game(game_id: int) -> str:
     )
 
 
-def _bgstats_url(table: Any) -> str | None:
+@bp.get("/kinds/<kind>/<name>.js")
+def kind_script(kind: str, name: str) -> Response:
+    """The script of a kind's own page (:attr:`GameKind.own_page`); 404 for anything else."""
+    try:
+        own = registry.get(kind).own_page
+    except Refused:
+        abort(404)
+    if own is None or name != own.name:
+        abort(404)
+    resp = send_from_directory(own.directory, f"{name}.js", mimetype="text/javascript")
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+def _bgstats_url(table: Table) -> str | None:
     """The "Log in BG Stats" link of a finished game (:mod:`controller.web.bgstats`);
     None for a game in play or abandoned."""
     from .bgstats import link, play
@@ -152,11 +225,15 @@ def _bgstats_url(table: Any) -> str | None:
         return None
 
 
-def _game_menu(table: Any) -> dict[str, bool]:
+def _game_menu(table: Table) -> dict[str, bool]:
     """What the referee's menu offers for this game: rename, rematch and delete always;
-    abandon while it is in play; "put on the box" for a sauteur game in play."""
+    abandon while it is in play; "put on the box" for a game in play that the box plays
+    (its kind declares a ``box_player``)."""
     in_play = not table.finished
-    return {"in_play": in_play, "box": in_play and table.rules.name == "sauteur"}
+    return {
+        "in_play": in_play,
+        "box": in_play and registry.get(table.rules.name).box_player is not None,
+    }
 
 
 @bp.get("/rules/<kind>")
@@ -170,7 +247,15 @@ def rules(kind: str) -> str:
     html = rules_html(kind, request_language())
     if html is None:
         abort(404)
-    return _render("rules.html", "rules", "rules", kind=kind, rules=html, examples=examples(kind))
+    return _render(
+        "rules.html",
+        "rules",
+        "rules",
+        kind=kind,
+        rules=html,
+        examples=examples(kind),
+        kind_page=_kind_page(kind),
+    )
 
 
 @bp.get("/box")
@@ -180,7 +265,9 @@ def box() -> str:
 
 @bp.get("/stats")
 def stats() -> str:
-    return _render("stats.html", "stats")
+    return _render(
+        "stats.html", "stats", kind_pages={kind: _kind_page(kind) for kind in available_kinds()}
+    )
 
 
 @bp.get("/history")
@@ -200,6 +287,7 @@ def history_game(game_id: int) -> str:
         "history_game",
         game_id=game_id,
         kind=table.rules.name,
+        kind_page=_kind_page(table.rules.name),
         title=_title(table.game_id),
         game_menu=_game_menu(table),
         bgstats_url=_bgstats_url(table),

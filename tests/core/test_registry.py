@@ -138,3 +138,24 @@ def test_the_config_is_checked_by_each_games_own_option_parser(tmp_path):
     path.write_text('[teufel]\ncolours = ["a", "b", "c", "d", "e", "f"]\nvines = ["z9"]\n')
     with pytest.raises(ConfigError, match="teufel"):
         load_config(path)
+
+
+def test_a_finished_game_of_a_kind_without_stats_of_its_own_is_counted_and_exported(service, coin):
+    """Issue 23: a finished coin game made /api/stats, /api/stats/games/<id> and
+    /api/export.csv answer 500 (an IndexError, "CoinState has no players")."""
+    client = create_app(service).test_client()
+    made = client.post("/api/games", json={"kind": "coin", "options": {"target": 1}}, headers=PIN)
+    gid = made.get_json()["view"]["id"]
+    done = client.post(
+        f"/api/games/{gid}/actions", json={"type": "toss", "side": "tails"}, headers=PIN
+    )
+    assert done.get_json()["view"]["finished"] is True
+    stats = client.get("/api/stats", headers=PIN)
+    assert stats.status_code == 200, stats.get_data(as_text=True)[:300]
+    assert stats.get_json()["kinds"]["coin"]["games"] == 1
+    chart = client.get(f"/api/stats/games/{gid}", headers=PIN)
+    assert chart.status_code == 200, chart.get_data(as_text=True)[:300]
+    assert chart.get_json()["kind"] == "coin"
+    csv_text = client.get("/api/export.csv", headers=PIN)
+    assert csv_text.status_code == 200
+    assert f"{gid},coin,Coin toss" in csv_text.get_data(as_text=True)

@@ -53,7 +53,7 @@ def test_version_gaps():
 
 
 def tails_game(seed: int) -> tuple[dict, list[rel.Op]]:
-    options, script = rel.tails_script(random.Random(seed))
+    options, script = rel.scenario("tails", random.Random(seed))
     return options, script[:30]
 
 
@@ -101,15 +101,15 @@ def test_versions_going_back_are_caught():
 
 def test_scripts_are_legal_and_undos_redo_the_same_action():
     for seed in range(5):
-        options, ops = rel.tails_script(random.Random(seed))
+        options, ops = rel.scenario("tails", random.Random(seed))
         for i, op in enumerate(ops):
             if op is None:
                 assert ops[i + 1] == ops[i - 1]
         entries = [Entry(i, 0.0, op is None, op or {"type": "undo"}) for i, op in enumerate(ops)]
         state = replay(TailsRules(), options, effective_actions(entries))
         assert TailsRules().is_over(state)
-    options, ops = rel.teufel_script(random.Random(1))
-    assert 0 < len(ops) <= rel.TEUFEL_OPS_CAP and set(options) >= {"players", "first"}
+    options, ops = rel.scenario("teufel", random.Random(1))
+    assert 0 < len(ops) <= rel.OPS_CAP and set(options) >= {"players", "first"}
 
 
 def test_views_by_version_follow_undos():
@@ -148,7 +148,7 @@ def test_a_game_killed_before_its_finished_mark_reopens_finished(tmp_path):
     """What one kill in a hundred found: the last action journaled, then SIGKILL before
     ``mark_finished``. On restart the game must still be over (the replay says so)."""
     journal = Journal(tmp_path / "journal.sqlite3")
-    options, script = rel.tails_script(random.Random(1))
+    options, script = rel.scenario("tails", random.Random(1))
     game_id = journal.create_game("tails", options)
     for op in script:
         journal.append(game_id, op or {"type": "undo"}, undo=op is None)

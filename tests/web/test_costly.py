@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from controller.reliability.crash import tails_script
+from controller.reliability.crash import scenario
 from controller.web.costly import Costly, RefereeGate, yield_to_referee
 from controller.web.security import ApiError
 
@@ -26,7 +26,7 @@ ODDS = "/api/games/{gid}/odds?kind=E&lookahead=1"
 
 def _tails(client: FlaskClient) -> tuple[int, Callable[[], None]]:
     """A tail-tile game, and a function that plays its next scripted action."""
-    options, script = tails_script(random.Random(1))
+    options, script = scenario("tails", random.Random(1))
     resp = client.post("/api/games", json={"kind": "tails", "options": options}, headers=REFEREE)
     assert resp.status_code == 201
     gid = int(resp.get_json()["view"]["id"])
@@ -258,7 +258,7 @@ def test_the_monte_carlo_advisor_offers_to_pause_before_each_playout() -> None:
     from controller.games.tails import advise_rollouts
     from controller.games.tails.rules import TailsRules
 
-    options, script = tails_script(random.Random(1))
+    options, script = scenario("tails", random.Random(1))
     state = replay(TailsRules(), options, [op for op in script[:6] if op is not None])
     calls: list[float] = []
     advise_rollouts(

@@ -149,9 +149,11 @@ def test_the_game_page_is_teufels_own(client: FlaskClient, service: Service) -> 
 def test_the_home_page_offers_teufels_players_and_first(
     client: FlaskClient, service: Service
 ) -> None:
-    html = client.get("/").get_data(as_text=True)
+    html = client.get("/", headers=REFEREE).get_data(as_text=True)
     assert 'id="teufel-field"' in html and 'id="teufel-first"' in html
-    assert '"teufel_colours": ["yellow", "green", "blue", "purple", "white", "black"]' in html
+    # the board's colours from the config, as the kind's default options (the start form's)
+    assert '"colours": ["yellow", "green", "blue", "purple", "white", "black"]' in html
+    assert "teufel-kind.js" in html
 
 
 # --- in Chromium ------------------------------------------------------------------------

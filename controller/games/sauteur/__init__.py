@@ -23,6 +23,8 @@ from controller.games.sauteur.rules import (
     parse_options,
     view,
 )
+from controller.games.sauteur.scenario import crash_script, rules_examples
+from controller.games.sauteur.stats import STATS
 
 from .config import SECTION
 from .strings import STRINGS
@@ -58,6 +60,9 @@ KIND = GameKind(
     page="sauteur",
     box_player="controller.boxplay:BoxPlay",
     seat_keys=lambda options: list(PLAYERS),
+    stats=STATS,
+    crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

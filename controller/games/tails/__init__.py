@@ -24,7 +24,9 @@ from .rules import (
     legal_cells,
     pending,
 )
+from .scenario import crash_script, rules_examples
 from .scoring import Tail, score, trace, trace_all
+from .stats import STATS
 from .strings import STRINGS
 from .voice import VOICE
 
@@ -48,6 +50,9 @@ KIND = GameKind(
     rules_page=True,
     page="tails",
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
+    stats=STATS,
+    crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

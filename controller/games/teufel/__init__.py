@@ -50,6 +50,8 @@ from .actions import legal_types, unavailable
 from .cards import DEFAULT_COLOURS
 from .config import SECTION
 from .rules import TeufelRules
+from .scenario import crash_script, rules_examples
+from .stats import STATS
 from .strings import STRINGS
 from .view import blocked_steps, exact_odds, odds, reachable
 from .voice import VOICE
@@ -81,6 +83,9 @@ KIND = GameKind(
     web="controller.web.kinds.teufel",
     rules_page=True,
     page="teufel",
+    stats=STATS,
+    crash_script=crash_script,
+    rules_examples=rules_examples,
 )
 
 __all__ = [

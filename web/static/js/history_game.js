@@ -1,51 +1,23 @@
 // Step through one game: the view after each action, drawn as the live page draws it.
-import { api, boot, el, fill, playerName, t } from "./common.js";
-import { eventText } from "./games/teufel-words.js";
-import { drawBoard, drawScores, figureLabel } from "./games/sauteur-board.js";
-import { drawBoard as drawTails, geometry as tailsGeometry } from "./games/tails-board.js";
-import { drawBoard as drawTeufel } from "./games/teufel-board.js";
+// What is particular to the game (its actions in words, its board, a camera picture)
+// comes from its kind's module (boot.kind_page.module, see home.js); this file never
+// names a kind.
+import { api, boot, el, fill, t } from "./common.js";
 
 const gameId = boot.game_id;
 const $ = (id) => document.getElementById(id);
+const own = (boot.kind_page || {}).module ? await import(boot.kind_page.module) : {};
 let steps = 0;
 let current = 0;
-let snapshots = null; // the camera's pictures of popped dice (sauteur), fetched once
 
-/** One action in words (sauteur vocabulary; other games' actions as JSON). */
+/** One action in words: the kind's, or its type and fields. */
 function describe(action, events = null) {
-  const who = action.by ? playerName(action.by) : "";
-  const face = action.face === "devil" ? t("face.devil") : action.face;
-  const words = {
-    hidden: () => t("act.hidden"),
-    pop: () => t("act.pop", { who, k: action.key }),
-    face: () => t("act.face", { face }),
-    advance: () => t("act.advance", { who, name: figureLabel(action.figure) }),
-    rehide: () => t("act.rehide", { who }),
-    stop: () => t("act.stop", { who }),
-  };
-  if (boot.kind === "sauteur" && words[action.type]) return words[action.type]();
-  if (boot.kind === "teufel" && events && events.length) return events.map((e) => eventText(e)).join(" ");
-  if (boot.kind === "tails" && action.type === "place") {
-    return `${action.cell} ← ${action.kind}${action.rotation ? " ↻" + action.rotation : ""}`;
-  }
+  const words = own.describe ? own.describe(action, events) : null;
+  if (words) return words;
   const { type, ...rest } = action;
   const detail = Object.entries(rest).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(" ") : v}`);
   return [type.replaceAll("_", " "), ...detail].join(" · ");
 }
-
-const BOARD_CLASS = { tails: "tails-board", teufel: "tf-board" }; // each page's own styles
-let tailsGeo = null; // the tail-tile board's geometry, fetched once
-
-/** Each game's own board drawing, as on its live page (spectator's view, nothing tappable). */
-const boards = {
-  sauteur: async (state) => { drawBoard($("board"), state); drawScores($("scores"), state); },
-  teufel: async (state) => { drawTeufel($("board"), state); $("scores").replaceChildren(); },
-  tails: async (state) => {
-    tailsGeo = tailsGeo || tailsGeometry(await api("GET", `/api/games/${gameId}/layout`));
-    drawTails($("board"), tailsGeo, state);
-    $("scores").replaceChildren();
-  },
-};
 
 async function show(step) {
   try {
@@ -62,11 +34,11 @@ async function show(step) {
     }
     await showSnapshot(data);
     $("state").textContent = JSON.stringify(data.state, null, 1);
-    const board = boards[boot.kind];
-    $("board").setAttribute("class", `board ${BOARD_CLASS[boot.kind] || ""}`);
+    const board = own.board;
+    $("board").setAttribute("class", `board ${board ? board.cls : ""}`);
     $("board-card").hidden = !board;
     $("state-card").open = !board;
-    if (board) await board(data.state);
+    if (board) await board.draw(data.state, { board: $("board"), scores: $("scores"), gameId });
     $("step-error").hidden = true;
   } catch (err) {
     $("step-error").textContent = err.message;
@@ -74,19 +46,14 @@ async function show(step) {
   }
 }
 
-/** Beside a face: the camera's picture of that die, when the box kept one (named after
- *  the die's round, hiding and key, read from the state just before the face). */
+/** Beside a step: the kind's picture of it (the camera's snapshot of a die), if any. */
 async function showSnapshot(data) {
   const img = $("step-snap");
   img.hidden = true;
-  if (boot.kind !== "sauteur" || !data.action || data.action.type !== "face") return;
-  if (snapshots === null) snapshots = (await api("GET", `/api/games/${gameId}`)).extras.snapshots || [];
-  if (!snapshots.length) return;
-  const before = (await api("GET", `/api/games/${gameId}/steps/${data.step - 1}`)).state;
-  const name = `${before.round}-${before.hiding}-${before.face_pending_key}`;
-  if (!snapshots.includes(name) || current !== data.step) return;
-  img.src = `/api/games/${gameId}/snapshots/${name}.jpg`;
-  img.alt = t("camera.snapshot", { k: before.face_pending_key });
+  const picture = own.picture ? await own.picture(data, gameId) : null;
+  if (!picture || current !== data.step) return;
+  img.src = picture.src;
+  img.alt = picture.alt;
   img.hidden = false;
 }
 

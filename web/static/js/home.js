@@ -1,20 +1,31 @@
 // Home: games in progress (live: moves and whose turn), start a game, the roster and the
 // backup (referee), the QR code to join.
-import { act, api, colourMark, el, fill, live, openLogin, said, seatList, t, toast } from "./common.js";
-import { setupTeufelForm } from "./games/teufel-start.js";
-import { colourName } from "./games/teufel-colours.js";
+//
+// What is particular to a game comes from its kind (boot.kind_pages, see pages.py): its
+// default options and seats, and its page's kind module, games/<page>-kind.js, which may
+// export (each optional):
+//   seatLabel(key)          the label of a seat nobody was named for ("Player 1", a colour);
+//   startForm(kindSelect)   wires its fieldset of the start form (games/<page>-start.html)
+//                           and returns { seatLabels(), options(), incomplete() } (options()
+//                           null: not ready, incomplete() says why);
+//   describe(action, events), board { cls, draw(state, { board, scores, gameId }) } and
+//   picture(data, gameId): the step-through (history_game.js).
+// This file never names a kind.
+import { act, api, boot, colourMark, el, fill, live, openLogin, said, seatList, t, toast } from "./common.js";
 
 const list = document.getElementById("games");
+
+/** Each kind's module (null: none), loaded before anything is drawn. */
+const kindModules = Object.fromEntries(await Promise.all(Object.entries(boot.kind_pages || {}).map(
+  async ([kind, info]) => [kind, info.module ? await import(info.module) : null])));
 
 /** A seat's name in a games-list row: its person, the computer, or the seat's own label. */
 function seatLabel(game, key) {
   const seat = (game.seats || []).find((s) => s.key === key) || {};
   if (seat.name) return seat.name;
   if (seat.computer) return t("seat.computer", { level: t("level." + seat.computer) });
-  if (game.kind === "sauteur") return t("player." + key);
-  if (game.kind === "tails") return t("tails.player", { n: Number(key) + 1 });
-  if (game.kind === "teufel") return colourName(key);
-  return key;
+  const own = kindModules[game.kind];
+  return own && own.seatLabel ? own.seatLabel(key) : String(key);
 }
 
 /** One row: title, the game's kind (when the title is not already its name), #id, moves,
@@ -200,20 +211,14 @@ if (backupFile) {
 
 // --- seats of a new game: a roster player, a guest, or the computer ---------------------------
 
+const startForms = {}; // kind -> its startForm(), once the form is wired
+
 function seatLabels() {
   const kind = document.getElementById("kind");
   if (!kind) return [];
-  if (kind.value === "sauteur") return [t("player.p1"), t("player.p2")];
-  if (kind.value === "tails") {
-    const n = Number((document.querySelector('input[name="tails_players"]:checked') || {}).value || 2);
-    return Array.from({ length: n }, (_, i) => t("tails.player", { n: i + 1 }));
-  }
-  if (kind.value === "teufel") {
-    return [...document.querySelectorAll("#teufel-colours [aria-pressed='true']")]
-      .sort((a, b) => Number(a.querySelector(".tf-seat-no").textContent) - Number(b.querySelector(".tf-seat-no").textContent))
-      .map((node) => colourName(node.dataset.colour));
-  }
-  return [];
+  const own = startForms[kind.value];
+  if (own && own.seatLabels) return own.seatLabels();
+  return ((boot.kind_pages || {})[kind.value] || { seats: [] }).seats;
 }
 
 function syncSeats() {
@@ -221,7 +226,7 @@ function syncSeats() {
   if (!box) return;
   const labels = seatLabels();
   const kept = [...box.querySelectorAll(".seat")].map((row) => [row.querySelector("select").value, row.querySelector("input").value]);
-  const computer = document.getElementById("kind").value === "sauteur";
+  const computer = Boolean(((boot.kind_pages || {})[document.getElementById("kind").value] || {}).computer);
   fill(box, labels.map((label, i) => {
     const select = el("select", { name: `seat${i}`, "aria-label": t("seats.for", { seat: label }) },
       el("option", { value: "" }, t("seats.nobody")),
@@ -263,18 +268,17 @@ if (form) {
   kind.addEventListener("change", syncRule);
   syncRule();
   form.addEventListener("change", (event) => { if (!event.target.closest("#seats")) syncSeats(); });
-  form.addEventListener("click", (event) => { if (event.target.closest("#teufel-field")) setTimeout(syncSeats, 0); });
+  form.addEventListener("click", (event) => { if (event.target.closest("fieldset[data-kind]")) setTimeout(syncSeats, 0); });
   loadRoster();
-  const teufelOptions = setupTeufelForm(kind);
+  for (const [name, own] of Object.entries(kindModules)) if (own && own.startForm) startForms[name] = own.startForm(kind);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
     const body = { kind: data.get("kind"), title: data.get("title") || "", options: {} };
-    if (body.kind === "sauteur") body.options.rule = data.get("rule");
-    if (body.kind === "tails") body.options.players = Number(data.get("tails_players"));
-    if (body.kind === "teufel") {
-      body.options = teufelOptions();
-      if (!body.options) { toast(t("teufel.need_players", { min: 2, max: 6 })); return; }
+    const own = startForms[body.kind];
+    if (own && own.options) {
+      body.options = own.options();
+      if (!body.options) { toast(own.incomplete ? own.incomplete() : t("home.create")); return; }
     }
     const seats = chosenSeats();
     if (seats) body.seats = seats;

@@ -2,8 +2,12 @@
 // (web/static/vendor/uplot, no request leaves the box). Colours come from the theme's CSS
 // variables, so the charts follow light/dark mode; text comes from the page's language.
 import uPlot from "../vendor/uplot/uPlot.esm.js";
-import { api, el, fill, live, referee, t } from "./common.js";
-import { colourCss } from "./games/teufel-colours.js";
+import { api, boot, el, fill, live, referee, t } from "./common.js";
+
+// What is particular to a game (its seats' labels, its colours) comes from its kind
+// module (boot.kind_pages, see home.js); this file never names a kind.
+const kindModules = Object.fromEntries(await Promise.all(Object.entries(boot.kind_pages || {}).map(
+  async ([kind, info]) => [kind, info.module ? await import(info.module) : {}])));
 
 // relative to this module, so it is under the same hashed, long-cached prefix
 const css = el("link", { rel: "stylesheet", href: new URL("../vendor/uplot/uPlot.min.css", import.meta.url).pathname });
@@ -20,9 +24,9 @@ function who(name) {
     const level = computer[1] === "computer" ? "heuristic" : computer[1];
     return t("seat.computer", { level: t("level." + level) });
   }
-  for (const key of ["player." + name, "teufel.colour." + name]) {
-    const text = t(key);
-    if (text !== key) return text;
+  for (const own of Object.values(kindModules)) {
+    const label = own.seatWord ? own.seatWord(name) : null;
+    if (label) return label;
   }
   return name;
 }
@@ -196,6 +200,12 @@ function seat(key) {
   return gameNames[key] || who(key);
 }
 
+/** The colour of a seat or piece on a game's chart: its kind's, else the palette's. */
+function colourOf(kind, key, index) {
+  const own = kindModules[kind] || {};
+  return (own.colour && own.colour(key)) || PALETTE[index % PALETTE.length];
+}
+
 function renderGame(series) {
   const box = document.getElementById("game-charts");
   destroyIn(box);
@@ -203,7 +213,7 @@ function renderGame(series) {
     for (const round of series.rounds) {
       const lines = [{ label: t("stats.devil"), colour: themeColours().accent, data: round.devil }];
       for (const [name, at] of Object.entries(round.figures)) {
-        lines.push({ label: t("figure." + name), colour: colourCss(name), data: at });
+        lines.push({ label: t("figure." + name), colour: colourOf(series.kind, name, lines.length), data: at });
       }
       chart(box, {
         title: t("stats.chase", { r: round.round, p: seat(round.popper) }),
@@ -231,7 +241,7 @@ function renderGame(series) {
     const entries = Object.entries(series.series);
     chart(box, {
       title: t("stats.letters"), x: range(entries[0][1].length), xLabel: t("stats.x_action"), yMax: 6,
-      lines: entries.map(([key, data]) => ({ label: gameNames[key] || who(series.seats[key]), colour: colourCss(key), data })),
+      lines: entries.map(([key, data], i) => ({ label: gameNames[key] || who(series.seats[key]), colour: colourOf(series.kind, key, i), data })),
     });
   }
 }

@@ -10,7 +10,7 @@ const MAX_PLAYERS = 6;
 export function setupTeufelForm(kindSelect) {
   const field = document.getElementById("teufel-field");
   if (!field) return () => null;
-  const colours = boot.teufel_colours || [];
+  const colours = ((boot.kind_pages || {}).teufel || { defaults: {} }).defaults.colours || [];
   const seats = []; // colours in seat order
   let first = null;
 
