@@ -48,6 +48,10 @@ language from the catalogs like an engine's sentence)."""
 READING_EVERY_S = 1.0
 """One live reading a second at most, however many phones ask."""
 
+FRAME_WAIT_S = 1.5
+"""How long a reading waits for the camera's thread to grab a frame (it may be reading a
+popped die): then 503, and the page asks again a second later."""
+
 READING_WIDTH = 640
 """The live reading's picture is this wide (pixels; the frame scaled to it if wider)."""
 
@@ -160,9 +164,11 @@ def clear_fault() -> Response:
 
 
 class LiveReading:
-    """The camera's reading of the table now: one frame grabbed (on the camera's thread) and
-    read at most every :data:`READING_EVERY_S`, shared by every phone; the last two frames'
-    JPEGs are kept, by number, so a page's picture matches the reading it drew."""
+    """The camera's reading of the table now: at most one reading every
+    :data:`READING_EVERY_S`, shared by every phone, of the camera's last frame when it is
+    that fresh, else of one grabbed (on the camera's thread; so the page never makes the
+    camera grab more often than its live view did); the last two pictures are kept, by
+    number, so a page's picture matches the reading it drew."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -179,7 +185,11 @@ class LiveReading:
         with self._lock:
             if time.monotonic() - self._at < READING_EVERY_S:
                 return self._reading
-            frame = camera.frame(timeout_s=3.0)
+            # the camera's own last frame when it is fresh, as its live view does
+            fresh = time.monotonic() - camera.last_frame_at <= READING_EVERY_S
+            frame = camera.last_frame if fresh else None
+            if frame is None:
+                frame = camera.frame(timeout_s=FRAME_WAIT_S)
             height, width = frame.shape[:2]
             scale = min(1.0, READING_WIDTH / width)
             read = read_face(frame, camera.profile)
@@ -225,13 +235,22 @@ def _camera() -> CameraWatch:
 def camera_reading() -> Response:
     """What the camera reads on the table now: ``face`` (1-6, ``"devil"`` or ``null``),
     ``confidence``, the die's corners and the pips counted (pixels of the picture
-    ``/api/box/camera/reading/<frame>.jpg``, ``width`` × ``height``). 404 ``no-camera``."""
+    ``/api/box/camera/reading/<frame>.jpg``, ``width`` × ``height``). 404 ``no-camera``;
+    503 ``busy`` while the camera's thread gives no frame (it is reading a popped die)."""
     from controller.camera.sources import CameraFailed
 
+    camera = _camera()
     try:
-        return jsonify(_live().now(_camera()))
+        return jsonify(_live().now(camera))
     except CameraFailed:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)")) from None
+        if not camera.up:
+            raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)")) from None
+        raise ApiError(  # reading a popped die: the camera's thread is busy for a moment
+            503,
+            "busy",
+            Said("too many requests: wait a moment and try again"),
+            {"Retry-After": "1"},
+        ) from None
 
 
 @bp.get("/box/camera/reading/<int:frame>.jpg")
