@@ -72,4 +72,13 @@ def test_a_greyed_card_says_why_on_a_phone_in_three_languages(browser: Any, tmp_
                 page.get_attribute(f"#kinds button[data-kind={other}]", "aria-describedby") is None
             )
             assert page.get_attribute("html", "lang") == lang
+        # a phone in landscape: the reason does not push Place off the screen
+        page.set_viewport_size({"width": 844, "height": 390})
+        page.goto(f"{base}/games/{gid}")
+        page.wait_for_selector("#kinds-why:not([hidden])")
+        bottoms = page.evaluate(
+            "() => ['kinds-why', 'place'].map((id) => "
+            "document.getElementById(id).getBoundingClientRect().bottom - innerHeight)"
+        )
+        assert all(b <= 0 for b in bottoms), bottoms
         ctx.close()
