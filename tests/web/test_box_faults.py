@@ -4,7 +4,10 @@ language, while a coil still reads on or the coil threads are still stuck."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -99,3 +102,58 @@ def test_only_the_coil_deadline_fault_and_only_alone(client: FlaskClient, servic
     box._latch_fault("coil2", "coil 2 could not be switched off: stuck")
     assert refused(client)["error"] == "other-faults"
     assert len(box.status()["faults"]) == 2
+
+
+def test_a_coil_thread_stuck_in_its_on_write_keeps_the_fault_until_it_returns(
+    client: FlaskClient, service: Service
+) -> None:
+    """The world, not a stand-in: the pin's write hangs after it went high; the deadline
+    thread forces it low and latches the fault; while the coil thread is still stuck the
+    clear is refused, once it returns the clear goes through."""
+    from gpiozero.pins.mock import MockFactory, MockPin
+
+    from controller.box.base import Limits
+    from controller.box.gpio import GpioBox
+    from controller.box.pins import PinMap
+    from controller.clock import RealClock
+
+    release = threading.Event()
+
+    class HangingPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints
+        def _change_state(self, value: bool) -> bool:
+            changed: bool = super()._change_state(value)
+            if value:
+                release.wait(5)
+            return changed
+
+    coils = (17, 27, 22, 23)
+    factory = MockFactory()
+    factory.pin(coils[1], pin_class=HangingPin)
+    clock = RealClock()
+    real = GpioBox(PinMap(coils=coils, sensors=(5, 6, 13, 19)), Limits(pulse_ms=30), clock, factory)
+    service.box, simulated = real, service.box
+    firing = threading.Thread(target=lambda: _quietly(real.fire, 2), daemon=True)
+    try:
+        firing.start()
+        deadline = time.monotonic() + 5
+        while not real.status()["faults"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [f["name"] for f in real.status()["faults"]] == ["coil-deadline"]
+        assert factory.pin(coils[1]).state is False  # forced low
+        assert refused(client)["error"] == "coils-stuck"  # the coil thread is still stuck
+        release.set()
+        firing.join(2)
+        assert real.wait_idle(1.0)
+        done = client.post(CLEAR, json=BODY, headers=REFEREE)
+        assert done.status_code == 200, done.get_json()
+        assert real.status()["faults"] == []
+    finally:
+        release.set()
+        service.box = simulated
+        real.close()
+        clock.close()
+
+
+def _quietly(fire: Any, key: int) -> None:
+    with contextlib.suppress(BoxFault):
+        fire(key)
