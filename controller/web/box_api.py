@@ -92,9 +92,16 @@ def latched_faults(status: dict[str, Any]) -> list[dict[str, Any]]:
 
 @bp.get("/box/faults")
 def box_faults() -> Response:
-    """The box's latched faults; ``clearable``: the referee may clear it here."""
-    box = service().box
-    return jsonify({"faults": [] if box is None else latched_faults(box.status())})
+    """The box's latched faults (``clearable``: the referee may clear it here) and the
+    toy's (``toy``: an unresolved jam, resolved by its own buttons)."""
+    svc = service()
+    watch = getattr(svc.box_play, "watch", None)
+    return jsonify(
+        {
+            "faults": [] if svc.box is None else latched_faults(svc.box.status()),
+            "toy": [] if watch is None else [str(f) for f in watch.faults()],
+        }
+    )
 
 
 @bp.post("/box/faults/clear")

@@ -314,7 +314,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/box/faults",
-        "The box's latched faults; which the referee may clear",
+        "The box's latched faults (which the referee may clear) and the toy's (a jam)",
         False,
         None,
         [],

@@ -12,7 +12,7 @@ from controller.web.i18n import sentence
 
 from .conftest import live_server
 from .test_a11y import AXE, RUN_AXE
-from .test_box_faults import latch
+from .test_box_faults import DETAIL, latch
 from .test_browser import log_in, phone
 
 pytestmark = pytest.mark.browser
@@ -30,6 +30,8 @@ def test_the_referee_clears_the_coil_fault_from_the_box_page(browser: Any, tmp_p
         go = page.locator("#fault-clear-go")
         go.wait_for()
         assert go.inner_text() == sentence("de", "Clear the coil fault")
+        # the fault in words, not as the backend's record ({'name': …})
+        assert page.inner_text("#faults") == f"coil-deadline: {DETAIL}"
         if AXE.is_file():  # scripts/setup installs it (test_a11y.py says how)
             page.add_script_tag(path=str(AXE))
             assert page.evaluate(RUN_AXE) == []  # no serious or critical violation

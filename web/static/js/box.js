@@ -49,8 +49,7 @@ function render() {
         el("span", { class: "sensor" }, present ? t("slot.full") : t("slot.empty"))));
   }));
   const faults = status.faults || [];
-  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
-    : el("li", { class: "muted" }, t("box.nofault")));
+  showFaults(faults);
   const jammed = (status.watch && status.watch.jammed) || null;
   fill($("jam-actions"), referee && jammed ? [
     el("button", { type: "button", class: "primary big", onclick: (e) => jam(e, jammed, "retry") }, t("box.retry", { k: jammed })),
@@ -61,7 +60,6 @@ function render() {
     $("limits").textContent = t("box.limits", { max: 100, gap: lim.min_gap_ms, duty: Math.round(lim.max_duty * 100), win: lim.duty_window_s });
     if (!$("pulse").value) $("pulse").value = lim.pulse_ms;
   }
-  if (referee) showClearable(faults);
   fill($("notices"), noticeRows(status.notices || []));
   renderToy();
   renderCamera();
@@ -71,13 +69,21 @@ function render() {
 // after a confirmation; the box refuses, with its reason, while the cause is still there.
 let faultsSeen = null;
 
-function showClearable(faults) {
+function faultList(faults) {
+  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
+    : el("li", { class: "muted" }, t("box.nofault")));
+}
+
+/** The faults, each as "name: detail" (GET /api/box/faults, asked again when they change). */
+function showFaults(faults) {
   const seen = JSON.stringify(faults);
   if (seen === faultsSeen) return;
   faultsSeen = seen;
+  faultList(faults);
   if (!faults.length) { fill($("fault-clear"), []); return; }
   api("GET", "/api/box/faults").then((r) => {
-    const clearable = r.faults.filter((f) => f.clearable);
+    faultList([...r.toy, ...r.faults]);
+    const clearable = referee ? r.faults.filter((f) => f.clearable) : [];
     fill($("fault-clear"), clearable.map((f) => el("button", { type: "button", class: "primary danger big", id: "fault-clear-go",
       onclick: () => clearFault(f.name) }, t("Clear the coil fault"))));
   }).catch(() => {});
