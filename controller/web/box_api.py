@@ -50,7 +50,7 @@ READING_EVERY_S = 1.0
 
 FRAME_WAIT_S = 1.5
 """How long a reading waits for the camera's thread to grab a frame (it may be reading a
-popped die): then 503, and the page asks again a second later."""
+popped die): then the last reading again (503 before the first)."""
 
 READING_WIDTH = 640
 """The live reading's picture is this wide (pixels; the frame scaled to it if wider)."""
@@ -220,6 +220,11 @@ class LiveReading:
             self._at = time.monotonic()
             return self._reading
 
+    @property
+    def last(self) -> dict[str, Any]:
+        """The last reading made (empty before the first)."""
+        return self._reading
+
     def jpeg(self, number: int) -> bytes:
         """Frame ``number``'s JPEG, empty when it is gone (or never was)."""
         with self._lock:
@@ -243,15 +248,19 @@ def camera_reading() -> Response:
     """What the camera reads on the table now: ``face`` (1-6, ``"devil"`` or ``null``),
     ``confidence``, the die's corners and the pips counted (pixels of the picture
     ``/api/box/camera/reading/<frame>.jpg``, ``width`` × ``height``). 404 ``no-camera``;
-    503 ``busy`` while the camera's thread gives no frame (it is reading a popped die)."""
+    while the camera's thread gives no frame (it is reading a popped die): the last reading,
+    or 503 ``busy`` before the first."""
     from controller.camera.sources import CameraFailed
 
     camera = _camera()
+    live = _live()
     try:
-        return jsonify(_live().now(camera))
+        return jsonify(live.now(camera))
     except CameraFailed:
         if not camera.up:
             raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)")) from None
+        if live.last:  # the camera's thread is reading a popped die: the last reading
+            return jsonify(live.last)
         raise ApiError(  # reading a popped die: the camera's thread is busy for a moment
             503,
             "busy",

@@ -80,16 +80,21 @@ def test_the_box_page_draws_the_reading_and_skips_a_face(browser: Any, tmp_path,
         ctx.close()
 
 
-def test_one_reading_a_second_is_shared_and_its_picture_matches(tmp_path, profiles) -> None:
+def test_one_reading_a_second_is_shared_and_its_picture_matches(
+    tmp_path, profiles, monkeypatch
+) -> None:
+    import threading
+
     import cv2
     import numpy as np
 
-    from controller.web import create_app
+    from controller.web import box_api, create_app
     from tests.web.conftest import make_service
 
     service = make_service(tmp_path, think_s=3600.0, face_delay_s=3600.0, hide_delay_s=3600.0)
     try:
-        client = create_app(service).test_client()
+        app = create_app(service)
+        client = app.test_client()
         assert client.get("/api/box/camera/reading").status_code == 404  # no camera yet
         camera = SimulatedCamera(service.toy, "azure", 4)
         camera.shown = "devil"
@@ -114,5 +119,15 @@ def test_one_reading_a_second_is_shared_and_its_picture_matches(tmp_path, profil
         picture = cv2.imdecode(np.frombuffer(jpeg.data, np.uint8), cv2.IMREAD_COLOR)
         assert picture.shape == (480, 640, 3)
         assert client.get(f"/api/box/camera/reading/{first['frame'] + 1}.jpg").status_code == 404
+        # the camera's thread busy (reading a popped die): the last reading, at once
+        monkeypatch.setattr(box_api, "FRAME_WAIT_S", 0.2)
+        busy = threading.Event()
+        service.camera._jobs.put(lambda: busy.wait(5))
+        service.camera.last_frame_at = 0.0  # no fresh frame of its own either
+        app.extensions["diablotin.reading"]._at = -1.0  # and a second has passed
+        try:
+            assert client.get("/api/box/camera/reading").get_json() == first
+        finally:
+            busy.set()
     finally:
         service.stop()
