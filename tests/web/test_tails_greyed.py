@@ -62,6 +62,10 @@ def test_a_greyed_card_says_why_on_a_phone_in_three_languages(browser: Any, tmp_
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             page.wait_for_selector("#toast:not([hidden])")
             assert page.inner_text("#toast") == why
+            # Place, greyed until a cell and a card are picked, points to the hint that says so
+            assert page.is_disabled("#place")
+            assert page.get_attribute("#place", "aria-describedby") == "hint"
+            assert page.get_attribute("#place", "data-why") == page.inner_text("#hint")
             # the cards still in stock are not greyed, and say nothing
             other = next(
                 k

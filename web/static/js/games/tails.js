@@ -289,6 +289,12 @@ function renderSheet() {
   const placeButton = $("place");
   placeButton.hidden = Boolean(p && p.must_pass);
   placeButton.disabled = !canPlace();
+  // greyed: the hint above says what is missing (and a tap on it shows it, common.js)
+  const placeWhy = canPlace() ? "" : hint.text;
+  if (placeWhy) placeButton.dataset.why = placeWhy;
+  else delete placeButton.dataset.why;
+  if (placeWhy) placeButton.setAttribute("aria-describedby", "hint");
+  else placeButton.removeAttribute("aria-describedby");
   placeButton.textContent = canPlace() ? t("tails.place_on", { k: pick.kind, c: pick.cell }) : t("tails.place");
   $("pass").hidden = !(p && p.must_pass);
 }
