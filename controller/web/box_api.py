@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypedDict
 
 import cv2
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -70,23 +71,31 @@ def _gate() -> None:
 # --- faults ------------------------------------------------------------------------------
 
 
-def latched_faults(status: dict[str, Any]) -> list[dict[str, Any]]:
+class Fault(TypedDict):
+    name: str
+    detail: str
+    clearable: bool
+    """The referee may clear it here (``coil-deadline``)."""
+
+
+def latched_faults(status: Mapping[str, object]) -> list[Fault]:
     """A box status's latched faults as ``{"name", "detail", "clearable"}`` (the backends
     give a list of ``{"name", "detail"}``, a ``{name: detail}`` mapping, or names)."""
     raw = status.get("faults") or []
     pairs: list[tuple[str, str]]
     if isinstance(raw, dict):
         pairs = [(str(name), str(detail)) for name, detail in raw.items()]
-    else:
+    elif isinstance(raw, list | tuple):
         pairs = [
             (str(f.get("name", "")), str(f.get("detail", "")))
             if isinstance(f, dict)
             else (str(f), str(f))
             for f in raw
         ]
+    else:
+        pairs = []
     return [
-        {"name": name, "detail": detail, "clearable": name == DEADLINE_FAULT}
-        for name, detail in pairs
+        Fault(name=name, detail=detail, clearable=name == DEADLINE_FAULT) for name, detail in pairs
     ]
 
 
@@ -135,7 +144,8 @@ def clear_fault() -> Response:
                 names=", ".join(others),
             ),
         )
-    high = [str(key) for key, on in (status.get("coils") or {}).items() if on]
+    coils = status.get("coils")
+    high = [str(key) for key, on in coils.items() if on] if isinstance(coils, dict) else []
     if high:
         raise ApiError(
             409,
@@ -181,10 +191,10 @@ class LiveReading:
         self._lock = threading.Lock()
         self._at = -1.0
         self._number = 0
-        self._reading: dict[str, Any] = {}
+        self._reading: dict[str, object] = {}
         self._jpegs: dict[int, bytes] = {}
 
-    def now(self, camera: CameraWatch) -> dict[str, Any]:
+    def now(self, camera: CameraWatch) -> dict[str, object]:
         """The latest reading (made now if it is older than a second). Raises
         :class:`~controller.camera.sources.CameraFailed` when the camera gives no frame."""
         from controller.camera.reader import read_face
@@ -221,7 +231,7 @@ class LiveReading:
             return self._reading
 
     @property
-    def last(self) -> dict[str, Any]:
+    def last(self) -> dict[str, object]:
         """The last reading made (empty before the first)."""
         return self._reading
 
