@@ -79,6 +79,8 @@ class CameraWatch:
         self.error = ""
         self.last: dict[str, Any] | None = None
         self.last_frame_jpeg = b""
+        self.last_frame: np.ndarray | None = None
+        """The last frame grabbed (RGB, full size), at ``last_frame_at``."""
         self.last_frame_at = 0.0
         self._before: np.ndarray | None = None
         self.teacher: Any = None
@@ -173,6 +175,7 @@ class CameraWatch:
         )
         if ok:
             self.last_frame_jpeg = buf.tobytes()
+            self.last_frame = frame
             self.last_frame_at = time.monotonic()
         return frame
 

@@ -221,12 +221,13 @@ def create_app(
         service.config.data_dir / "web-sessions.json"
     )
 
-    from . import api, assets, openapi, stream
+    from . import api, assets, box_api, openapi, stream
     from .compress import gzip_response
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(assets.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(box_api.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(stream.bp)
     app.before_request(check_json_request)

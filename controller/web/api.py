@@ -27,7 +27,7 @@ from controller.boxplay import box_play
 from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
-from . import operations, security
+from . import bulk_export, operations, security
 from .costly import Costly
 from .i18n import refusal_text, request_language
 from .kinds import hooks
@@ -284,44 +284,17 @@ def delete_player(player_id: int) -> Response:
 @bp.get("/export.zip")
 def export_all_zip() -> Response:
     """Every game as ``diablotin-game/1`` files in one zip (the referee's download)."""
-    import tempfile
-    from pathlib import Path
-
-    from controller.exports import write_zip
-
     if not referee():
         raise ApiError(401, "pin-required", Said("only the referee may download every game"))
-    journal = service().journal
-    assert journal is not None
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / "games.zip"
-        skipped = write_zip(journal, target)
-        data = target.read_bytes()
-    resp = Response(data, mimetype="application/zip")
-    if skipped:  # their rows cannot be read; skipped.txt in the zip says why
-        resp.headers["X-Skipped-Games"] = " ".join(str(s.game_id) for s in skipped)
-    resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.zip"'
-    return resp
+    return bulk_export.zip_response()
 
 
 @bp.get("/export.csv")
 def export_all_csv() -> Response:
     """One row per game: id, kind, title, players, winner, started, finished, actions."""
-    import io
-
-    from controller.exports import write_csv
-
     if not referee():
         raise ApiError(401, "pin-required", Said("only the referee may download every game"))
-    journal = service().journal
-    assert journal is not None
-    out = io.StringIO()
-    skipped = write_csv(journal, out)
-    resp = Response(out.getvalue(), mimetype="text/csv")
-    if skipped:  # their rows cannot be read, or they no longer make seats
-        resp.headers["X-Skipped-Games"] = " ".join(str(s.game_id) for s in skipped)
-    resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.csv"'
-    return resp
+    return bulk_export.csv_response()
 
 
 # --- the journal's backup ----------------------------------------------------------------

@@ -155,10 +155,13 @@ class Costly:
         *,
         client: str,
         referee: bool,
+        wait_s: float | None = None,
     ) -> Any:
         """The answer to ``read`` (what is asked, without the version) at ``version``.
         ``compute()`` returns ``(answer, cacheable)``; its exceptions reach the caller.
-        Raises :class:`ApiError` 429 or 503 (spectators only, see the module doc)."""
+        ``wait_s``: how long the request waits for it (default: the queue's ``wait_s``).
+        Raises :class:`ApiError` 429 (spectators only, see the module doc) or 503 (a
+        spectator's full queue, or no answer within ``wait_s``)."""
         key = (read, version)
         with self._lock:
             if key in self._cache:
@@ -168,7 +171,7 @@ class Costly:
             if pending is None:
                 pending = self._submit(key, read, compute, client, referee)
         try:
-            return pending.result(self.wait_s)
+            return pending.result(self.wait_s if wait_s is None else wait_s)
         except FutureTimeout:
             raise ApiError(
                 503,

@@ -288,9 +288,46 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
             "type": "object",
             "required": ["do"],
             "properties": {
-                "do": {"enum": ["start", "snap", "retake", "cancel"]},
+                "do": {"enum": ["start", "snap", "skip", "retake", "cancel"]},
                 "face": {"enum": ["1", "2", "3", "4", "5", "6", "devil"]},
             },
+        },
+        [],
+    ),
+    (
+        "get",
+        "/api/box/camera/reading",
+        "What the camera reads now: face, confidence, the die's corners and the pips counted "
+        "(pixels of /api/box/camera/reading/{frame}.jpg); one reading a second at most",
+        False,
+        None,
+        [],
+    ),
+    (
+        "get",
+        "/api/box/camera/reading/{frame}.jpg",
+        "The picture of a live reading (one of the last two): a JPEG up to 640 wide",
+        False,
+        None,
+        [{"name": "frame", "in": "path", "required": True, "schema": {"type": "integer"}}],
+    ),
+    (
+        "get",
+        "/api/box/faults",
+        "The box's latched faults (which the referee may clear) and the toy's (a jam)",
+        False,
+        None,
+        [],
+    ),
+    (
+        "post",
+        "/api/box/faults/clear",
+        "Clear the coil-deadline fault (coils off first); 409 says why not",
+        True,
+        {
+            "type": "object",
+            "required": ["fault"],
+            "properties": {"fault": {"enum": ["coil-deadline"]}},
         },
         [],
     ),
@@ -396,6 +433,7 @@ ANSWERS: dict[str, dict[str, Any]] = {
     "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
     "/api/backup": {"application/vnd.sqlite3": {"schema": _BINARY}},
     "/api/box/camera.jpg": _JPEG,
+    "/api/box/camera/reading/{frame}.jpg": _JPEG,
     "/api/games/{game_id}/snapshots/{name}.jpg": _JPEG,
 }
 """The answers that are not JSON objects, by path: their media type and schema."""

@@ -1,5 +1,5 @@
 // The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
-import { act, api, boot, el, fill, live, referee, said, t, toast } from "./common.js";
+import { act, api, ask, boot, el, fill, live, referee, said, svgEl, t, toast } from "./common.js";
 import "./box-system.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,8 +49,7 @@ function render() {
         el("span", { class: "sensor" }, present ? t("slot.full") : t("slot.empty"))));
   }));
   const faults = status.faults || [];
-  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
-    : el("li", { class: "muted" }, t("box.nofault")));
+  showFaults(faults);
   const jammed = (status.watch && status.watch.jammed) || null;
   fill($("jam-actions"), referee && jammed ? [
     el("button", { type: "button", class: "primary big", onclick: (e) => jam(e, jammed, "retry") }, t("box.retry", { k: jammed })),
@@ -66,7 +65,38 @@ function render() {
   renderCamera();
 }
 
-// The camera: facts, a snapshot refreshed at most once a second while the page is seen,
+// A latched coil-deadline fault (a coil stayed on too long): the referee clears it here,
+// after a confirmation; the box refuses, with its reason, while the cause is still there.
+let faultsSeen = null;
+
+function faultList(faults) {
+  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
+    : el("li", { class: "muted" }, t("box.nofault")));
+}
+
+/** The faults, each as "name: detail" (GET /api/box/faults, asked again when they change). */
+function showFaults(faults) {
+  const seen = JSON.stringify(faults);
+  if (seen === faultsSeen) return;
+  faultsSeen = seen;
+  faultList(faults);
+  if (!faults.length) { fill($("fault-clear"), []); return; }
+  api("GET", "/api/box/faults").then((r) => {
+    faultList([...r.toy, ...r.faults]);
+    const clearable = referee ? r.faults.filter((f) => f.clearable) : [];
+    fill($("fault-clear"), clearable.map((f) => el("button", { type: "button", class: "primary danger big", id: "fault-clear-go",
+      onclick: () => clearFault(f.name) }, t("Clear the coil fault"))));
+  }).catch(() => {});
+}
+
+async function clearFault(name) {
+  const r = await ask({ title: t("Clear the coil fault"), text: t("Clear the coil-deadline fault? A coil stayed on too long and every coil was forced off. Clear it only once you know why: pulses are allowed again."),
+    go: t("Clear the coil fault"), danger: true, call: () => api("POST", "/api/box/faults/clear", { fault: name }) });
+  if (r) { toast(t("The coil fault is cleared."), "ok"); faultsSeen = null; }
+}
+
+// The camera: facts, its reading of the table now (the die it found and the face it reads,
+// drawn over a picture of the table, at most once a second while the page is seen),
 // and the referee's one tap on a face the camera proposes but is not sure of.
 let teachAsked = false;
 
@@ -103,6 +133,7 @@ function renderTeach(state) {
     : t("teach.intro");
   $("teach-progress").value = state.progress;
   $("teach-snap").hidden = !state.active;
+  $("teach-skip").hidden = !state.active || state.face === "devil"; // the devil has no pips to count
   $("teach-cancel").hidden = !state.active;
   $("teach-start").textContent = state.active ? t("teach.restart") : t("teach.start");
 }
@@ -120,14 +151,45 @@ async function teach(button, body) {
 if (referee && $("teach")) {
   $("teach-start").addEventListener("click", (e) => teach(e.currentTarget, { do: "start" }));
   $("teach-snap").addEventListener("click", (e) => teach(e.currentTarget, { do: "snap" }));
+  $("teach-skip").textContent = t("Skip this face");
+  $("teach-skip").addEventListener("click", (e) => teach(e.currentTarget, { do: "skip" }));
   $("teach-cancel").addEventListener("click", (e) => teach(e.currentTarget, { do: "cancel" }));
 }
 
-setInterval(() => {
+let shown = null; // the reading whose picture is loading or shown
+let asking = false;
+
+async function showReading() {
   const cam = status && status.camera;
-  if (!cam || cam.kind === "none" || !cam.up || document.hidden) return;
-  $("camera-view").src = `/api/box/camera.jpg?t=${Date.now()}`;
-}, 1000);
+  if (asking || !cam || cam.kind === "none" || !cam.up || document.hidden) return;
+  asking = true;
+  try {
+    const r = await api("GET", "/api/box/camera/reading");
+    if (shown && r.frame === shown.frame) return;
+    shown = r;
+    $("camera-view").src = `/api/box/camera/reading/${r.frame}.jpg`; // drawn over once it loads
+  } catch { /* the camera went down: the card says so */ } finally { asking = false; }
+}
+
+/** The reading over its picture: the die's outline, the pips counted, the face in words. */
+function drawReading() {
+  const r = shown;
+  if (!r) return;
+  const overlay = $("camera-overlay");
+  overlay.setAttribute("viewBox", `0 0 ${r.width} ${r.height}`);
+  const stroke = Math.max(2, r.width / 200);
+  fill(overlay, [
+    r.die.length ? svgEl("polygon", { class: "die-outline", points: r.die.map((p) => p.join(",")).join(" "), "stroke-width": stroke }) : null,
+    ...r.pips.map(([x, y]) => svgEl("circle", { class: "die-pip", cx: x, cy: y, r: stroke * 2.5 })),
+  ].filter(Boolean));
+  const caption = r.face === null ? t("The camera finds no die it can read")
+    : t("The camera reads {face} ({c} %)", { face: faceWord(r.face), c: Math.round(r.confidence * 100) });
+  $("camera-caption").textContent = caption;
+  $("camera-view").alt = `${t("the camera's picture of the table, with the die it found")}: ${caption}`;
+}
+
+$("camera-view").addEventListener("load", drawReading);
+setInterval(showReading, 1000);
 
 async function jam(event, key, what) {
   await act(event.currentTarget, () => api("POST", "/api/box/jam", { key, do: what }));

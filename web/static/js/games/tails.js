@@ -244,6 +244,7 @@ function renderSheet() {
   const p = s.pending;
   const up = pick.cell ? geo.cells.get(pick.cell).up : true;
   const entering = referee && p && !p.must_pass;
+  const reasons = new Set();
   fill($("kinds"), KINDS.map((kind) => {
     const left = s.stock[kind];
     const chosen = referee && pick.kind === kind;
@@ -252,12 +253,21 @@ function renderSheet() {
     const label = `${kind} ×${left} — ${t("tails.kind_left", { k: kind, n: left })}`;
     const body = [picture, el("span", { class: "kind-letter" }, kind), el("span", { class: "kind-left" }, "×" + left)];
     if (!referee || s.finished) return el("div", { class: "kind" + (left ? "" : " none"), "data-kind": kind, title: label, "aria-label": label, role: "img" }, body);
+    // greyed: why, in words under the cards (a phone has no hover) and on a tap (common.js)
+    const why = !p ? t("the game is over") : p.must_pass ? t("tails.hint_pass")
+      : left <= 0 ? t("no {kind} cards left", { kind }) : "";
+    if (why) reasons.add(why);
     return el("button", {
       type: "button", class: "kind", "data-kind": kind, "aria-label": label, title: label,
-      "aria-pressed": String(chosen), disabled: !entering || left <= 0,
+      "aria-pressed": String(chosen), disabled: Boolean(why), "data-why": why || null,
+      "aria-describedby": !why ? null : p && p.must_pass ? "hint" : "kinds-why",
       onclick: () => tapKind(kind),
     }, body);
   }));
+  if ($("kinds-why")) {
+    $("kinds-why").textContent = [...reasons].join(" · ");
+    $("kinds-why").hidden = !reasons.size || Boolean(p && p.must_pass); // the hint says it then
+  }
   $("stock-title").hidden = referee && !s.finished;
   if (!referee) return;
   $("entry-actions").hidden = s.finished;
@@ -279,6 +289,12 @@ function renderSheet() {
   const placeButton = $("place");
   placeButton.hidden = Boolean(p && p.must_pass);
   placeButton.disabled = !canPlace();
+  // greyed: the hint above says what is missing (and a tap on it shows it, common.js)
+  const placeWhy = canPlace() ? "" : hint.text;
+  if (placeWhy) placeButton.dataset.why = placeWhy;
+  else delete placeButton.dataset.why;
+  if (placeWhy) placeButton.setAttribute("aria-describedby", "hint");
+  else placeButton.removeAttribute("aria-describedby");
   placeButton.textContent = canPlace() ? t("tails.place_on", { k: pick.kind, c: pick.cell }) : t("tails.place");
   $("pass").hidden = !(p && p.must_pass);
 }
