@@ -18,6 +18,7 @@ from flask_babel import Babel
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
+from controller import refusals
 from controller.games.base import Said
 
 from .costly import Costly, RefereeGate
@@ -114,22 +115,28 @@ def check_json_request() -> None:
         limit = request.max_content_length = MAX_BACKUP_BYTES
     if (request.content_length or 0) > limit:
         raise ApiError(
-            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+            refusals.status("too-large"),
+            "too-large",
+            Said("the request body is over {kib} KiB", kib=limit // 1024),
         )
     body = request.get_data(cache=True)
     if len(body) > limit:
         raise ApiError(
-            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+            refusals.status("too-large"),
+            "too-large",
+            Said("the request body is over {kib} KiB", kib=limit // 1024),
         )
     if json_too_deep(body):
         raise ApiError(
-            400,
+            refusals.status("bad-body"),
             "bad-body",
             Said("JSON nested too deep (at most {levels} levels)", levels=MAX_JSON_DEPTH),
         )
     if _LONE_SURROGATE.search(body):
         raise ApiError(
-            400, "bad-body", Said("the JSON holds a broken character (a lone surrogate)")
+            refusals.status("bad-body"),
+            "bad-body",
+            Said("the JSON holds a broken character (a lone surrogate)"),
         )
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from controller import refusals
 from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
 from controller.games.base import Refused, Said, Viewer, said_of, words
@@ -55,11 +56,18 @@ def _gate() -> None:
         security.require_referee()
 
 
+def api_error(code: str, reason: str, **extra: Any) -> ApiError:
+    """An :class:`ApiError` for ``code`` with the status :mod:`controller.refusals` gives
+    it (``KeyError`` for a code not in the table: a test keeps every code there)."""
+    return ApiError(refusals.status(code), code, reason, **extra)
+
+
 def refusal(exc: Refused) -> ApiError:
-    """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise
-    409 (with its English template, for a page to word it with its own names)."""
-    malformed = exc.code.startswith(("bad-", "text-"))
-    status = 404 if exc.code == "no-game" else 400 if malformed else 409
+    """Map a refusal to HTTP by the table of :mod:`controller.refusals` (a code it lacks,
+    a game of a kind added later, is a refusal of the rules: 409), with its English template
+    for a rules refusal (409), for a page to word it with its own names."""
+    known = refusals.CODES.get(exc.code)
+    status = 409 if known is None else known.status
     reason = refusal_text(exc, request_language())
     template = exc.template if status == 409 else None  # the rules' refusals: pages word them
     return ApiError(status, exc.code, reason, params=exc.params, template=template)
@@ -72,15 +80,15 @@ def guarded(fn: Callable[[], Any]) -> Any:
     except Refused as exc:
         raise refusal(exc) from None
     except BoxFault as exc:
-        raise ApiError(409, "box-fault", said_of(exc)) from None
+        raise api_error("box-fault", said_of(exc)) from None
     except BoxError as exc:
-        raise ApiError(409, "box-refused", said_of(exc)) from None
+        raise api_error("box-refused", said_of(exc)) from None
     except TimeoutError:
-        raise ApiError(503, "busy", Said("the box did not answer in time: try again")) from None
+        raise api_error("busy", Said("the box did not answer in time: try again")) from None
     except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
         if exc.errno != errno.ENOSPC:
             raise
-        raise ApiError(507, "disk-full", said_of(exc)) from None
+        raise api_error("disk-full", said_of(exc)) from None
 
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -111,7 +119,7 @@ def parsed_body() -> Any:
             request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
         )
     except RecursionError:  # json's decoder recurses
-        raise ApiError(400, "bad-body", Said("the JSON is nested too deeply")) from None
+        raise api_error("bad-body", Said("the JSON is nested too deeply")) from None
     except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity
         return None
 
@@ -123,13 +131,12 @@ def json_body(required: bool = True) -> dict[str, Any]:
     if data is None and not required and not request.get_data():
         return {}
     if data is None and request.get_data():
-        raise ApiError(
-            400,
+        raise api_error(
             "bad-body",
             Said("send a JSON object (whole numbers within ±2^63, no NaN or Infinity)"),
         )
     if not isinstance(data, dict):
-        raise ApiError(400, "bad-body", Said("send a JSON object"))
+        raise api_error("bad-body", Said("send a JSON object"))
     return data
 
 
@@ -141,7 +148,7 @@ def finite_query(name: str, why: Said) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise ApiError(400, "bad-query", why)
+        raise api_error("bad-query", why)
     return value
 
 
@@ -198,17 +205,16 @@ def new_game() -> tuple[Response, int]:
     body = json_body()
     kind, options, title = body.get("kind"), body.get("options", {}), body.get("title", "")
     if kind not in available_kinds():
-        raise ApiError(
-            400,
+        raise api_error(
             "bad-game",
             Said("kind must be one of {kinds}", kinds=", ".join(available_kinds())),
         )
     if not isinstance(options, dict):
-        raise ApiError(400, "bad-option", Said("options must be a JSON object"))
+        raise api_error("bad-option", Said("options must be a JSON object"))
     try:
         title = clean_text(title, field="title", allow_empty=True)
     except TextRefused as exc:
-        raise ApiError(400, exc.code, exc.said) from None
+        raise api_error(exc.code, exc.said) from None
     seats = body.get("seats")
     game_id = guarded(lambda: service().new_game(kind, options, title, seats))
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
@@ -272,9 +278,7 @@ def delete_player(player_id: int) -> Response:
     try:
         service().delete_player(player_id)
     except Refused as exc:
-        raise ApiError(
-            404, exc.code, refusal_text(exc, request_language()), params=exc.params
-        ) from None
+        raise refusal(exc) from None
     return jsonify({"deleted": player_id})
 
 
@@ -290,7 +294,7 @@ def export_all_zip() -> Response:
     from controller.exports import write_zip
 
     if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
+        raise api_error("pin-required", Said("only the referee may download every game"))
     journal = service().journal
     assert journal is not None
     with tempfile.TemporaryDirectory() as folder:
@@ -312,7 +316,7 @@ def export_all_csv() -> Response:
     from controller.exports import write_csv
 
     if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
+        raise api_error("pin-required", Said("only the referee may download every game"))
     journal = service().journal
     assert journal is not None
     out = io.StringIO()
@@ -350,7 +354,7 @@ def download_backup() -> Response:
     from controller import backup
 
     if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download a backup"))
+        raise api_error("pin-required", Said("only the referee may download a backup"))
     journal = service().journal
     assert journal is not None
     name = backup.default_backup_path(Path("."), None, "diablotin-backup").name
@@ -359,7 +363,7 @@ def download_backup() -> Response:
         try:
             backup.backup(Path(journal.path), target)
         except backup.BackupError as exc:
-            raise ApiError(409, "backup-failed", said_of(exc)) from None
+            raise api_error("backup-failed", said_of(exc)) from None
         data = target.read_bytes()
     resp = Response(data, mimetype="application/vnd.sqlite3")
     resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -383,7 +387,7 @@ def check_backup() -> Response:
     try:
         raw = base64.b64decode(str(body.get("data", "")), validate=True)
     except (binascii.Error, ValueError):
-        raise ApiError(400, "bad-backup", Said("the backup must be sent as base64")) from None
+        raise api_error("bad-backup", Said("the backup must be sent as base64")) from None
     folder = _upload_path("x").parent
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("upload-*.sqlite3"):  # one upload waits at a time
@@ -396,7 +400,7 @@ def check_backup() -> Response:
         games, players = backup.count(path)
     except backup.BackupError as exc:
         _drop_upload(path)
-        raise ApiError(400, "bad-backup", _named(said_of(exc), path, body.get("name"))) from None
+        raise api_error("bad-backup", _named(said_of(exc), path, body.get("name"))) from None
     return jsonify({"upload": token, "games": games, "players": players, "schema": schema})
 
 
@@ -420,14 +424,14 @@ def restore_backup() -> Response:
     token = body.get("upload")
     path = _upload_path(token) if isinstance(token, str) and _UPLOAD.fullmatch(token) else None
     if path is None or not path.is_file():
-        raise ApiError(404, "no-upload", Said("no backup is waiting to be restored: send it again"))
+        raise api_error("no-upload", Said("no backup is waiting to be restored: send it again"))
     if body.get("confirm") is not True:
         _drop_upload(path)
         return jsonify({"restored": False})
     try:
         kept = guarded(lambda: service().restore_journal(path))
     except backup.BackupError as exc:
-        raise ApiError(400, "bad-backup", said_of(exc)) from None
+        raise api_error("bad-backup", said_of(exc)) from None
     finally:
         _drop_upload(path)
     current_app.extensions.pop("diablotin.stats", None)  # its cache knew the old games
@@ -447,14 +451,10 @@ def submit(game_id: int) -> Response:
     """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``)."""
     action = json_body()
     if len(json.dumps(action)) > MAX_ACTION_BYTES:
-        raise ApiError(
-            400, "bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES)
-        )
-    if not isinstance(action.get("type"), str):
-        raise ApiError(400, "bad-action", Said("an action is a JSON object with a 'type'"))
+        raise api_error("bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES))
     key = action.get("key")
-    if action["type"] == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
-        raise ApiError(400, "bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
+    if action.get("type") == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
+        raise api_error("bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
     table = table_for(game_id)
     result = guarded(lambda: service().submit(game_id, action))
     payload = game_payload(service(), table, True)
@@ -477,9 +477,9 @@ def set_computer(game_id: int) -> Response:
     body = json_body()
     player, on, level = body.get("player"), body.get("on"), body.get("level")
     if not isinstance(on, bool):
-        raise ApiError(400, "bad-body", Said('"on" must be true or false'))
+        raise api_error("bad-body", Said('"on" must be true or false'))
     if level is not None and not isinstance(level, str):
-        raise ApiError(400, "bad-body", Said('"level" must be a level\'s name'))
+        raise api_error("bad-body", Said('"level" must be a level\'s name'))
     seat = player if isinstance(player, str) else ""  # refused as "bad-player"
     return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, level)))
 
@@ -491,7 +491,7 @@ def odds(game_id: int) -> Response:
     for the referee only (the popper must not see it)."""
     is_referee = referee()
     if request.args.get("hider") and not is_referee:
-        raise ApiError(401, "pin-required", Said("the hider's advice is for the referee only"))
+        raise api_error("pin-required", Said("the hider's advice is for the referee only"))
     table = table_for(game_id)
     args = request.args.to_dict()
 
@@ -533,8 +533,8 @@ def layout(game_id: int) -> Response:
     table = table_for(game_id)
     helper = hooks(table.rules.name).layout
     if helper is None:
-        raise ApiError(
-            404, "no-layout", Said("{kind} has no board layout to fetch", kind=table.rules.name)
+        raise api_error(
+            "no-layout", Said("{kind} has no board layout to fetch", kind=table.rules.name)
         )
     with table.lock:
         state = table.state
@@ -559,9 +559,7 @@ def _viewer_for(game_id: int) -> Viewer:
     if referee():
         return "referee"
     if not table.finished:
-        raise ApiError(
-            401, "pin-required", Said("only the referee may step through a game in play")
-        )
+        raise api_error("pin-required", Said("only the referee may step through a game in play"))
     return "public"
 
 
@@ -581,7 +579,7 @@ def export(game_id: int) -> Response:
         version = table_for(game_id).version
         body = costly_answer(("export", game_id), version, compute, viewer == "referee")
     elif not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
+        raise api_error("pin-required", Said("only the referee may export a damaged game"))
     else:
         body = compute()[0]
     resp = Response(body, mimetype="application/json")
@@ -624,7 +622,7 @@ def camera_view() -> Response:
     camera = service().camera
     jpeg = camera.live_jpeg(1.0) if camera is not None else b""
     if not jpeg:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
+        raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -640,9 +638,9 @@ def face_snapshot(game_id: int, name: str) -> Response:
     try:
         path = snapshot_path(service().config.data_dir, game_id, name)
     except ValueError as exc:
-        raise ApiError(404, "no-snapshot", said_of(exc)) from None
+        raise api_error("no-snapshot", said_of(exc)) from None
     if not path.is_file():
-        raise ApiError(404, "no-snapshot", Said("no camera snapshot {name}", name=name))
+        raise api_error("no-snapshot", Said("no camera snapshot {name}", name=name))
     resp = Response(path.read_bytes(), mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "private, max-age=86400"
     return resp
@@ -672,17 +670,17 @@ def camera_teach() -> Response:
     }
     step = steps.get(body.get("do"))  # type: ignore[arg-type]
     if step is None:
-        raise ApiError(400, "bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
+        raise api_error("bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
     try:
         return jsonify(step())
     except TeachRefused as exc:
-        raise ApiError(409, exc.code, said_of(exc)) from None
+        raise api_error(exc.code, said_of(exc)) from None
 
 
 def _teacher() -> Any:
     camera = service().camera
     if camera is None or not camera.up:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
+        raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     from controller.camera.service import teacher
 
     return teacher(service().config, camera)
@@ -693,7 +691,7 @@ def fire_coil(key: int) -> Response:
     """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""
     pulse = json_body(required=False).get("pulse_ms")
     if pulse is not None and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
-        raise ApiError(400, "bad-pulse", Said("pulse_ms must be a number of milliseconds"))
+        raise api_error("bad-pulse", Said("pulse_ms must be a number of milliseconds"))
     return jsonify(guarded(lambda: operations.coil_test(service(), key, pulse)))
 
 
@@ -779,12 +777,12 @@ def set_box_clock() -> Response:
 
     when = json_body().get("time")
     if isinstance(when, bool) or not isinstance(when, int | float) or not 1e9 < when < 1e10:
-        raise ApiError(400, "bad-body", Said('"time" must be the phone\'s time in Unix seconds'))
+        raise api_error("bad-body", Said('"time" must be the phone\'s time in Unix seconds'))
     before = time.time()
     try:
         command = _system().set_time(float(when))
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", said_of(exc)) from None
+        raise api_error("not-permitted", said_of(exc)) from None
     service().notice(
         words("clock set from the referee's phone: {offset} s ({command})"),
         offset=f"{when - before:+.0f}",
@@ -798,14 +796,14 @@ def _power(do: str) -> Response:
     from controller.system import SystemRefused
 
     if json_body().get("confirm") is not True:
-        raise ApiError(400, "bad-body", Said('send {{"confirm": true}}'))
+        raise api_error("bad-body", Said('send {{"confirm": true}}'))
     box = service().box
     if box is not None:
         box.all_off()
     try:
         command = _system().restart() if do == "restart" else _system().poweroff()
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", said_of(exc)) from None
+        raise api_error("not-permitted", said_of(exc)) from None
     if do == "restart":
         service().notice(
             words("restart asked by the referee ({command})"), command=" ".join(command)

@@ -78,7 +78,7 @@ def test_every_literal_status_is_the_tables() -> None:
 def test_the_table_keeps_the_rule_of_one_status_per_kind_of_mistake() -> None:
     for code, entry in refusals.CODES.items():
         access = code in ("bad-csrf-token", "bad-host")  # who may ask: 403
-        if code.startswith(("bad-", "text-")) and not access or code == "unknown-action":
+        if (code.startswith(("bad-", "text-")) and not access) or code == "unknown-action":
             assert entry.status == 400, code  # malformed or ill-typed
         if code in ("no-game", "no-player", "no-camera", "no-layout", "no-upload"):
             assert entry.status == 404, code  # an unknown thing named in the URL
@@ -108,8 +108,9 @@ OPTIONS = {"teufel": {"players": ["blue", "green"]}}
     ("action", "code"),
     [
         ({"type": "jump"}, "unknown-action"),
-        ({"type": 7}, "unknown-action"),
-        ({"kind": "step"}, "unknown-action"),
+        ({"type": "Step"}, "unknown-action"),
+        ({"type": 7}, "bad-action"),
+        ({"kind": "step"}, "bad-action"),
         ("not an object", "bad-action"),
         ([{"type": "jump"}], "bad-action"),
     ],
@@ -122,9 +123,7 @@ def test_each_engine_refuses_the_same_mistake_alike(name: str, action: object, c
     assert caught.value.code == code
     assert caught.value.template == refusals.template(code)
     if code == "unknown-action":
-        assert caught.value.params["kind"] == (
-            action.get("type") if isinstance(action, dict) else None
-        )
+        assert isinstance(action, dict) and caught.value.params["kind"] == action["type"]
         assert "known" in caught.value.params
 
 

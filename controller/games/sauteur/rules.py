@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any, NamedTuple, TypeAlias
 
 from controller.games.base import Action, Refused, Said, Viewer, words
+from controller.games.shape import action_type
 
 PLAYERS = ("p1", "p2")
 KEYS = (1, 2, 3, 4)
@@ -721,17 +722,6 @@ def _bank(
     return _next_round(banked, scores, RoundResult(state.round, popper, 1, 1))
 
 
-def _bad_action(action: object) -> Refused:
-    if not isinstance(action, Mapping):
-        return Refused("an action is a JSON object with a 'type'", "bad-action")
-    return Refused(
-        "unknown action type {type!r}; expected one of {known}",
-        "bad-action",
-        type=action.get("type"),
-        known=", ".join(ACTIONS),
-    )
-
-
 @dataclass(frozen=True)
 class ActionRule:
     """One row of the action table: which rules have the action, the phase it belongs
@@ -762,10 +752,10 @@ def _table_refusal(state: SauteurState, action: Action) -> Refused | None:
     rule's action, another phase's, or not the popper's; ``None`` when the row allows it
     (the handler then checks the key, the face, the figure)."""
     try:
-        row = ACTIONS[action["type"]]
-    except (KeyError, TypeError, IndexError):
-        return _bad_action(action)
-    kind = action["type"]
+        kind = action_type(action, ACTIONS)
+    except Refused as refused:
+        return refused
+    row = ACTIONS[kind]
     if state.config.rule not in row.rules:
         return _wrong_rule(kind, state.config.rule)
     if state.phase != row.phase:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base import Action, Refused, Viewer, refusal_by_applying, said_of
+from ..shape import action_type
 from .board import Board, BoardError, load_board
 from .cards import KIND_INDEX, KINDS, SYMMETRIC, code_of, kind_of, rotation_of, rotations
 from .notation import format_move
@@ -220,11 +221,7 @@ class TailsRules:
 
     def apply(self, state: TailsState, action: Action) -> TailsState:
         """The state after ``action``; raises Refused (reason, code) and changes nothing."""
-        if not isinstance(action, Mapping):
-            raise Refused("an action is a JSON object with a 'type'", "bad-action")
-        kind = action.get("type")
-        if kind not in ("place", "pass"):
-            raise Refused("unknown action type {kind!r}: place or pass", "bad-action", kind=kind)
+        kind = action_type(action, ("place", "pass"))
         due = pending(state)
         if due is None:
             raise Refused("the game is over", "game-over")

@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..base import Refused, Said, said_of
+from ..shape import action_type
 from . import flow
 from . import knowledge as kn
 from .board import DEVIL_FACE, NEIGHBOURS, name, names, parse
@@ -161,16 +162,8 @@ def apply(state: State, action: Mapping[str, Any]) -> State:
 
 
 def _check_shape(action: object) -> str:
-    if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
-        raise Refused('an action is a JSON object with a "type"', "bad-action")
-    kind = action["type"]
-    if kind not in FIELDS:
-        raise Refused(
-            "unknown action type {kind!r} (known: {known})",
-            "unknown-action",
-            kind=kind,
-            known=", ".join(FIELDS),
-        )
+    kind = action_type(action, FIELDS)
+    assert isinstance(action, Mapping)
     expected = set(FIELDS[kind])
     missing = expected - set(action)
     extra = set(action) - expected - {"type", "player"}
@@ -185,7 +178,7 @@ def _check_shape(action: object) -> str:
             kind=kind,
             extra=", ".join(sorted(extra)),
         )
-    return str(kind)
+    return kind
 
 
 def _square(value: object) -> int:
