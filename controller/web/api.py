@@ -11,10 +11,7 @@ header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
 
 from __future__ import annotations
 
-import errno
 import json
-import math
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,148 +19,41 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from controller import refusals
-from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
 from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
-from . import operations, security
+from . import api_backup, operations, security
+from .api_support import (
+    api_error,
+    finite_query,
+    guarded,
+    json_body,
+    parsed_body,
+    referee,
+    refusal,
+    service,
+    table_for,
+)
 from .costly import Costly
-from .i18n import refusal_text, request_language
+from .i18n import request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
-from .security import ApiError
 
 if TYPE_CHECKING:
-    from controller.service import Service
-    from controller.table import Table
+    pass
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+bp.register_blueprint(api_backup.bp)
 
 MAX_ACTION_BYTES = 4096
 """An action larger than this (as JSON) is refused before the rules see it."""
-
-
-def service() -> Service:
-    running: Service = current_app.extensions["diablotin"]
-    return running
 
 
 @bp.before_request
 def _gate() -> None:
     if request.method not in security.SAFE_METHODS and request.endpoint != "api.log_in":
         security.require_referee()
-
-
-def api_error(code: str, reason: str, **extra: Any) -> ApiError:
-    """An :class:`ApiError` for ``code`` with the status :mod:`controller.refusals` gives
-    it (``KeyError`` for a code not in the table: a test keeps every code there)."""
-    return ApiError(refusals.status(code), code, reason, **extra)
-
-
-def refusal(exc: Refused) -> ApiError:
-    """Map a refusal to HTTP by the table of :mod:`controller.refusals` (a code it lacks,
-    a game of a kind added later, is a refusal of the rules: 409), with its English template
-    for a rules refusal (409), for a page to word it with its own names."""
-    known = refusals.CODES.get(exc.code)
-    status = 409 if known is None else known.status
-    reason = refusal_text(exc, request_language())
-    template = exc.template if status == 409 else None  # the rules' refusals: pages word them
-    return ApiError(status, exc.code, reason, params=exc.params, template=template)
-
-
-def guarded(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` turning refusals and box errors into :class:`ApiError`."""
-    try:
-        return fn()
-    except Refused as exc:
-        raise refusal(exc) from None
-    except BoxFault as exc:
-        raise api_error("box-fault", said_of(exc)) from None
-    except BoxError as exc:
-        raise api_error("box-refused", said_of(exc)) from None
-    except TimeoutError:
-        raise api_error("busy", Said("the box did not answer in time: try again")) from None
-    except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
-        if exc.errno != errno.ENOSPC:
-            raise
-        raise api_error("disk-full", said_of(exc)) from None
-
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-"""SQLite's integers: every integer in a request body must lie in this range."""
-
-
-def _int64(digits: str) -> int:
-    """``json.loads``' hook for integers: a ValueError (400 ``bad-body``) out of range."""
-    value = int(digits)  # ValueError past Python's 4300 digits too
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError
-    return value
-
-
-def _no_constant(name: str) -> float:
-    """``json.loads``' hook for ``NaN``, ``Infinity``, ``-Infinity``: always a ValueError."""
-    raise ValueError
-
-
-def parsed_body() -> Any:
-    """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
-    outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
-    malformed: no body field reaches the journal or the engines with them."""
-    if not request.is_json:
-        return None
-    try:
-        return json.loads(
-            request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
-        )
-    except RecursionError:  # json's decoder recurses
-        raise api_error("bad-body", Said("the JSON is nested too deeply")) from None
-    except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity
-        return None
-
-
-def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 if it is missing, malformed or not an object (see
-    :func:`parsed_body` for the numbers refused)."""
-    data = parsed_body()
-    if data is None and not required and not request.get_data():
-        return {}
-    if data is None and request.get_data():
-        raise api_error(
-            "bad-body",
-            Said("send a JSON object (whole numbers within ±2^63, no NaN or Infinity)"),
-        )
-    if not isinstance(data, dict):
-        raise api_error("bad-body", Said("send a JSON object"))
-    return data
-
-
-def finite_query(name: str, why: Said) -> float:
-    """The query parameter ``name`` as a finite number; 400 ``bad-query`` (``why``) when it
-    is missing, not a number, ``nan`` or infinite."""
-    try:
-        value = float(request.args.get(name, ""))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise api_error("bad-query", why)
-    return value
-
-
-def referee() -> bool:
-    """Referee view? A session cookie, or a PIN header (checked and throttled: 401/429)."""
-    pin = request.headers.get(security.PIN_HEADER)
-    if pin is not None:
-        security.check_pin(pin)
-        return True
-    return security.is_referee()
-
-
-def table_for(game_id: int) -> Table:
-    table: Table = guarded(lambda: service().table(game_id))
-    return table
 
 
 # --- session ---------------------------------------------------------------------------
@@ -289,7 +179,6 @@ def delete_player(player_id: int) -> Response:
 def export_all_zip() -> Response:
     """Every game as ``diablotin-game/1`` files in one zip (the referee's download)."""
     import tempfile
-    from pathlib import Path
 
     from controller.exports import write_zip
 
@@ -326,124 +215,6 @@ def export_all_csv() -> Response:
         resp.headers["X-Skipped-Games"] = " ".join(str(s.game_id) for s in skipped)
     resp.headers["Content-Disposition"] = 'attachment; filename="diablotin-games.csv"'
     return resp
-
-
-# --- the journal's backup ----------------------------------------------------------------
-
-_UPLOAD = re.compile(r"[0-9a-f]{32}")
-
-
-def _upload_path(token: str) -> Path:
-    from controller.backup import BACKUP_DIR
-
-    return service().config.data_dir / BACKUP_DIR / f"upload-{token}.sqlite3"
-
-
-def _drop_upload(path: Path) -> None:
-    """Remove an upload and what SQLite left beside it (``-wal``, ``-shm``)."""
-    for suffix in ("", "-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
-
-
-@bp.get("/backup")
-def download_backup() -> Response:
-    """The whole journal (every game, the roster), copied with SQLite's online backup API
-    while the service runs: ``diablotin-backup-<time>.sqlite3``."""
-    import tempfile
-
-    from controller import backup
-
-    if not referee():
-        raise api_error("pin-required", Said("only the referee may download a backup"))
-    journal = service().journal
-    assert journal is not None
-    name = backup.default_backup_path(Path("."), None, "diablotin-backup").name
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / name
-        try:
-            backup.backup(Path(journal.path), target)
-        except backup.BackupError as exc:
-            raise api_error("backup-failed", said_of(exc)) from None
-        data = target.read_bytes()
-    resp = Response(data, mimetype="application/vnd.sqlite3")
-    resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
-    resp.headers["Cache-Control"] = "no-store"
-    return resp
-
-
-@bp.post("/backup/check")
-def check_backup() -> Response:
-    """Upload a backup to restore: ``{"name": file name, "data": base64}``. It is checked
-    (a Diablotin journal, undamaged, not from a newer Diablotin) and kept aside, nothing
-    else changes: ``{"upload": token, "games": n, "players": n, "schema": v}``; 400
-    ``bad-backup`` with the reason."""
-    import base64
-    import binascii
-    import secrets
-
-    from controller import backup
-
-    body = json_body()
-    try:
-        raw = base64.b64decode(str(body.get("data", "")), validate=True)
-    except (binascii.Error, ValueError):
-        raise api_error("bad-backup", Said("the backup must be sent as base64")) from None
-    folder = _upload_path("x").parent
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("upload-*.sqlite3"):  # one upload waits at a time
-        _drop_upload(old)
-    token = secrets.token_hex(16)
-    path = _upload_path(token)
-    path.write_bytes(raw)
-    try:
-        schema = backup.check(path)
-        games, players = backup.count(path)
-    except backup.BackupError as exc:
-        _drop_upload(path)
-        raise api_error("bad-backup", _named(said_of(exc), path, body.get("name"))) from None
-    return jsonify({"upload": token, "games": games, "players": players, "schema": schema})
-
-
-def _named(reason: str, path: Path, name: object) -> str:
-    """``reason`` with the uploaded file's name where it says the server's path."""
-    shown = str(name)[:80] if isinstance(name, str) and name else "?"
-    if isinstance(reason, Said):
-        params = {k: shown if v == str(path) else v for k, v in reason.params.items()}
-        return Said(reason.template, **params)
-    return reason.replace(str(path), shown)
-
-
-@bp.post("/backup/restore")
-def restore_backup() -> Response:
-    """``{"upload": token, "confirm": true}``: put the checked upload in place of the
-    journal (the current one is kept as ``<journal>.bak``); the service reopens it and
-    every live page reconnects. ``"confirm": false`` drops the upload. 404 ``no-upload``."""
-    from controller import backup
-
-    body = json_body()
-    token = body.get("upload")
-    path = _upload_path(token) if isinstance(token, str) and _UPLOAD.fullmatch(token) else None
-    if path is None or not path.is_file():
-        raise api_error("no-upload", Said("no backup is waiting to be restored: send it again"))
-    if body.get("confirm") is not True:
-        _drop_upload(path)
-        return jsonify({"restored": False})
-    try:
-        kept = guarded(lambda: service().restore_journal(path))
-    except backup.BackupError as exc:
-        raise api_error("bad-backup", said_of(exc)) from None
-    finally:
-        _drop_upload(path)
-    current_app.extensions.pop("diablotin.stats", None)  # its cache knew the old games
-    journal = service().journal
-    assert journal is not None
-    return jsonify(
-        {
-            "restored": True,
-            "games": len(journal.games()),
-            "kept": None if kept is None else kept.name,
-        }
-    )
 
 
 @bp.post("/games/<int:game_id>/actions")
