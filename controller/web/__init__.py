@@ -177,6 +177,25 @@ class _ThenRelease:
             self.release()
 
 
+def _http_error(exc: HTTPException) -> Response | HTTPException:
+    """HTTP's own errors (404, 405, 413, ...): JSON with a code under ``/api/`` and
+    ``/stream``, else a page in the reader's language (werkzeug's own for other statuses)."""
+    from . import pages
+
+    status = exc.code or 500
+    why = HTTP_SENTENCES.get(status)
+    if request.path.startswith("/api/") or request.path.startswith("/stream"):
+        code = (exc.name or "error").lower().replace(" ", "-")
+        kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+        return ApiError(status, code, why or exc.description or code, kept).response()
+    if why is None:
+        return exc
+    resp = make_response(pages.error_page(why), status)
+    resp.headers.update(exc.get_headers())
+    resp.headers["Content-Type"] = "text/html; charset=utf-8"
+    return resp
+
+
 def create_app(
     service: Service,
     *,
@@ -240,24 +259,7 @@ def create_app(
     app.after_request(add_security_headers)
     app.after_request(gzip_response)
 
-    @app.errorhandler(ApiError)
-    def _api_error(exc: ApiError) -> Response:
-        return exc.response()
-
-    @app.errorhandler(HTTPException)
-    def _http_error(exc: HTTPException) -> Response | HTTPException:
-        status = exc.code or 500
-        why = HTTP_SENTENCES.get(status)
-        if request.path.startswith("/api/") or request.path.startswith("/stream"):
-            code = (exc.name or "error").lower().replace(" ", "-")
-            kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
-            return ApiError(status, code, why or exc.description or code, kept).response()
-        if why is None:
-            return exc
-        resp = make_response(pages.error_page(why), status)
-        resp.headers.update(exc.get_headers())
-        resp.headers["Content-Type"] = "text/html; charset=utf-8"
-        return resp
-
+    app.register_error_handler(ApiError, ApiError.response)
+    app.register_error_handler(HTTPException, _http_error)
     app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
     return app
