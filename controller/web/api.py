@@ -41,7 +41,9 @@ from .kinds import hooks
 from .payloads import available_kinds, game_payload
 
 if TYPE_CHECKING:
-    pass
+    from controller.camera.teach import Teacher
+    from controller.stats import StatsCache
+    from controller.system import System
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 bp.register_blueprint(api_backup.bp)
@@ -448,13 +450,14 @@ def camera_teach() -> Response:
         raise api_error(exc.code, said_of(exc)) from None
 
 
-def _teacher() -> Any:
+def _teacher() -> Teacher:
     camera = service().camera
     if camera is None or not camera.up:
         raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     from controller.camera.service import teacher
 
-    return teacher(service().config, camera)
+    found: Teacher = teacher(service().config, camera)
+    return found
 
 
 @bp.post("/box/coils/<int:key>/fire")
@@ -484,10 +487,11 @@ def resolve_jam() -> Response:
 # --- statistics ------------------------------------------------------------------------
 
 
-def _stats() -> Any:
+def _stats() -> StatsCache:
     from controller.stats import StatsCache
 
-    return current_app.extensions.setdefault("diablotin.stats", StatsCache())
+    found: StatsCache = current_app.extensions.setdefault("diablotin.stats", StatsCache())
+    return found
 
 
 @bp.get("/stats")
@@ -528,10 +532,11 @@ def game_stats(game_id: int) -> Response:
 # --- the box as a computer: clock, restart, shut down ----------------------------------
 
 
-def _system() -> Any:
+def _system() -> System:
     from controller.system import System
 
-    return current_app.extensions.setdefault("diablotin.system", System())
+    found: System = current_app.extensions.setdefault("diablotin.system", System())
+    return found
 
 
 @bp.get("/box/clock")

@@ -30,10 +30,12 @@ def service() -> Service:
     return running
 
 
-def api_error(code: str, reason: str, **extra: Any) -> ApiError:
+def api_error(
+    code: str, reason: str, *, params: dict[str, object] | None = None, template: str | None = None
+) -> ApiError:
     """An :class:`ApiError` for ``code`` with the status :mod:`controller.refusals` gives
     it (``KeyError`` for a code not in the table: a test keeps every code there)."""
-    return ApiError(refusals.status(code), code, reason, **extra)
+    return ApiError(refusals.status(code), code, reason, params=params, template=template)
 
 
 def refusal(exc: Refused) -> ApiError:
@@ -82,7 +84,7 @@ def _no_constant(name: str) -> float:
     raise ValueError
 
 
-def parsed_body() -> Any:
+def parsed_body() -> object:
     """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
     outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
     malformed: no body field reaches the journal or the engines with them."""

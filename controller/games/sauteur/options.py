@@ -28,7 +28,7 @@ def _bad(option: str, why: str) -> Refused:
     return Refused("option {option!r}: {why}", "bad-option", option=option, why=why)
 
 
-def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
+def _int_option(options: Mapping[str, object], name: str, low: int, high: int) -> int:
     value = options.get(name, DEFAULT_OPTIONS.get(name))
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise _bad(
@@ -43,14 +43,14 @@ def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> i
     return value
 
 
-def _player_option(options: Mapping[str, Any], name: str) -> str:
+def _player_option(options: Mapping[str, object], name: str) -> str:
     value = options.get(name, DEFAULT_OPTIONS[name])
     if value not in PLAYERS:
         raise _bad(name, Said('must be "p1" or "p2", got {value!r}', value=value))
     return str(value)
 
 
-def _faces_option(options: Mapping[str, Any]) -> tuple[Face, ...]:
+def _faces_option(options: Mapping[str, object]) -> tuple[Face, ...]:
     faces = options.get("number_faces", DEFAULT_OPTIONS["number_faces"])
     if not isinstance(faces, list | tuple) or not 1 <= len(faces) <= 20:
         raise _bad("number_faces", Said("must be a list of 1 to 20 faces"))
@@ -66,7 +66,7 @@ def _faces_option(options: Mapping[str, Any]) -> tuple[Face, ...]:
 
 
 def _figures_option(
-    options: Mapping[str, Any], track: int
+    options: Mapping[str, object], track: int
 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
     figures = options.get("figures", DEFAULT_OPTIONS["figures"])
     if not isinstance(figures, Mapping) or len(figures) != 3:
@@ -89,7 +89,7 @@ def _figures_option(
     return tuple(figures), tuple(figures.values())
 
 
-def parse_options(options: Mapping[str, Any]) -> SauteurConfig:
+def parse_options(options: Mapping[str, object]) -> SauteurConfig:
     """Validate setup options; raises :class:`Refused` (code ``bad-option``) naming the option.
 
     An option set to ``None`` counts as not given. Options of the other rule are

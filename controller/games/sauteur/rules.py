@@ -439,7 +439,7 @@ class SauteurRules:
 
     name = "sauteur"
 
-    def setup(self, options: Mapping[str, Any]) -> SauteurState:
+    def setup(self, options: Mapping[str, object]) -> SauteurState:
         """The first state; raises :class:`Refused` (``bad-option``) naming a bad option."""
         config = parse_options(options)
         return SauteurState(
@@ -462,12 +462,12 @@ class SauteurRules:
             return refused
         return None
 
-    def legal_actions(self, state: SauteurState) -> list[dict[str, Any]]:
+    def legal_actions(self, state: SauteurState) -> list[dict[str, object]]:
         """Every action ``apply`` accepts now, chance ones (``hidden``, ``face``) included."""
         phase = state.phase
         if phase == POP:
             popper = state.popper
-            actions: list[dict[str, Any]] = []
+            actions: list[dict[str, object]] = []
             if state.carried + len(state.popped) < MAX_NUMBERS:
                 actions = [
                     {"type": "pop", "key": key, "by": popper}
@@ -494,7 +494,7 @@ class SauteurRules:
     def is_over(self, state: SauteurState) -> bool:
         return state.phase == OVER
 
-    def explain(self, state: SauteurState) -> list[dict[str, Any]]:
+    def explain(self, state: SauteurState) -> list[dict[str, object]]:
         """The popper's moves the phone shows but refuses now, each with why.
 
         ``[{"action": {...}, "error": code, "reason": sentence}]`` for the four keys,
@@ -504,7 +504,7 @@ class SauteurRules:
         if state.phase == OVER:
             return []
         popper = state.popper
-        candidates: list[dict[str, Any]] = [
+        candidates: list[dict[str, object]] = [
             {"type": "pop", "key": key, "by": popper} for key in KEYS
         ]
         candidates.append({"type": "rehide" if state.config.rule == "A" else "stop", "by": popper})
@@ -521,7 +521,7 @@ class SauteurRules:
                 refused.append({"action": action, **refusal.as_dict()})
         return refused
 
-    def view(self, state: SauteurState, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: SauteurState, viewer: Viewer) -> dict[str, object]:
         """Everything the dashboard draws, JSON-ready. The engine holds no secret (it
         never knows where the hider put the devil die), so both viewers see the same."""
         if viewer not in ("public", "referee"):
@@ -564,10 +564,10 @@ def _waiting_for(state: SauteurState) -> Said:
     return Said("nothing: {player} won", player=state.winner)
 
 
-def view(state: SauteurState) -> dict[str, Any]:
+def view(state: SauteurState) -> dict[str, object]:
     """The public picture of ``state`` (see :meth:`SauteurRules.view`)."""
     config = state.config
-    picture: dict[str, Any] = {
+    picture: dict[str, object] = {
         "game": "sauteur",
         "rule": config.rule,
         "round": state.round,
