@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from flask.testing import FlaskClient
 
 from controller import refusals
-from controller.service import Service
+from controller.journal import Journal
+from controller.service import JOURNAL_NAME, Service
+from controller.web import create_app
 
-from .conftest import REFEREE, snapshot
+from .conftest import REFEREE, make_service, snapshot
 
 STARTS = {
     "sauteur": {"kind": "sauteur"},
@@ -65,3 +69,22 @@ def test_every_refusal_the_api_answers_has_the_tables_status(client: FlaskClient
     for resp in answers:
         code = resp.get_json()["code"]
         assert resp.status_code == refusals.status(code), (code, resp.status_code)
+
+
+def test_a_damaged_game_is_409_damaged_on_every_route_and_on_its_stream(tmp_path: Path) -> None:
+    """Found on the way (issue 23): the stream said 404 for a damaged game, the API 409."""
+    journal = Journal(tmp_path / JOURNAL_NAME)
+    journal.create_game("tails", {"players": 2, "board": str(tmp_path / "gone.json")}, "lost")
+    journal.close()
+    service = make_service(tmp_path, think_s=3600.0)
+    try:
+        client = create_app(service).test_client()
+        (game_id,) = service.damaged
+        answers = [
+            client.get(f"/api/games/{game_id}"),
+            client.post(f"/api/games/{game_id}/undo", headers=REFEREE),
+            client.get(f"/stream?topics=game:{game_id}"),
+        ]
+        assert [(r.status_code, r.get_json()["code"]) for r in answers] == [(409, "damaged")] * 3
+    finally:
+        service.stop()
