@@ -152,3 +152,16 @@ def test_docs_api_summary_gives_each_code_its_status() -> None:
             assert refusals.status(code) == status, (code, status)
             checked += 1
     assert checked > 20
+
+
+def test_the_api_takes_every_status_from_the_table() -> None:
+    """The API's own modules never guess a status: an error is ``api_error(code, ...)``
+    (or ``ApiError(refusals.status(code), ...)``), never ``ApiError(409, ...)``."""
+    guessed = []
+    for name in ("api.py", "api_support.py", "api_backup.py", "__init__.py"):
+        path = PACKAGE / "web" / name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            call = isinstance(node, ast.Call) and _name(node) == "ApiError"
+            if call and node.args and isinstance(node.args[0], ast.Constant):
+                guessed.append(f"{name}:{node.lineno}")
+    assert not guessed, guessed
