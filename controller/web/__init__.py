@@ -18,6 +18,7 @@ from flask_babel import Babel
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
+from controller import refusals
 from controller.games.base import Said
 
 from .costly import Costly, RefereeGate
@@ -114,22 +115,28 @@ def check_json_request() -> None:
         limit = request.max_content_length = MAX_BACKUP_BYTES
     if (request.content_length or 0) > limit:
         raise ApiError(
-            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+            refusals.status("too-large"),
+            "too-large",
+            Said("the request body is over {kib} KiB", kib=limit // 1024),
         )
     body = request.get_data(cache=True)
     if len(body) > limit:
         raise ApiError(
-            413, "too-large", Said("the request body is over {kib} KiB", kib=limit // 1024)
+            refusals.status("too-large"),
+            "too-large",
+            Said("the request body is over {kib} KiB", kib=limit // 1024),
         )
     if json_too_deep(body):
         raise ApiError(
-            400,
+            refusals.status("bad-body"),
             "bad-body",
             Said("JSON nested too deep (at most {levels} levels)", levels=MAX_JSON_DEPTH),
         )
     if _LONE_SURROGATE.search(body):
         raise ApiError(
-            400, "bad-body", Said("the JSON holds a broken character (a lone surrogate)")
+            refusals.status("bad-body"),
+            "bad-body",
+            Said("the JSON holds a broken character (a lone surrogate)"),
         )
 
 
@@ -168,6 +175,25 @@ class _ThenRelease:
                 close()
         finally:
             self.release()
+
+
+def _http_error(exc: HTTPException) -> Response | HTTPException:
+    """HTTP's own errors (404, 405, 413, ...): JSON with a code under ``/api/`` and
+    ``/stream``, else a page in the reader's language (werkzeug's own for other statuses)."""
+    from . import pages
+
+    status = exc.code or 500
+    why = HTTP_SENTENCES.get(status)
+    if request.path.startswith("/api/") or request.path.startswith("/stream"):
+        code = (exc.name or "error").lower().replace(" ", "-")
+        kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+        return ApiError(status, code, why or exc.description or code, kept).response()
+    if why is None:
+        return exc
+    resp = make_response(pages.error_page(why), status)
+    resp.headers.update(exc.get_headers())
+    resp.headers["Content-Type"] = "text/html; charset=utf-8"
+    return resp
 
 
 def create_app(
@@ -234,24 +260,7 @@ def create_app(
     app.after_request(add_security_headers)
     app.after_request(gzip_response)
 
-    @app.errorhandler(ApiError)
-    def _api_error(exc: ApiError) -> Response:
-        return exc.response()
-
-    @app.errorhandler(HTTPException)
-    def _http_error(exc: HTTPException) -> Response | HTTPException:
-        status = exc.code or 500
-        why = HTTP_SENTENCES.get(status)
-        if request.path.startswith("/api/") or request.path.startswith("/stream"):
-            code = (exc.name or "error").lower().replace(" ", "-")
-            kept = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
-            return ApiError(status, code, why or exc.description or code, kept).response()
-        if why is None:
-            return exc
-        resp = make_response(pages.error_page(why), status)
-        resp.headers.update(exc.get_headers())
-        resp.headers["Content-Type"] = "text/html; charset=utf-8"
-        return resp
-
+    app.register_error_handler(ApiError, ApiError.response)
+    app.register_error_handler(HTTPException, _http_error)
     app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
     return app

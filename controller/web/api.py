@@ -11,152 +11,50 @@ header). Errors are ``{"error": code, "reason": text}`` with 400 (malformed),
 
 from __future__ import annotations
 
-import errno
 import json
-import math
-import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from controller.box.base import BoxError, BoxFault
 from controller.boxplay import box_play
 from controller.games.base import Refused, Said, Viewer, said_of, words
 from controller.text import TextRefused, clean_text
 
-from . import bulk_export, operations, security
+from . import api_backup, bulk_export, operations, security
+from .api_support import (
+    api_error,
+    finite_query,
+    guarded,
+    json_body,
+    parsed_body,
+    referee,
+    refusal,
+    service,
+    table_for,
+)
 from .costly import Costly
-from .i18n import refusal_text, request_language
+from .i18n import request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
-from .security import ApiError
 
 if TYPE_CHECKING:
-    from controller.service import Service
-    from controller.table import Table
+    from controller.camera.teach import Teacher
+    from controller.stats import StatsCache
+    from controller.system import System
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+bp.register_blueprint(api_backup.bp)
 
 MAX_ACTION_BYTES = 4096
 """An action larger than this (as JSON) is refused before the rules see it."""
-
-
-def service() -> Service:
-    running: Service = current_app.extensions["diablotin"]
-    return running
 
 
 @bp.before_request
 def _gate() -> None:
     if request.method not in security.SAFE_METHODS and request.endpoint != "api.log_in":
         security.require_referee()
-
-
-def refusal(exc: Refused) -> ApiError:
-    """Map a refusal to HTTP: unknown game 404, malformed (`bad-*`, `text-*`) 400, otherwise
-    409 (with its English template, for a page to word it with its own names)."""
-    malformed = exc.code.startswith(("bad-", "text-"))
-    status = 404 if exc.code == "no-game" else 400 if malformed else 409
-    reason = refusal_text(exc, request_language())
-    template = exc.template if status == 409 else None  # the rules' refusals: pages word them
-    return ApiError(status, exc.code, reason, params=exc.params, template=template)
-
-
-def guarded(fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` turning refusals and box errors into :class:`ApiError`."""
-    try:
-        return fn()
-    except Refused as exc:
-        raise refusal(exc) from None
-    except BoxFault as exc:
-        raise ApiError(409, "box-fault", said_of(exc)) from None
-    except BoxError as exc:
-        raise ApiError(409, "box-refused", said_of(exc)) from None
-    except TimeoutError:
-        raise ApiError(503, "busy", Said("the box did not answer in time: try again")) from None
-    except OSError as exc:  # controller.journal.DiskFull, or any other ENOSPC
-        if exc.errno != errno.ENOSPC:
-            raise
-        raise ApiError(507, "disk-full", said_of(exc)) from None
-
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-"""SQLite's integers: every integer in a request body must lie in this range."""
-
-
-def _int64(digits: str) -> int:
-    """``json.loads``' hook for integers: a ValueError (400 ``bad-body``) out of range."""
-    value = int(digits)  # ValueError past Python's 4300 digits too
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError
-    return value
-
-
-def _no_constant(name: str) -> float:
-    """``json.loads``' hook for ``NaN``, ``Infinity``, ``-Infinity``: always a ValueError."""
-    raise ValueError
-
-
-def parsed_body() -> Any:
-    """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
-    outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
-    malformed: no body field reaches the journal or the engines with them."""
-    if not request.is_json:
-        return None
-    try:
-        return json.loads(
-            request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
-        )
-    except RecursionError:  # json's decoder recurses
-        raise ApiError(400, "bad-body", Said("the JSON is nested too deeply")) from None
-    except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity
-        return None
-
-
-def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 if it is missing, malformed or not an object (see
-    :func:`parsed_body` for the numbers refused)."""
-    data = parsed_body()
-    if data is None and not required and not request.get_data():
-        return {}
-    if data is None and request.get_data():
-        raise ApiError(
-            400,
-            "bad-body",
-            Said("send a JSON object (whole numbers within ±2^63, no NaN or Infinity)"),
-        )
-    if not isinstance(data, dict):
-        raise ApiError(400, "bad-body", Said("send a JSON object"))
-    return data
-
-
-def finite_query(name: str, why: Said) -> float:
-    """The query parameter ``name`` as a finite number; 400 ``bad-query`` (``why``) when it
-    is missing, not a number, ``nan`` or infinite."""
-    try:
-        value = float(request.args.get(name, ""))
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise ApiError(400, "bad-query", why)
-    return value
-
-
-def referee() -> bool:
-    """Referee view? A session cookie, or a PIN header (checked and throttled: 401/429)."""
-    pin = request.headers.get(security.PIN_HEADER)
-    if pin is not None:
-        security.check_pin(pin)
-        return True
-    return security.is_referee()
-
-
-def table_for(game_id: int) -> Table:
-    table: Table = guarded(lambda: service().table(game_id))
-    return table
 
 
 # --- session ---------------------------------------------------------------------------
@@ -198,17 +96,16 @@ def new_game() -> tuple[Response, int]:
     body = json_body()
     kind, options, title = body.get("kind"), body.get("options", {}), body.get("title", "")
     if kind not in available_kinds():
-        raise ApiError(
-            400,
+        raise api_error(
             "bad-game",
             Said("kind must be one of {kinds}", kinds=", ".join(available_kinds())),
         )
     if not isinstance(options, dict):
-        raise ApiError(400, "bad-option", Said("options must be a JSON object"))
+        raise api_error("bad-option", Said("options must be a JSON object"))
     try:
         title = clean_text(title, field="title", allow_empty=True)
     except TextRefused as exc:
-        raise ApiError(400, exc.code, exc.said) from None
+        raise api_error(exc.code, exc.said) from None
     seats = body.get("seats")
     game_id = guarded(lambda: service().new_game(kind, options, title, seats))
     return jsonify(game_payload(service(), service().table(game_id), True)), 201
@@ -272,9 +169,7 @@ def delete_player(player_id: int) -> Response:
     try:
         service().delete_player(player_id)
     except Refused as exc:
-        raise ApiError(
-            404, exc.code, refusal_text(exc, request_language()), params=exc.params
-        ) from None
+        raise refusal(exc) from None
     return jsonify({"deleted": player_id})
 
 
@@ -285,7 +180,7 @@ def delete_player(player_id: int) -> Response:
 def export_all_zip() -> Response:
     """Every game as ``diablotin-game/1`` files in one zip (the referee's download)."""
     if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
+        raise api_error("pin-required", Said("only the referee may download every game"))
     return bulk_export.zip_response()
 
 
@@ -293,126 +188,8 @@ def export_all_zip() -> Response:
 def export_all_csv() -> Response:
     """One row per game: id, kind, title, players, winner, started, finished, actions."""
     if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download every game"))
+        raise api_error("pin-required", Said("only the referee may download every game"))
     return bulk_export.csv_response()
-
-
-# --- the journal's backup ----------------------------------------------------------------
-
-_UPLOAD = re.compile(r"[0-9a-f]{32}")
-
-
-def _upload_path(token: str) -> Path:
-    from controller.backup import BACKUP_DIR
-
-    return service().config.data_dir / BACKUP_DIR / f"upload-{token}.sqlite3"
-
-
-def _drop_upload(path: Path) -> None:
-    """Remove an upload and what SQLite left beside it (``-wal``, ``-shm``)."""
-    for suffix in ("", "-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
-
-
-@bp.get("/backup")
-def download_backup() -> Response:
-    """The whole journal (every game, the roster), copied with SQLite's online backup API
-    while the service runs: ``diablotin-backup-<time>.sqlite3``."""
-    import tempfile
-
-    from controller import backup
-
-    if not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may download a backup"))
-    journal = service().journal
-    assert journal is not None
-    name = backup.default_backup_path(Path("."), None, "diablotin-backup").name
-    with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / name
-        try:
-            backup.backup(Path(journal.path), target)
-        except backup.BackupError as exc:
-            raise ApiError(409, "backup-failed", said_of(exc)) from None
-        data = target.read_bytes()
-    resp = Response(data, mimetype="application/vnd.sqlite3")
-    resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
-    resp.headers["Cache-Control"] = "no-store"
-    return resp
-
-
-@bp.post("/backup/check")
-def check_backup() -> Response:
-    """Upload a backup to restore: ``{"name": file name, "data": base64}``. It is checked
-    (a Diablotin journal, undamaged, not from a newer Diablotin) and kept aside, nothing
-    else changes: ``{"upload": token, "games": n, "players": n, "schema": v}``; 400
-    ``bad-backup`` with the reason."""
-    import base64
-    import binascii
-    import secrets
-
-    from controller import backup
-
-    body = json_body()
-    try:
-        raw = base64.b64decode(str(body.get("data", "")), validate=True)
-    except (binascii.Error, ValueError):
-        raise ApiError(400, "bad-backup", Said("the backup must be sent as base64")) from None
-    folder = _upload_path("x").parent
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("upload-*.sqlite3"):  # one upload waits at a time
-        _drop_upload(old)
-    token = secrets.token_hex(16)
-    path = _upload_path(token)
-    path.write_bytes(raw)
-    try:
-        schema = backup.check(path)
-        games, players = backup.count(path)
-    except backup.BackupError as exc:
-        _drop_upload(path)
-        raise ApiError(400, "bad-backup", _named(said_of(exc), path, body.get("name"))) from None
-    return jsonify({"upload": token, "games": games, "players": players, "schema": schema})
-
-
-def _named(reason: str, path: Path, name: object) -> str:
-    """``reason`` with the uploaded file's name where it says the server's path."""
-    shown = str(name)[:80] if isinstance(name, str) and name else "?"
-    if isinstance(reason, Said):
-        params = {k: shown if v == str(path) else v for k, v in reason.params.items()}
-        return Said(reason.template, None, **params)
-    return reason.replace(str(path), shown)
-
-
-@bp.post("/backup/restore")
-def restore_backup() -> Response:
-    """``{"upload": token, "confirm": true}``: put the checked upload in place of the
-    journal (the current one is kept as ``<journal>.bak``); the service reopens it and
-    every live page reconnects. ``"confirm": false`` drops the upload. 404 ``no-upload``."""
-    from controller import backup
-
-    body = json_body()
-    token = body.get("upload")
-    path = _upload_path(token) if isinstance(token, str) and _UPLOAD.fullmatch(token) else None
-    if path is None or not path.is_file():
-        raise ApiError(404, "no-upload", Said("no backup is waiting to be restored: send it again"))
-    if body.get("confirm") is not True:
-        _drop_upload(path)
-        return jsonify({"restored": False})
-    try:
-        kept = guarded(lambda: service().restore_journal(path))
-    except backup.BackupError as exc:
-        raise ApiError(400, "bad-backup", said_of(exc)) from None
-    finally:
-        _drop_upload(path)
-    current_app.extensions.pop("diablotin.stats", None)  # its cache knew the old games
-    journal = service().journal
-    assert journal is not None
-    return jsonify(
-        {
-            "restored": True,
-            "games": len(journal.games()),
-            "kept": None if kept is None else kept.name,
-        }
-    )
 
 
 @bp.post("/games/<int:game_id>/actions")
@@ -420,14 +197,10 @@ def submit(game_id: int) -> Response:
     """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``)."""
     action = json_body()
     if len(json.dumps(action)) > MAX_ACTION_BYTES:
-        raise ApiError(
-            400, "bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES)
-        )
-    if not isinstance(action.get("type"), str):
-        raise ApiError(400, "bad-action", Said("an action is a JSON object with a 'type'"))
+        raise api_error("bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES))
     key = action.get("key")
-    if action["type"] == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
-        raise ApiError(400, "bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
+    if action.get("type") == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
+        raise api_error("bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
     table = table_for(game_id)
     result = guarded(lambda: service().submit(game_id, action))
     payload = game_payload(service(), table, True)
@@ -450,9 +223,9 @@ def set_computer(game_id: int) -> Response:
     body = json_body()
     player, on, level = body.get("player"), body.get("on"), body.get("level")
     if not isinstance(on, bool):
-        raise ApiError(400, "bad-body", Said('"on" must be true or false'))
+        raise api_error("bad-body", Said('"on" must be true or false'))
     if level is not None and not isinstance(level, str):
-        raise ApiError(400, "bad-body", Said('"level" must be a level\'s name'))
+        raise api_error("bad-body", Said('"level" must be a level\'s name'))
     seat = player if isinstance(player, str) else ""  # refused as "bad-player"
     return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, level)))
 
@@ -464,7 +237,7 @@ def odds(game_id: int) -> Response:
     for the referee only (the popper must not see it)."""
     is_referee = referee()
     if request.args.get("hider") and not is_referee:
-        raise ApiError(401, "pin-required", Said("the hider's advice is for the referee only"))
+        raise api_error("pin-required", Said("the hider's advice is for the referee only"))
     table = table_for(game_id)
     args = request.args.to_dict()
 
@@ -506,8 +279,8 @@ def layout(game_id: int) -> Response:
     table = table_for(game_id)
     helper = hooks(table.rules.name).layout
     if helper is None:
-        raise ApiError(
-            404, "no-layout", Said("{kind} has no board layout to fetch", kind=table.rules.name)
+        raise api_error(
+            "no-layout", Said("{kind} has no board layout to fetch", kind=table.rules.name)
         )
     with table.lock:
         state = table.state
@@ -532,9 +305,7 @@ def _viewer_for(game_id: int) -> Viewer:
     if referee():
         return "referee"
     if not table.finished:
-        raise ApiError(
-            401, "pin-required", Said("only the referee may step through a game in play")
-        )
+        raise api_error("pin-required", Said("only the referee may step through a game in play"))
     return "public"
 
 
@@ -554,7 +325,7 @@ def export(game_id: int) -> Response:
         version = table_for(game_id).version
         body = costly_answer(("export", game_id), version, compute, viewer == "referee")
     elif not referee():
-        raise ApiError(401, "pin-required", Said("only the referee may export a damaged game"))
+        raise api_error("pin-required", Said("only the referee may export a damaged game"))
     else:
         body = compute()[0]
     resp = Response(body, mimetype="application/json")
@@ -597,7 +368,7 @@ def camera_view() -> Response:
     camera = service().camera
     jpeg = camera.live_jpeg(1.0) if camera is not None else b""
     if not jpeg:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
+        raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -613,9 +384,9 @@ def face_snapshot(game_id: int, name: str) -> Response:
     try:
         path = snapshot_path(service().config.data_dir, game_id, name)
     except ValueError as exc:
-        raise ApiError(404, "no-snapshot", said_of(exc)) from None
+        raise api_error("no-snapshot", said_of(exc)) from None
     if not path.is_file():
-        raise ApiError(404, "no-snapshot", Said("no camera snapshot {name}", name=name))
+        raise api_error("no-snapshot", Said("no camera snapshot {name}", name=name))
     resp = Response(path.read_bytes(), mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "private, max-age=86400"
     return resp
@@ -645,20 +416,21 @@ def camera_teach() -> Response:
     }
     step = steps.get(body.get("do"))  # type: ignore[arg-type]
     if step is None:
-        raise ApiError(400, "bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
+        raise api_error("bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
     try:
         return jsonify(step())
     except TeachRefused as exc:
-        raise ApiError(409, exc.code, said_of(exc)) from None
+        raise api_error(exc.code, said_of(exc)) from None
 
 
-def _teacher() -> Any:
+def _teacher() -> Teacher:
     camera = service().camera
     if camera is None or not camera.up:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
+        raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     from controller.camera.service import teacher
 
-    return teacher(service().config, camera)
+    found: Teacher = teacher(service().config, camera)
+    return found
 
 
 @bp.post("/box/coils/<int:key>/fire")
@@ -666,7 +438,7 @@ def fire_coil(key: int) -> Response:
     """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""
     pulse = json_body(required=False).get("pulse_ms")
     if pulse is not None and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
-        raise ApiError(400, "bad-pulse", Said("pulse_ms must be a number of milliseconds"))
+        raise api_error("bad-pulse", Said("pulse_ms must be a number of milliseconds"))
     return jsonify(guarded(lambda: operations.coil_test(service(), key, pulse)))
 
 
@@ -688,10 +460,11 @@ def resolve_jam() -> Response:
 # --- statistics ------------------------------------------------------------------------
 
 
-def _stats() -> Any:
+def _stats() -> StatsCache:
     from controller.stats import StatsCache
 
-    return current_app.extensions.setdefault("diablotin.stats", StatsCache())
+    found: StatsCache = current_app.extensions.setdefault("diablotin.stats", StatsCache())
+    return found
 
 
 @bp.get("/stats")
@@ -706,7 +479,7 @@ def stats() -> Response:
         )
     )
 
-    def compute() -> tuple[dict[str, Any], bool]:
+    def compute() -> tuple[object, bool]:
         return _stats().summary(journal), True
 
     return jsonify(costly_answer(("stats",), version, compute, referee()))
@@ -732,10 +505,11 @@ def game_stats(game_id: int) -> Response:
 # --- the box as a computer: clock, restart, shut down ----------------------------------
 
 
-def _system() -> Any:
+def _system() -> System:
     from controller.system import System
 
-    return current_app.extensions.setdefault("diablotin.system", System())
+    found: System = current_app.extensions.setdefault("diablotin.system", System())
+    return found
 
 
 @bp.get("/box/clock")
@@ -752,12 +526,12 @@ def set_box_clock() -> Response:
 
     when = json_body().get("time")
     if isinstance(when, bool) or not isinstance(when, int | float) or not 1e9 < when < 1e10:
-        raise ApiError(400, "bad-body", Said('"time" must be the phone\'s time in Unix seconds'))
+        raise api_error("bad-body", Said('"time" must be the phone\'s time in Unix seconds'))
     before = time.time()
     try:
         command = _system().set_time(float(when))
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", said_of(exc)) from None
+        raise api_error("not-permitted", said_of(exc)) from None
     service().notice(
         words("clock set from the referee's phone: {offset} s ({command})"),
         offset=f"{when - before:+.0f}",
@@ -771,14 +545,14 @@ def _power(do: str) -> Response:
     from controller.system import SystemRefused
 
     if json_body().get("confirm") is not True:
-        raise ApiError(400, "bad-body", Said('send {{"confirm": true}}'))
+        raise api_error("bad-body", Said('send {{"confirm": true}}'))
     box = service().box
     if box is not None:
         box.all_off()
     try:
         command = _system().restart() if do == "restart" else _system().poweroff()
     except SystemRefused as exc:
-        raise ApiError(409, "not-permitted", said_of(exc)) from None
+        raise api_error("not-permitted", said_of(exc)) from None
     if do == "restart":
         service().notice(
             words("restart asked by the referee ({command})"), command=" ".join(command)

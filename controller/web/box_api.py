@@ -14,13 +14,13 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypedDict
 
-import cv2
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from controller.box.gpio import DEADLINE_FAULT
 from controller.games.base import Said, words
 
 from . import security
+from .api_support import api_error
 from .security import ApiError
 
 if TYPE_CHECKING:
@@ -120,8 +120,7 @@ def clear_fault() -> Response:
     on, or the coil threads are still stuck (the cause persists)."""
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or body.get("fault") != DEADLINE_FAULT:
-        raise ApiError(
-            400,
+        raise api_error(
             "bad-fault",
             Said("only the {name} fault can be cleared here", name=DEADLINE_FAULT),
         )
@@ -131,13 +130,10 @@ def clear_fault() -> Response:
     faults = latched_faults(status)
     mine = [f for f in faults if f["name"] == DEADLINE_FAULT]
     if box is None or not mine:
-        raise ApiError(
-            409, "no-fault", Said("the {name} fault is not latched", name=DEADLINE_FAULT)
-        )
+        raise api_error("no-fault", Said("the {name} fault is not latched", name=DEADLINE_FAULT))
     others = [f["name"] for f in faults if f["name"] != DEADLINE_FAULT]
     if others:
-        raise ApiError(
-            409,
+        raise api_error(
             "other-faults",
             Said(
                 "other faults are latched too ({names}): restart the service to clear them",
@@ -147,8 +143,7 @@ def clear_fault() -> Response:
     coils = status.get("coils")
     high = [str(key) for key, on in coils.items() if on] if isinstance(coils, dict) else []
     if high:
-        raise ApiError(
-            409,
+        raise api_error(
             "coil-high",
             Said(
                 "coil {keys} still reads on: the fault stays until every coil is off",
@@ -157,16 +152,13 @@ def clear_fault() -> Response:
         )
     check = getattr(box, "check_coils", None)
     if check is not None and not check():
-        raise ApiError(
-            409,
+        raise api_error(
             "coils-stuck",
             Said("the coil threads are still stuck: the fault stays; restart the service"),
         )
     clear = getattr(box, "clear_faults", None)
     if not callable(clear):  # only the boxes on the Pi's own pins latch it
-        raise ApiError(
-            409, "no-fault", Said("the {name} fault is not latched", name=DEADLINE_FAULT)
-        )
+        raise api_error("no-fault", Said("the {name} fault is not latched", name=DEADLINE_FAULT))
     clear()
     log.warning("the referee cleared the %s fault (%s)", DEADLINE_FAULT, mine[0]["detail"])
     svc.notice(
@@ -197,6 +189,8 @@ class LiveReading:
     def now(self, camera: CameraWatch) -> dict[str, object]:
         """The latest reading (made now if it is older than a second). Raises
         :class:`~controller.camera.sources.CameraFailed` when the camera gives no frame."""
+        import cv2  # the camera extra; only with a camera on
+
         from controller.camera.reader import read_face
 
         with self._lock:
@@ -249,7 +243,7 @@ def _live() -> LiveReading:
 def _camera() -> CameraWatch:
     camera: CameraWatch | None = service().camera
     if camera is None or not camera.up:
-        raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)"))
+        raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     return camera
 
 
@@ -268,7 +262,7 @@ def camera_reading() -> Response:
         return jsonify(live.now(camera))
     except CameraFailed:
         if not camera.up:
-            raise ApiError(404, "no-camera", Said("no camera is on (serve --camera ...)")) from None
+            raise api_error("no-camera", Said("no camera is on (serve --camera ...)")) from None
         if live.last:  # the camera's thread is reading a popped die: the last reading
             return jsonify(live.last)
         raise ApiError(  # reading a popped die: the camera's thread is busy for a moment
@@ -284,7 +278,7 @@ def camera_reading_jpeg(frame: int) -> Response:
     """The picture of reading ``frame`` (one of the last two); 404 ``no-frame`` otherwise."""
     jpeg = _live().jpeg(frame)
     if not jpeg:
-        raise ApiError(404, "no-frame", Said("that picture is gone: ask for a new reading"))
+        raise api_error("no-frame", Said("that picture is gone: ask for a new reading"))
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "private, max-age=60"
     return resp

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
 
+from controller import refusals
 from controller.games.base import Refused, Said
 from controller.hub import sse_frame
 
@@ -136,7 +137,7 @@ def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Any]]:
             try:
                 tables.append(service.table(int(match.group(1))))
             except Refused as exc:
-                raise ApiError(404, exc.code, exc.reason) from None
+                raise ApiError(refusals.status(exc.code), exc.code, exc.reason) from None
             topics.append(name)
         else:
             raise ApiError(

@@ -9,7 +9,7 @@ import pytest
 
 from controller.games.base import Refused, replay
 from controller.games.sauteur import SauteurState
-from controller.games.sauteur.rules import history
+from controller.games.sauteur.rules import ACTION_TYPES, history
 
 from .test_sauteur_support import (
     RULES,
@@ -290,10 +290,15 @@ def test_refusals_rule_a() -> None:
 
 @pytest.mark.parametrize(
     "action",
-    [None, [], "pop", 3, {}, {"type": None}, {"type": "jump"}, {"type": ["pop"]}, {"key": 1}],
+    [None, [], "pop", 3, {}, {"type": None}, {"type": ["pop"]}, {"key": 1}],
 )
 def test_malformed_actions_are_refused(action: Any) -> None:
     refused(run(start_a(), hidden()), action, "bad-action")
+
+
+def test_an_unknown_action_type_is_unknown_action_as_in_every_game() -> None:
+    refusal = refused(run(start_a(), hidden()), {"type": "jump"}, "unknown-action")
+    assert refusal.params == {"kind": "jump", "known": ", ".join(ACTION_TYPES)}
 
 
 def test_explain_names_the_empty_slots_and_spent_figures() -> None:

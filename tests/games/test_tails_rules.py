@@ -275,8 +275,8 @@ def test_legal_actions_cover_every_distinct_placement() -> None:
     ("action", "reason", "code"),
     [
         ("not a dict", "an action is a JSON object with a 'type'", "bad-action"),
-        ({"type": "jump"}, "unknown action type 'jump': place or pass", "bad-action"),
-        ({"cell": "12n"}, "unknown action type None: place or pass", "bad-action"),
+        ({"type": "jump"}, "unknown action type 'jump' (known: place, pass)", "unknown-action"),
+        ({"cell": "12n"}, "an action is a JSON object with a 'type'", "bad-action"),
         ({"type": "place", "cell": "99n", "kind": "A"}, "unknown cell '99n'", "bad-cell"),
         ({"type": "place", "kind": "A"}, "unknown cell None", "bad-cell"),
         ({"type": "place", "cell": "12n", "kind": "J", "rotation": 0},

@@ -587,7 +587,7 @@ def test_knows_odds_are_exact_fractions() -> None:
 def test_bad_actions_are_refused_with_reasons() -> None:
     state = start()
     assert (
-        refuse(state, {"kind": "step"}, "bad-action") == 'an action is a JSON object with a "type"'
+        refuse(state, {"kind": "step"}, "bad-action") == "an action is a JSON object with a 'type'"
     )
     assert refuse(state, act("step"), "bad-action") == "step needs to"
     assert refuse(state, act("step", to="z9"), "bad-square") == (

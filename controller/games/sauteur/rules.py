@@ -16,397 +16,64 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any
 
-from controller.games.base import Action, Refused, Said, Viewer, words
+from controller.games.base import Action, Refused, Said, Viewer
+from controller.games.shape import action_type
 
-PLAYERS = ("p1", "p2")
-KEYS = (1, 2, 3, 4)
-DEVIL = "devil"
-IN_PLAY, ARRIVED, CAPTURED = "in-play", "arrived", "captured"
-HIDING, POP, FACE, ADVANCE, OVER = "hiding", "pop", "face", "advance", "over"
-MAX_NUMBERS = 3
-"""Numbers a hiding can give: the fourth die is always the devil die."""
+from .options import parse_options, round_start
+from .state import (
+    ADVANCE,
+    ARRIVED,
+    CAPTURED,
+    DEVIL,
+    FACE,
+    HIDING,
+    IDLE_LIMIT,
+    IN_PLAY,
+    KEYS,
+    MAX_NUMBERS,
+    OVER,
+    PLAYERS,
+    POP,
+    ROUND_POINTS,
+    Face,
+    History,
+    Pop,
+    RoundResult,
+    SauteurConfig,
+    SauteurState,
+    history,
+    other,
+)
 
-IDLE_LIMIT = 100
-"""Table rule: after this many turns in a row with no figure moving the match is a draw
-(rule B: every turn ending in a devil; rule A cannot stall, every pop moves a figure)."""
-
-ROUND_POINTS = {3: 10, 2: 5, 1: 2, 0: 0}
-"""Rule A: the popper's points for the number of figures arrived in a round."""
-
-Face = int | str
-
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "rule": "A",
-    "track_length": 50,
-    "figures": {"blue": 5, "orange": 10, "green": 15},
-    "devil_start": 0,
-    "devil_multiplier": 3,
-    "circuit_length": 40,
-    "starts": {"p1": 0, "p2": 20},
-    "number_faces": [1, 2, 3, 4, 5, 6],
-    "first_hider": "p1",
-}
-DEFAULT_ROUNDS = {"A": 2, "B": 1}
-MAX_ROUNDS = 100
-MAX_LENGTH = 1000
-
-
-@dataclass(frozen=True)
-class SauteurConfig:
-    """Validated setup options, shared by every state of one game."""
-
-    rule: str
-    rounds: int
-    track_length: int
-    figure_names: tuple[str, ...]
-    figure_starts: tuple[int, ...]
-    devil_start: int
-    devil_multiplier: int
-    circuit_length: int
-    starts: tuple[int, int]
-    number_faces: tuple[Face, ...]
-    first_hider: str
-    face_choices: tuple[Face, ...]
-    """Distinct faces a popped die can show: the number faces, then ``"devil"``."""
-    number_values: frozenset[int]
-
-    def options(self) -> dict[str, Any]:
-        """The options as JSON, every default filled in (setup(options()) is this config)."""
-        return {
-            "rule": self.rule,
-            "rounds": self.rounds,
-            "track_length": self.track_length,
-            "figures": dict(zip(self.figure_names, self.figure_starts, strict=True)),
-            "devil_start": self.devil_start,
-            "devil_multiplier": self.devil_multiplier,
-            "circuit_length": self.circuit_length,
-            "starts": {"p1": self.starts[0], "p2": self.starts[1]},
-            "number_faces": list(self.number_faces),
-            "first_hider": self.first_hider,
-        }
-
-
-class Pop(NamedTuple):
-    """One line of history: a pop (``key``/``face``) or a stop (both ``None``).
-
-    ``effect`` is the line's words in English; ``said`` the same as ``{"template",
-    "params"}`` for a page to make them in its own language (the template is the gettext
-    msgid; ``figure``/``figures`` and ``player`` parameters are names to translate)."""
-
-    round: int
-    hiding: int
-    key: int | None
-    face: Face | None
-    effect: str
-    said: dict[str, Any]
-
-
-Entry: TypeAlias = tuple[int, int, int | None, Face | None, str, tuple[Any, ...]]
-"""A history line as stored: (round, hiding, key, face, kind, detail); see :func:`_effect`."""
-History: TypeAlias = tuple[Entry, "History"] | None
-
-
-def history(state: SauteurState) -> list[Pop]:
-    """The match's pops and stops, oldest first, each with its effect in words."""
-    entries = []
-    link = state.history
-    while link is not None:
-        entries.append(link[0])
-        link = link[1]
-    entries.reverse()
-    lines = []
-    for entry in entries:
-        template, params = _effect(entry[4], entry[5])
-        english = template.format(**{k: _english(v) for k, v in params.items()})
-        lines.append(Pop(*entry[:4], english, {"template": template, "params": params}))
-    return lines
-
-
-def _english(value: Any) -> Any:
-    return ", ".join(value) if isinstance(value, list) else value
-
-
-def _effect(kind: str, detail: tuple[Any, ...]) -> tuple[str, dict[str, Any]]:
-    """The words for a stored history line: (template, parameters), formatted only when a
-    view asks. Each template is marked with :func:`words` for the catalogs."""
-    if kind == "move":
-        name, squares, position, arrived = detail
-        params = {"figure": name, "n": squares, "square": position}
-        if arrived:
-            return words("{figure} +{n} to {square}, arrived"), params
-        return words("{figure} +{n} to {square}"), params
-    if kind == "devil":
-        squares, position, caught = detail
-        if caught:
-            return words("devil +{n} to {square}, captured {figures}"), {
-                "n": squares,
-                "square": position,
-                "figures": list(caught),
-            }
-        return words("devil +{n} to {square}"), {"n": squares, "square": position}
-    if kind == "pot":
-        return words("pot {pot}"), {"pot": detail[0]}
-    if kind == "lost":
-        if detail[0]:
-            return words("pot of {pot} lost"), {"pot": detail[0]}
-        return words("devil at once: no move"), {}
-    if kind == "idle":
-        return words("{n} turns in a row without a figure moving: the match is a draw"), {
-            "n": detail[0]
-        }
-    if kind == "new-hiding":
-        if detail[0]:
-            return words("the box's sensors saw other dice: a new hiding, the pot of {pot} kept"), {
-                "pot": detail[0]
-            }
-        return words("the box's sensors saw other dice: a new hiding"), {}
-    why, player, pot, done = detail
-    params = {"player": player, "pot": pot}
-    if why == "stop":
-        if done:
-            return words("{player} stops: {player} +{pot}, lap complete"), params
-        return words("{player} stops: {player} +{pot}"), params
-    if done:
-        return words("pot {pot}, third number: {player} +{pot}, lap complete"), params
-    return words("pot {pot}, third number: {player} +{pot}"), params
-
-
-class RoundResult(NamedTuple):
-    """Rule A: ``popper`` brought ``arrived`` figures home for ``points``.
-    Rule B: ``popper`` is the race winner, ``arrived`` 1 and ``points`` 1."""
-
-    round: int
-    popper: str
-    arrived: int
-    points: int
-
-
-class SauteurState(NamedTuple):
-    """One moment of a match. Fields for the other rule keep their start values.
-
-    ``phase``: ``hiding`` (waiting for the dice to be hidden), ``pop`` (the popper
-    pops, or rehides / stops once a number came out), ``face`` (waiting for what the
-    die from ``popped[-1]`` shows), ``advance`` (rule A: which figure takes
-    ``pending`` squares), ``over``.
-    """
-
-    config: SauteurConfig
-    round: int
-    hider: str
-    popper: str
-    """Always the player who is not ``hider`` (kept as a field: it is read on every move)."""
-    phase: str
-    figures: tuple[int, ...]
-    status: tuple[str, ...]
-    devil: int
-    laps: tuple[int, int]
-    """Rule B: squares each player's figure has gone round (p1, p2), capped at the lap."""
-    popped: tuple[int, ...]
-    pending: int
-    pot: int
-    scores: tuple[int, int]
-    """Rule A: points totals (p1, p2). Rule B: races won."""
-    hidings: int
-    history: History
-    """Newest first, as nested pairs ``(entry, older)`` ending in ``None`` (appending
-    is then O(1)); :func:`history` gives the readable list, oldest first."""
-    results: tuple[RoundResult, ...]
-    winner: str | None
-    """``"p1"``, ``"p2"``, ``"draw"``, or ``None`` while the match goes on."""
-    carried: int = 0
-    """Rule B: numbers that came out in earlier hidings of this turn. Only the box's new
-    hiding (``new-hiding``: the sensors disagreed with the game) keeps them; the turn
-    still ends at the third number."""
-    idle: int = 0
-    """Turns in a row that ended with no figure moving (rule B: a devil); the match is
-    drawn at :data:`IDLE_LIMIT`."""
-
-    @property
-    def numbers(self) -> int:
-        """Numbers that came out in this hiding (a die waiting for its face excluded)."""
-        return len(self.popped) - 1 if self.phase == FACE else len(self.popped)
-
-    @property
-    def counted(self) -> int:
-        """Numbers toward the turn's three: this hiding's, and rule B's carried ones."""
-        return self.carried + self.numbers
-
-
-def other(player: str) -> str:
-    return "p2" if player == "p1" else "p1"
-
-
-# --- setup -------------------------------------------------------------------------------
-
-
-def _bad(option: str, why: str) -> Refused:
-    return Refused("option {option!r}: {why}", "bad-option", option=option, why=why)
-
-
-def _int_option(options: Mapping[str, Any], name: str, low: int, high: int) -> int:
-    value = options.get(name, DEFAULT_OPTIONS.get(name))
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise _bad(
-            name,
-            Said(
-                "must be a whole number from {low} to {high}, got {value!r}",
-                low=low,
-                high=high,
-                value=value,
-            ),
-        )
-    return value
-
-
-def _player_option(options: Mapping[str, Any], name: str) -> str:
-    value = options.get(name, DEFAULT_OPTIONS[name])
-    if value not in PLAYERS:
-        raise _bad(name, Said('must be "p1" or "p2", got {value!r}', value=value))
-    return str(value)
-
-
-def _faces_option(options: Mapping[str, Any]) -> tuple[Face, ...]:
-    faces = options.get("number_faces", DEFAULT_OPTIONS["number_faces"])
-    if not isinstance(faces, list | tuple) or not 1 <= len(faces) <= 20:
-        raise _bad("number_faces", Said("must be a list of 1 to 20 faces"))
-    for face in faces:
-        is_number = isinstance(face, int) and not isinstance(face, bool) and 1 <= face <= 99
-        if not is_number and face != DEVIL:
-            raise _bad(
-                "number_faces", Said('faces are numbers 1-99 or "devil", got {face!r}', face=face)
-            )
-    if DEVIL in faces and all(face == DEVIL for face in faces):
-        raise _bad("number_faces", Said("a number die needs at least one number face"))
-    return tuple(faces)
-
-
-def _figures_option(
-    options: Mapping[str, Any], track: int
-) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    figures = options.get("figures", DEFAULT_OPTIONS["figures"])
-    if not isinstance(figures, Mapping) or len(figures) != 3:
-        raise _bad(
-            "figures", Said('must map three figure names to start squares, e.g. {{"blue": 5}}')
-        )
-    for name, start in figures.items():
-        if not isinstance(name, str) or not name.strip():
-            raise _bad("figures", Said("figure names are non-empty text, got {name!r}", name=name))
-        if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < track:
-            raise _bad(
-                "figures",
-                Said(
-                    "{name} must start on a square from 0 to {value} ('track_length' is {track})",
-                    name=name,
-                    value=track - 1,
-                    track=track,
-                ),
-            )
-    return tuple(figures), tuple(figures.values())
-
-
-def parse_options(options: Mapping[str, Any]) -> SauteurConfig:
-    """Validate setup options; raises :class:`Refused` (code ``bad-option``) naming the option.
-
-    An option set to ``None`` counts as not given. Options of the other rule are
-    validated too, then unused.
-    """
-    if not isinstance(options, Mapping):
-        raise Refused("setup options must be a JSON object", "bad-option")
-    options = {name: value for name, value in options.items() if value is not None}
-    unknown = sorted(
-        str(name) for name in options if name not in DEFAULT_OPTIONS and name != "rounds"
-    )
-    if unknown:
-        raise _bad(
-            unknown[0],
-            Said("unknown option; known ones: {names}, rounds", names=", ".join(DEFAULT_OPTIONS)),
-        )
-    rule = options.get("rule", "A")
-    if rule not in ("A", "B"):
-        raise _bad("rule", Said('must be "A" or "B", got {rule!r}', rule=rule))
-    rounds = options.get("rounds", DEFAULT_ROUNDS[rule])
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
-        raise _bad(
-            "rounds",
-            Said(
-                "must be a whole number from 1 to {limit}, got {rounds!r}",
-                limit=MAX_ROUNDS,
-                rounds=rounds,
-            ),
-        )
-    if rule == "A" and rounds % 2:
-        raise _bad(
-            "rounds",
-            Said("rule A plays an even number of rounds (roles swap), got {rounds}", rounds=rounds),
-        )
-    track = _int_option(options, "track_length", 2, MAX_LENGTH)
-    names, starts = _figures_option(options, track)
-    devil_start = _int_option(options, "devil_start", 0, track - 1)
-    if devil_start >= min(starts):
-        raise _bad(
-            "devil_start",
-            Said("the devil must start behind every figure (before {value})", value=min(starts)),
-        )
-    multiplier = _int_option(options, "devil_multiplier", 1, 20)
-    circuit = _int_option(options, "circuit_length", 2, MAX_LENGTH)
-    lap_starts = options.get("starts", {"p1": 0, "p2": circuit // 2})
-    if not isinstance(lap_starts, Mapping) or set(lap_starts) != set(PLAYERS):
-        raise _bad("starts", Said('must give both start squares, e.g. {{"p1": 0, "p2": 20}}'))
-    for player in PLAYERS:
-        square = lap_starts[player]
-        if not isinstance(square, int) or isinstance(square, bool) or not 0 <= square < circuit:
-            raise _bad(
-                "starts",
-                Said(
-                    "{player} must start on a square from 0 to {value} ('circuit_length' is "
-                    "{circuit})",
-                    player=player,
-                    value=circuit - 1,
-                    circuit=circuit,
-                ),
-            )
-    faces = _faces_option(options)
-    values = sorted({face for face in faces if isinstance(face, int)})
-    return SauteurConfig(
-        rule=rule,
-        rounds=rounds,
-        track_length=track,
-        figure_names=names,
-        figure_starts=starts,
-        devil_start=devil_start,
-        devil_multiplier=multiplier,
-        circuit_length=circuit,
-        starts=(lap_starts["p1"], lap_starts["p2"]),
-        number_faces=faces,
-        first_hider=_player_option(options, "first_hider"),
-        face_choices=(*values, DEVIL),
-        number_values=frozenset(values),
-    )
-
-
-def _round_start(config: SauteurConfig, round_no: int, scores: tuple[int, int]) -> dict[str, Any]:
-    """Fields that reset at the start of a round (rule A) or race (rule B)."""
-    hider = config.first_hider if round_no % 2 else other(config.first_hider)
-    return {
-        "round": round_no,
-        "hider": hider,
-        "popper": other(hider),
-        "phase": HIDING,
-        "figures": config.figure_starts,
-        "status": (IN_PLAY,) * len(config.figure_starts),
-        "devil": config.devil_start,
-        "laps": (0, 0),
-        "popped": (),
-        "pending": 0,
-        "pot": 0,
-        "scores": scores,
-        "hidings": 0,
-        "carried": 0,
-        "idle": 0,
-    }
-
+__all__ = [  # the engine, and the state's names re-exported for older imports
+    "ACTIONS",
+    "ACTION_TYPES",
+    "ADVANCE",
+    "ARRIVED",
+    "CAPTURED",
+    "DEVIL",
+    "FACE",
+    "HIDING",
+    "IDLE_LIMIT",
+    "IN_PLAY",
+    "KEYS",
+    "MAX_NUMBERS",
+    "OVER",
+    "PLAYERS",
+    "POP",
+    "ROUND_POINTS",
+    "Pop",
+    "RoundResult",
+    "SauteurConfig",
+    "SauteurRules",
+    "SauteurState",
+    "history",
+    "other",
+    "parse_options",
+    "view",
+]
 
 # --- refusals ----------------------------------------------------------------------------
 
@@ -650,7 +317,7 @@ def _next_round(state: SauteurState, scores: tuple[int, int], result: RoundResul
     results = (*state.results, result)
     config = state.config
     if state.round < config.rounds:
-        return state._replace(results=results, **_round_start(config, state.round + 1, scores))
+        return state._replace(results=results, **round_start(config, state.round + 1, scores))
     winner = "draw" if scores[0] == scores[1] else ("p1" if scores[0] > scores[1] else "p2")
     return state._replace(
         phase=OVER, popped=(), pending=0, pot=0, scores=scores, results=results, winner=winner
@@ -721,17 +388,6 @@ def _bank(
     return _next_round(banked, scores, RoundResult(state.round, popper, 1, 1))
 
 
-def _bad_action(action: object) -> Refused:
-    if not isinstance(action, Mapping):
-        return Refused("an action is a JSON object with a 'type'", "bad-action")
-    return Refused(
-        "unknown action type {type!r}; expected one of {known}",
-        "bad-action",
-        type=action.get("type"),
-        known=", ".join(ACTIONS),
-    )
-
-
 @dataclass(frozen=True)
 class ActionRule:
     """One row of the action table: which rules have the action, the phase it belongs
@@ -762,10 +418,10 @@ def _table_refusal(state: SauteurState, action: Action) -> Refused | None:
     rule's action, another phase's, or not the popper's; ``None`` when the row allows it
     (the handler then checks the key, the face, the figure)."""
     try:
-        row = ACTIONS[action["type"]]
-    except (KeyError, TypeError, IndexError):
-        return _bad_action(action)
-    kind = action["type"]
+        kind = action_type(action, ACTIONS)
+    except Refused as refused:
+        return refused
+    row = ACTIONS[kind]
     if state.config.rule not in row.rules:
         return _wrong_rule(kind, state.config.rule)
     if state.phase != row.phase:
@@ -783,11 +439,11 @@ class SauteurRules:
 
     name = "sauteur"
 
-    def setup(self, options: Mapping[str, Any]) -> SauteurState:
+    def setup(self, options: Mapping[str, object]) -> SauteurState:
         """The first state; raises :class:`Refused` (``bad-option``) naming a bad option."""
         config = parse_options(options)
         return SauteurState(
-            config=config, history=None, results=(), winner=None, **_round_start(config, 1, (0, 0))
+            config=config, history=None, results=(), winner=None, **round_start(config, 1, (0, 0))
         )
 
     def apply(self, state: SauteurState, action: Action) -> SauteurState:
@@ -806,12 +462,12 @@ class SauteurRules:
             return refused
         return None
 
-    def legal_actions(self, state: SauteurState) -> list[dict[str, Any]]:
+    def legal_actions(self, state: SauteurState) -> list[dict[str, object]]:
         """Every action ``apply`` accepts now, chance ones (``hidden``, ``face``) included."""
         phase = state.phase
         if phase == POP:
             popper = state.popper
-            actions: list[dict[str, Any]] = []
+            actions: list[dict[str, object]] = []
             if state.carried + len(state.popped) < MAX_NUMBERS:
                 actions = [
                     {"type": "pop", "key": key, "by": popper}
@@ -838,7 +494,7 @@ class SauteurRules:
     def is_over(self, state: SauteurState) -> bool:
         return state.phase == OVER
 
-    def explain(self, state: SauteurState) -> list[dict[str, Any]]:
+    def explain(self, state: SauteurState) -> list[dict[str, object]]:
         """The popper's moves the phone shows but refuses now, each with why.
 
         ``[{"action": {...}, "error": code, "reason": sentence}]`` for the four keys,
@@ -848,7 +504,7 @@ class SauteurRules:
         if state.phase == OVER:
             return []
         popper = state.popper
-        candidates: list[dict[str, Any]] = [
+        candidates: list[dict[str, object]] = [
             {"type": "pop", "key": key, "by": popper} for key in KEYS
         ]
         candidates.append({"type": "rehide" if state.config.rule == "A" else "stop", "by": popper})
@@ -865,7 +521,7 @@ class SauteurRules:
                 refused.append({"action": action, **refusal.as_dict()})
         return refused
 
-    def view(self, state: SauteurState, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: SauteurState, viewer: Viewer) -> dict[str, object]:
         """Everything the dashboard draws, JSON-ready. The engine holds no secret (it
         never knows where the hider put the devil die), so both viewers see the same."""
         if viewer not in ("public", "referee"):
@@ -908,10 +564,10 @@ def _waiting_for(state: SauteurState) -> Said:
     return Said("nothing: {player} won", player=state.winner)
 
 
-def view(state: SauteurState) -> dict[str, Any]:
+def view(state: SauteurState) -> dict[str, object]:
     """The public picture of ``state`` (see :meth:`SauteurRules.view`)."""
     config = state.config
-    picture: dict[str, Any] = {
+    picture: dict[str, object] = {
         "game": "sauteur",
         "rule": config.rule,
         "round": state.round,

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from controller.games.base import replay
 from controller.games.registry import Outcome, Stats
 
-from .rules import PLAYERS, Entry, SauteurRules, SauteurState
+from .rules import PLAYERS, SauteurRules, SauteurState
+from .state import Entry
 
 
 def _state(state: object) -> SauteurState:

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from controller.translation import Announcement, Voice
 
-from .rules import OVER, Entry, History, SauteurState
+from .rules import OVER, SauteurState
+from .state import Entry, History
 
 
 def _entries(history: History) -> list[Entry]:

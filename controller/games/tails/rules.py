@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base import Action, Refused, Viewer, refusal_by_applying, said_of
+from ..shape import action_type
 from .board import Board, BoardError, load_board
 from .cards import KIND_INDEX, KINDS, SYMMETRIC, code_of, kind_of, rotation_of, rotations
 from .notation import format_move
@@ -169,7 +170,7 @@ class TailsRules:
 
     name = "tails"
 
-    def setup(self, options: Mapping[str, Any]) -> TailsState:
+    def setup(self, options: Mapping[str, object]) -> TailsState:
         """Options: ``players`` 2/3/4 (default 2), ``board`` (name or path, default the
         packaged board), ``stock`` (cards per kind: one int, or ``{"A": 8, ...}``; default 8).
         Raises Refused on bad options or an unusable board."""
@@ -220,11 +221,7 @@ class TailsRules:
 
     def apply(self, state: TailsState, action: Action) -> TailsState:
         """The state after ``action``; raises Refused (reason, code) and changes nothing."""
-        if not isinstance(action, Mapping):
-            raise Refused("an action is a JSON object with a 'type'", "bad-action")
-        kind = action.get("type")
-        if kind not in ("place", "pass"):
-            raise Refused("unknown action type {kind!r}: place or pass", "bad-action", kind=kind)
+        kind = action_type(action, ("place", "pass"))
         due = pending(state)
         if due is None:
             raise Refused("the game is over", "game-over")
@@ -260,7 +257,7 @@ class TailsRules:
         )
         return _advance(state, tuple(cards), tuple(stock), (*state.placed, cell), move)
 
-    def legal_actions(self, state: TailsState) -> list[dict[str, Any]]:
+    def legal_actions(self, state: TailsState) -> list[dict[str, object]]:
         """Every placement (cell × kind in stock × distinct rotation), or a lone pass."""
         due = pending(state)
         if due is None:
@@ -281,7 +278,7 @@ class TailsRules:
     def is_over(self, state: TailsState) -> bool:
         return state.finished
 
-    def view(self, state: TailsState, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: TailsState, viewer: Viewer) -> dict[str, object]:
         """Everything on the table is public: the same picture for every viewer."""
         return game_view(state) | {"to_act": self.to_act(state)}
 
@@ -294,8 +291,8 @@ class TailsRules:
         return refusal_by_applying(self, state, action)
 
 
-def _read_stock(value: Any) -> tuple[int, ...]:
-    def count(kind: str, n: Any) -> int:
+def _read_stock(value: object) -> tuple[int, ...]:
+    def count(kind: str, n: object) -> int:
         if type(n) is not int or n < 0:
             raise Refused(
                 "stock of {kind} must be a whole number ≥ 0, not {n!r}",
@@ -315,7 +312,7 @@ def _read_stock(value: Any) -> tuple[int, ...]:
     return tuple(count(kind, value) for kind in KINDS)
 
 
-def _read_place(board: Board, action: Mapping[str, Any]) -> tuple[int, str, int]:
+def _read_place(board: Board, action: Mapping[str, object]) -> tuple[int, str, int]:
     extra = set(action) - _PLACE_FIELDS
     if extra:
         raise Refused("unexpected field(s) {extra}", "bad-action", extra=sorted(map(str, extra)))

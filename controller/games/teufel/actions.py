@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..base import Refused, Said, said_of
+from ..shape import action_type
 from . import flow
 from . import knowledge as kn
 from .board import DEVIL_FACE, NEIGHBOURS, name, names, parse
@@ -137,7 +138,7 @@ def prompt(state: State) -> Said:
 # ----------------------------------------------------------------- apply
 
 
-def apply(state: State, action: Mapping[str, Any]) -> State:
+def apply(state: State, action: Mapping[str, object]) -> State:
     """The state after ``action``; raises :class:`Refused` and changes nothing."""
     kind = _check_shape(action)
     decision = state.pending
@@ -161,16 +162,8 @@ def apply(state: State, action: Mapping[str, Any]) -> State:
 
 
 def _check_shape(action: object) -> str:
-    if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
-        raise Refused('an action is a JSON object with a "type"', "bad-action")
-    kind = action["type"]
-    if kind not in FIELDS:
-        raise Refused(
-            "unknown action type {kind!r} (known: {known})",
-            "unknown-action",
-            kind=kind,
-            known=", ".join(FIELDS),
-        )
+    kind = action_type(action, FIELDS)
+    assert isinstance(action, Mapping)
     expected = set(FIELDS[kind])
     missing = expected - set(action)
     extra = set(action) - expected - {"type", "player"}
@@ -185,7 +178,7 @@ def _check_shape(action: object) -> str:
             kind=kind,
             extra=", ".join(sorted(extra)),
         )
-    return str(kind)
+    return kind
 
 
 def _square(value: object) -> int:
@@ -200,7 +193,7 @@ def _mover(state: State) -> int:
     return state.pending.player
 
 
-def _place_sled(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _place_sled(state: State, action: Mapping[str, object], log: list[str]) -> State:
     square = _square(action["square"])
     player = _mover(state)
     problem = placement_problem(state, player, square)
@@ -209,7 +202,7 @@ def _place_sled(state: State, action: Mapping[str, Any], log: list[str]) -> Stat
     return place(state, player, square, log)
 
 
-def _step(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _step(state: State, action: Mapping[str, object], log: list[str]) -> State:
     target = _square(action["to"])
     mover = _mover(state)
     here = state.players[mover].square
@@ -228,20 +221,20 @@ def _step(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     return flow.step(state, target, log)
 
 
-def _end_move(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _end_move(state: State, action: Mapping[str, object], log: list[str]) -> State:
     return flow.end_move(state, log)
 
 
-def _pass_over(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _pass_over(state: State, action: Mapping[str, object], log: list[str]) -> State:
     return flow.wait(state, Decision("move", _mover(state)))
 
 
-def _flip(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _flip(state: State, action: Mapping[str, object], log: list[str]) -> State:
     log.append(Said("{who} flips the card", who=state.players[_mover(state)].colour))
     return flow.wait(state, Decision("reveal", None, square=state.pending.square))
 
 
-def _reveal(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _reveal(state: State, action: Mapping[str, object], log: list[str]) -> State:
     square = state.pending.square
     assert square is not None
     try:
@@ -316,7 +309,7 @@ def _why_impossible(state: State, square: int, card: str) -> Said:
     )
 
 
-def _take_devil_from(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _take_devil_from(state: State, action: Mapping[str, object], log: list[str]) -> State:
     mover = _mover(state)
     holders = [i for i, p in enumerate(state.players) if p.devil and i != mover]
     chosen = [i for i in holders if state.players[i].colour == action["from"]]
@@ -330,7 +323,7 @@ def _take_devil_from(state: State, action: Mapping[str, Any], log: list[str]) ->
     return flow.take_devil_from(state, chosen[0], log)
 
 
-def _give_up_letters(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _give_up_letters(state: State, action: Mapping[str, object], log: list[str]) -> State:
     decision = state.pending
     player = state.players[_mover(state)]
     letters = action["letters"]
@@ -352,7 +345,7 @@ def _give_up_letters(state: State, action: Mapping[str, Any], log: list[str]) ->
     return flow.give_up(state, frozenset(letters), log)
 
 
-def _peek(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _peek(state: State, action: Mapping[str, object], log: list[str]) -> State:
     square = _square(action["square"])
     mover = _mover(state)
     if state.pending.peeked:
@@ -377,7 +370,7 @@ def _peek(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     return flow.tower_or_finish(state, log)
 
 
-def _return_devil(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _return_devil(state: State, action: Mapping[str, object], log: list[str]) -> State:
     mover = _mover(state)
     if not state.players[mover].devil:
         raise Refused(_no_devil(state.players[mover].colour), "no-devil")
@@ -385,11 +378,11 @@ def _return_devil(state: State, action: Mapping[str, Any], log: list[str]) -> St
     return flow.tower_or_finish(flow.set_player(state, mover, devil=False), log)
 
 
-def _done(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _done(state: State, action: Mapping[str, object], log: list[str]) -> State:
     return flow.end_move(state, log)
 
 
-def _exchange(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _exchange(state: State, action: Mapping[str, object], log: list[str]) -> State:
     a, b = _square(action["a"]), _square(action["b"])
     mover = _mover(state)
     if a == b:
@@ -437,7 +430,7 @@ def _why_not_exchangeable(state: State, mover: int, square: int) -> Said:
     )
 
 
-def _pick_up(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _pick_up(state: State, action: Mapping[str, object], log: list[str]) -> State:
     square = _square(action["square"])
     mover = _mover(state)
     decision = state.pending
@@ -479,7 +472,7 @@ def _pick_up(state: State, action: Mapping[str, Any], log: list[str]) -> State:
     )
 
 
-def _lay_down(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _lay_down(state: State, action: Mapping[str, object], log: list[str]) -> State:
     hand = state.pending.hand
     if len(hand) < MIN_PICK:
         raise Refused(TOO_FEW_PICKED, "too-few")
@@ -521,7 +514,7 @@ def _why_not_layable(state: State, square: int) -> Said:
     return Said("{square} already holds a card", square=name(square))
 
 
-def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _flip_card(state: State, action: Mapping[str, object], log: list[str]) -> State:
     square = _square(action["square"])
     if state.cards[square] != FACE_DOWN:
         raise Refused(
@@ -538,7 +531,7 @@ def _flip_card(state: State, action: Mapping[str, Any], log: list[str]) -> State
     )
 
 
-def _pass(state: State, action: Mapping[str, Any], log: list[str]) -> State:
+def _pass(state: State, action: Mapping[str, object], log: list[str]) -> State:
     who = state.players[_mover(state)].colour
     if not flow.must_pass(state):
         raise Refused(_cannot_pass(who), "can-act")

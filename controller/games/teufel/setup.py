@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...text import TextRefused, clean_text
@@ -208,6 +208,16 @@ def _squares(value: object, what: str) -> tuple[int, ...]:
     return squares
 
 
+PlayerOf = Callable[[object, str], int]
+"""A position's colour to its player's index; ``what`` names the field in a refusal."""
+
+
+def _player_of(index: Mapping[str, int], colour: object, what: str) -> int:
+    if not isinstance(colour, str) or colour not in index:
+        raise _bad(Said("position: {what}: {colour!r} is not playing", what=what, colour=colour))
+    return index[colour]
+
+
 def _position(state: State, value: object) -> State:
     """Start from a game already under way (see docs/rules-teufel.md, "Position")."""
     if not isinstance(value, Mapping):
@@ -217,24 +227,49 @@ def _position(state: State, value: object) -> State:
     extra = set(value) - POSITION_KEYS
     if extra:
         raise _bad(Said("position: unknown key(s): {names}", names=", ".join(sorted(extra))))
-    index = {p.colour: i for i, p in enumerate(state.players)}
-
-    def player_of(colour: object, what: str) -> int:
-        if not isinstance(colour, str) or colour not in index:
-            raise _bad(
-                Said("position: {what}: {colour!r} is not playing", what=what, colour=colour)
-            )
-        return index[str(colour)]
-
+    player_of = functools.partial(_player_of, {p.colour: i for i, p in enumerate(state.players)})
     left = [player_of(c, "left") for c in _list(value.get("left", []), "left")]
     devils = {player_of(c, "devils") for c in _list(value.get("devils", []), "devils")}
     if len(devils) > DEVIL_PEGS or devils & set(left):
         raise _bad(Said("position: devils: at most four holders, none of them off the board"))
+    letters = _position_letters(value.get("letters", {}), player_of, left)
+    squares = _position_sleds(state, value.get("sleds", {}), player_of, left)
+    _check_sleds(state, squares, letters, devils)
+    cards, shown = _position_cards(state, value)
+    players = tuple(
+        Player(
+            p.colour,
+            square=squares.get(i),
+            letters=letters.get(i, frozenset()),
+            devil=i in devils,
+            left=i in left,
+        )
+        for i, p in enumerate(state.players)
+    )
+    return flow.begin_turn(
+        State(
+            colours=state.colours,
+            vines=state.vines,
+            players=players,
+            first=state.first,
+            cards=tuple(cards),
+            knowledge=initial(deck(state.colours) - shown),
+            pending=Decision("over", None),
+            exit_order=tuple(left),
+        ),
+        state.first,
+        [],
+    )
+
+
+def _position_letters(
+    raw: object, player_of: PlayerOf, left: list[int]
+) -> dict[int, frozenset[str]]:
+    """A position's letters by player; one who left holds all six."""
     letters: dict[int, frozenset[str]] = {i: frozenset(LETTERS) for i in left}
-    raw_letters = value.get("letters", {})
-    if not isinstance(raw_letters, Mapping):
+    if not isinstance(raw, Mapping):
         raise _bad(Said('position: letters: an object like {{"blue": ["A", "C"]}}'))
-    for colour, held in raw_letters.items():
+    for colour, held in raw.items():
         who = player_of(colour, "letters")
         items = _list(held, f"letters of {colour}")
         if (
@@ -252,7 +287,13 @@ def _position(state: State, value: object) -> State:
                 )
             )
         letters[who] = frozenset(items)
-    sleds = value.get("sleds", {})
+    return letters
+
+
+def _position_sleds(
+    state: State, sleds: object, player_of: PlayerOf, left: list[int]
+) -> dict[int, int]:
+    """A position's sled squares by player: every player still on the board has one."""
     if not isinstance(sleds, Mapping):
         raise _bad(Said('position: sleds: an object like {{"blue": "c3"}}'))
     squares: dict[int, int] = {}
@@ -277,6 +318,14 @@ def _position(state: State, value: object) -> State:
         raise _bad(
             Said("position: sleds: place {names} (or list them as left)", names=", ".join(missing))
         )
+    return squares
+
+
+def _check_sleds(
+    state: State, squares: dict[int, int], letters: dict[int, frozenset[str]], devils: set[int]
+) -> None:
+    """The sleds' squares against the rules: two a square, d4 closed while pegs are on it,
+    two still on the board, and none whose player has already won."""
     crowded = [sq for sq, n in Counter(squares.values()).items() if n > 2]
     if crowded:
         raise _bad(
@@ -295,6 +344,13 @@ def _position(state: State, value: object) -> State:
                     colour=state.players[who].colour,
                 )
             )
+
+
+def _position_cards(
+    state: State, value: Mapping[str, object]
+) -> tuple[list[str | None], Counter[str]]:
+    """A position's cards by square (``None`` empty, else face down or the card shown) and
+    how many of each card are face up."""
     empty = (
         set(_squares(value["empty"], "position: empty")) if "empty" in value else set(state.vines)
     )
@@ -322,30 +378,7 @@ def _position(state: State, value: object) -> State:
         )
     if FACE_DOWN not in cards:
         raise _bad(Said("position: at least one card must still be face down"))
-    players = tuple(
-        Player(
-            p.colour,
-            square=squares.get(i),
-            letters=letters.get(i, frozenset()),
-            devil=i in devils,
-            left=i in left,
-        )
-        for i, p in enumerate(state.players)
-    )
-    return flow.begin_turn(
-        State(
-            colours=state.colours,
-            vines=state.vines,
-            players=players,
-            first=state.first,
-            cards=tuple(cards),
-            knowledge=initial(full - shown),
-            pending=Decision("over", None),
-            exit_order=tuple(left),
-        ),
-        state.first,
-        [],
-    )
+    return cards, shown
 
 
 def _list(value: object, what: str) -> list[Any]:
