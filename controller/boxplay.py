@@ -23,9 +23,9 @@ import random
 import secrets
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .box.base import KEYS, BoxError, BoxFault, LimitRefused
+from .box.base import KEYS, BoxError, BoxFault, LimitRefused, status_faults
 from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
 from .games.base import Action, Refused, Said, said_of, words
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
@@ -58,7 +58,7 @@ class BoxPlay:
         self.solvers = Solvers(service.config.data_dir)
         self.stopped: dict[int, Said] = {}
         """Per game, why the computer popper's last move failed (until it moves again)."""
-        self.camera_proposal: dict[str, Any] | None = None
+        self.camera_proposal: dict[str, object] | None = None
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
         self._rng = random.Random()  # the "random" computer level's choices
@@ -121,15 +121,15 @@ class BoxPlay:
             self.watch.resume_hidden(table.state.popped)
         svc.post(self._after_change)
 
-    def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def new_game_options(self, options: dict[str, object]) -> dict[str, object]:
         """Rule B: "a draw picks the first hider" when the referee did not choose."""
         if options.get("rule") == "B" and "first_hider" not in options:
             return options | {"first_hider": secrets.choice(PLAYERS)}
         return options
 
     def new_game_settings(
-        self, options: dict[str, Any], seats: list[dict[str, Any]] | None
-    ) -> dict[str, Any]:
+        self, options: dict[str, object], seats: list[dict[str, object]] | None
+    ) -> dict[str, object]:
         """The game's own seed and the adaptive popper's belief at its start
         (:mod:`controller.sauteur_memory`)."""
         from .sauteur_memory import start_settings
@@ -200,7 +200,7 @@ class BoxPlay:
         slots = self.service.box.slots()
         return [key for key in KEYS if slots.get(key) != (key not in state.popped)]
 
-    def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
+    def intercept(self, table: Table, action: Action) -> dict[str, object] | None:
         """A referee's pop presses the key (journaled once the die is out); ``None`` for
         any other action (the table takes it)."""
         if table.rules.name != self.kind:
@@ -231,7 +231,7 @@ class BoxPlay:
         self.watch.hidden_now()
         svc.publish_box_event(HidingDone(svc.clock.now()))  # the pages (not the game: it is told)
 
-    def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
+    def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, object]:
         """Fire key ``key`` for the popper. Checks the rules and the box first.
 
         Returns ``{"pressing": key}``; the pop is journaled when the slot empties.
@@ -255,7 +255,7 @@ class BoxPlay:
         if faults:
             raise BoxFault(Said("the box has a fault: {faults}; clear it first", faults=faults[0]))
 
-        def fire() -> dict[str, Any]:
+        def fire() -> dict[str, object]:
             assert self.watch is not None
             self.watch.press(key)
             return {"pressing": key}
@@ -264,7 +264,7 @@ class BoxPlay:
 
     def set_computer(
         self, game_id: int, player: str, on: bool, level: str | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Let the computer play ``player``'s pops in a sauteur game, at ``level``
         (``random``, ``heuristic`` = ``computer``, ``optimal``; default: unchanged)."""
         from .games.sauteur.levels import level_name
@@ -301,11 +301,11 @@ class BoxPlay:
         levels = self.levels.get(game_id, {})
         return {player: levels.get(player, DEFAULT_LEVEL) for player in PLAYERS}
 
-    def extras(self, table: Table) -> dict[str, Any]:
+    def extras(self, table: Table) -> dict[str, object]:
         """A game page's box facts: is it the game on the box, its computer seats and levels."""
         holder = self.box_game()
         on_box = holder is not None and holder.game_id == table.game_id
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "computer": sorted(self.computer.get(table.game_id, ())),
             "levels": self.computer_levels(table.game_id),
             "on_box": on_box,
@@ -341,23 +341,23 @@ class BoxPlay:
         """The toy's faults (a jam) and the box's (a coil, the link)."""
         faults: list[str] = list(self.watch.faults()) if self.watch is not None else []
         if self.service.box is not None:
-            faults += [str(f) for f in self.service.box.status().get("faults", [])]
+            faults += status_faults(self.service.box.status())
         return faults
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """What ``GET /api/box`` adds for the toy's game: faults, the watch, the camera."""
-        status: dict[str, Any] = {"faults": self.active_faults()}
+        status: dict[str, object] = {"faults": self.active_faults()}
         if self.watch is not None:
             status["watch"] = self.watch.state()
         camera = self.service.camera
         status["camera"] = (
             {"kind": "none"}
             if camera is None
-            else camera.status() | {"proposal": self.camera_proposal}
+            else {**camera.status(), "proposal": self.camera_proposal}
         )
         return status
 
-    def resolve_jam(self, command: Mapping[str, Any]) -> dict[str, Any]:
+    def resolve_jam(self, command: Mapping[str, object]) -> dict[str, object]:
         """After "key k jammed": ``{"key": k, "do": "retry"}`` presses it again,
         ``{"key": k, "do": "popped"}`` records that it came out by hand. Raises
         :class:`Refused` for a bad command, :class:`BoxError` if the key is not jammed."""
@@ -458,6 +458,7 @@ class BoxPlay:
         svc = self.service
         state: SauteurState = table.state
         pending = state.popped[-1] if state.phase == FACE else None
+        assert svc.toy is not None  # called only with a simulated toy
         svc.toy.resume(state.popped, pending)
         expected = {k: k not in state.popped for k in KEYS}
         deadline = svc.clock.now() + 1.0
@@ -470,6 +471,7 @@ class BoxPlay:
     def _face_later(self, table: Table, key: int) -> None:
         svc = self.service
         try:
+            assert svc.toy is not None  # called only with a simulated toy
             face = svc.toy.face(key)
         except ValueError as exc:  # the toy's die never left: the referee says
             svc.notice(
@@ -482,7 +484,7 @@ class BoxPlay:
         if table.state.phase == FACE:
             self._submit_quietly(table, {"type": "face", "face": face})
 
-    def _submit_quietly(self, table: Table, action: dict[str, Any]) -> bool:
+    def _submit_quietly(self, table: Table, action: Mapping[str, object]) -> bool:
         try:
             table.submit(action)
             return True

@@ -190,8 +190,8 @@ class _Pools:
 
 
 class _Task(WSGITask):  # type: ignore[misc]
-    def get_environment(self) -> dict[str, Any]:
-        environ: dict[str, Any] = super().get_environment()
+    def get_environment(self) -> dict[str, object]:
+        environ: dict[str, object] = super().get_environment()
         environ["diablotin.on_disconnect"] = self.channel.on_disconnect
         environ["diablotin.stream_thread"] = threading.current_thread().name.startswith(
             _STREAM_THREAD

@@ -33,10 +33,10 @@ class Table:
         self.game_id = game_id
         self.hub = hub
         record = journal.game(game_id)
-        self.options: dict[str, Any] = record.options
+        self.options: dict[str, object] = record.options
         self.title = record.title
         self.created = record.created
-        self.seats: list[dict[str, Any]] = record.seats or []
+        self.seats: list[dict[str, object]] = record.seats or []
         """Who sits where (:mod:`controller.players`); empty: nobody was named."""
         self.abandoned = record.abandoned is not None
         """Abandoned by the referee: kept, out of play and out of the stats."""
@@ -93,11 +93,11 @@ class Table:
             self.actions = remaining
             self._set(state)
 
-    def legal_actions(self) -> list[dict[str, Any]]:
+    def legal_actions(self) -> list[dict[str, object]]:
         with self.lock:
             return self.rules.legal_actions(self.state)
 
-    def view(self, viewer: Viewer) -> dict[str, Any]:
+    def view(self, viewer: Viewer) -> dict[str, object]:
         """The one choke point for what leaves the service about this game: the last
         committed change (never waits for one being committed)."""
         return self._view_of(self._now, viewer)
@@ -133,7 +133,7 @@ class Table:
             self.state,
         )
 
-    def _view_of(self, facts: tuple[Any, ...], viewer: Viewer) -> dict[str, Any]:
+    def _view_of(self, facts: tuple[Any, ...], viewer: Viewer) -> dict[str, object]:
         title, version, finished, abandoned, deleted, seats, state = facts
         return {
             "id": self.game_id,
@@ -147,7 +147,7 @@ class Table:
             "state": self.rules.view(state, viewer),
         }
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         with self.lock:
             return {
                 "id": self.game_id,

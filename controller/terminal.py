@@ -131,7 +131,7 @@ def play_sauteur(
             options["first_hider"] = random.choice(["p1", "p2"])
         seats = None if names is None else [_seat(service, name) for name in names]
         game_id = service.new_game("sauteur", options, seats=seats)
-        who = {s["key"]: s["name"] for s in service.table(game_id).seats if s["name"]}
+        who = {str(s["key"]): str(s["name"]) for s in service.table(game_id).seats if s["name"]}
         say = Words(lang, who)
         table = service.table(game_id)
         if computer:
@@ -146,6 +146,7 @@ def play_sauteur(
         while True:
             state: SauteurState = table.state
             view = table.view("public")["state"]
+            assert isinstance(view, dict)  # the rules' view of the state
             for line in view["history"][shown:]:
                 die = say("face.devil") if line["face"] == "devil" else str(line["face"])
                 key = say("term.key", key=line["key"], face=die) + "  " if line["key"] else ""

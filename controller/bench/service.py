@@ -94,10 +94,12 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
             if by_hand:
                 changed.clear()
                 t0 = time.monotonic()
+                assert service.toy is not None  # the bench runs on the simulated toy
                 service.toy.press_by_hand(key)
                 _wait(lambda v=before: table.version > v)
                 edge_ms.append((changed_at[0] - t0) * 1000 - config.box.limits.debounce_ms)
             elif len(press_ms) < samples:
+                assert service.toy is not None
                 pin = service.toy.coil_pin(key)
                 t0 = time.monotonic()
                 box_play(service).press(game_id, key)

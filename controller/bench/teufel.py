@@ -20,7 +20,6 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from controller.games.teufel import TeufelRules, reachable
 from controller.games.teufel import knowledge as kn
@@ -59,8 +58,8 @@ STYLES = (
 
 @dataclass
 class Game:
-    options: dict[str, Any]
-    actions: list[dict[str, Any]] = field(default_factory=list)
+    options: dict[str, object]
+    actions: list[dict[str, object]] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     """The state after each action (kept only when asked)."""
     final: State | None = None
@@ -69,13 +68,13 @@ class Game:
 def random_game(
     seed: int,
     keep_states: bool = False,
-    check: Callable[[State, dict[str, Any], State], None] | None = None,
+    check: Callable[[State, dict[str, object], State], None] | None = None,
 ) -> Game:
     """Play one random legal game from ``seed``; ``check(before, action, after)`` runs
     after every action. Raises ``RuntimeError`` if it has not ended by MAX_ACTIONS."""
     rng = random.Random(seed)
     players = rng.sample(DEFAULT_COLOURS, rng.randint(2, 6))
-    options: dict[str, Any] = {"players": players, "first": rng.choice(players)}
+    options: dict[str, object] = {"players": players, "first": rng.choice(players)}
     if rng.random() < 0.2:
         options["vines"] = [name(s) for s in rng.sample([s for s in range(49) if s != 24], 6)]
     style = STYLES[1] if seed % 4 == 1 else STYLES[0]  # one game in four is devilish
@@ -96,7 +95,7 @@ def random_game(
     return game
 
 
-def choose(rng: random.Random, state: State, style: Style) -> dict[str, Any]:
+def choose(rng: random.Random, state: State, style: Style) -> dict[str, object]:
     """A random legal action: a type by the style's weights, then one of that type."""
     kinds = legal_types(state)
     kind = rng.choices(kinds, weights=[style.weights.get(k, 1.0) for k in kinds])[0]
@@ -150,7 +149,7 @@ def _toward_face_down(rng: random.Random, state: State) -> str | None:
 _DISTANCE = [[distance(a, b) for b in range(49)] for a in range(49)]
 
 
-def _destinations(state: State) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _destinations(state: State) -> tuple[dict[str, str], list[dict[str, object]]]:
     """What the phone needs to draw the mover's options: reach and legal steps."""
     return reachable(state), legal_actions(state, only=("step",))
 

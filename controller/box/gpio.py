@@ -41,7 +41,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from types import ModuleType
+from typing import Protocol, TypeVar
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 from gpiozero.pins import Factory
@@ -63,6 +64,8 @@ from .base import (
 from .debounce import Debouncer
 from .pins import PinMap
 from .safety import Booking, CoilGuard
+
+_Device = TypeVar("_Device")
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +153,7 @@ class TimedPulses:
     (SIGSTOP) or kernel stops it too; the systemd watchdog and coils-off cover that.
     """
 
-    def __init__(self, lgpio: Any, handle: int) -> None:
+    def __init__(self, lgpio: ModuleType, handle: int) -> None:
         self._lgpio = lgpio
         self._handle = handle
 
@@ -169,7 +172,7 @@ def timed_pulses(factory: Factory) -> TimedPulses | None:
     thread then times each pulse (``rpigpio``, ``mock``)."""
     handle = getattr(factory, "_handle", None)
     lgpio = sys.modules.get("lgpio")
-    if type(handle) is not int or not callable(getattr(lgpio, "tx_pulse", None)):
+    if lgpio is None or type(handle) is not int or not callable(getattr(lgpio, "tx_pulse", None)):
         return None
     return TimedPulses(lgpio, handle)
 
@@ -269,7 +272,7 @@ class GpioBox(Box):
 
     # -- construction ------------------------------------------------------
 
-    def _open(self, role: str, make: Callable[[], Any]) -> Any:
+    def _open(self, role: str, make: Callable[[], _Device]) -> _Device:
         try:
             return make()
         except Exception as exc:
@@ -594,7 +597,7 @@ class GpioBox(Box):
     def _fault_text(self) -> str:
         return "; ".join(self._faults.values())
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         def coil_on(device: DigitalOutputDevice) -> bool | None:
             return None if device.closed else bool(device.value)
 
@@ -681,7 +684,11 @@ def _is_active(device: DigitalInputDevice) -> bool:
     return bool(device.is_active)
 
 
-def _close_quietly(device: Any) -> None:
+class _Closes(Protocol):
+    def close(self) -> None: ...
+
+
+def _close_quietly(device: _Closes) -> None:
     try:
         device.close()
     except Exception:

@@ -9,10 +9,10 @@ after its pulse; an empty slot is reported "not checked" (load a die to check it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Mapping
+from typing import TextIO
 
-from .base import KEYS, Box, BoxError, LimitRefused
+from .base import KEYS, Box, BoxError, LimitRefused, Toy
 from .pins import PinMap, describe_pin
 
 SETTLE_S = 0.3
@@ -25,7 +25,7 @@ def _word(present: bool | None, yes: str, no: str) -> str:
     return "?" if present is None else (yes if present else no)
 
 
-def _where(status: Mapping[str, Any]) -> str:
+def _where(status: Mapping[str, object]) -> str:
     """The pin factory, or the link's detail, for the report's first line."""
     link = status.get("link")
     if isinstance(link, Mapping):
@@ -51,7 +51,7 @@ def _check(box: Box, *roles: str) -> str:
     return f" (check {' and '.join(where)})" if where else ""
 
 
-def _coil_states(status: Mapping[str, Any]) -> dict[int, bool | None]:
+def _coil_states(status: Mapping[str, object]) -> dict[int, bool | None]:
     coils = status.get("coils")
     if not isinstance(coils, Mapping):
         return {}
@@ -60,7 +60,7 @@ def _coil_states(status: Mapping[str, Any]) -> dict[int, bool | None]:
 
 def run_selftest(
     box: Box,
-    toy: Any,
+    toy: Toy | None,
     out: TextIO,
     wait: Callable[[float], None] = time.sleep,
 ) -> bool:
@@ -136,7 +136,8 @@ def run_selftest(
         + ("unknown" if not coils else "yes" if not stuck else f"NO: {stuck}")
         + "\n"
     )
-    for fault in box.status().get("faults") or []:
+    box_faults = box.status().get("faults") or []
+    for fault in box_faults if isinstance(box_faults, Iterable) else []:
         faults.append(f"box fault: {fault}")
     if faults:
         out.write(f"RESULT: FAIL ({len(faults)} fault(s))\n")

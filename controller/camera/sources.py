@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..box.base import Toy
 from ..games.base import Said
+from . import FrameSource
 
 KINDS = ("none", "simulated", "picamera2", "usb")
 
@@ -45,7 +47,7 @@ class SimulatedCamera:
 
     kind = "simulated"
 
-    def __init__(self, toy: Any, style: str = "ivory", seed: int | None = None) -> None:
+    def __init__(self, toy: Toy, style: str = "ivory", seed: int | None = None) -> None:
         from .render import STYLES
 
         self.toy = toy
@@ -178,7 +180,9 @@ class UsbCamera:
         self._cap.release()
 
 
-def open_camera(value: str, toy: Any = None, style: str = "ivory", seed: int | None = None) -> Any:
+def open_camera(
+    value: str, toy: Toy | None = None, style: str = "ivory", seed: int | None = None
+) -> FrameSource | None:
     """The camera for a ``--camera`` value (``None`` for ``none``); :class:`CameraFailed`."""
     kind, index = parse_kind(value)
     if kind == "none":

@@ -213,7 +213,7 @@ def _wal_deleted(server: ServeProcess, attacks: list[Any]) -> None:
         server.start()
 
 
-def tails_moves(n: int) -> list[dict[str, Any]]:
+def tails_moves(n: int) -> list[dict[str, object]]:
     """The first ``n`` moves of a 2-player tail-tile game, each the first legal one."""
     from controller.games.tails import TailsRules
 
@@ -347,7 +347,7 @@ def _configs(workdir: Path, seed: int) -> list[Any]:
             "ASCII digits",
         ),
     ]
-    results: dict[str, Any] = {}
+    results: dict[str, object] = {}
 
     def run(index: int, name: str, make: Callable[[int], Path], expect: str) -> None:
         port = free_port()

@@ -67,6 +67,7 @@ class FaultRig:
         self.api = Api(bound_port(self.server), keep_alive=True)
         self._thread = threading.Thread(target=self.server.serve, daemon=True)
         self._thread.start()
+        assert self.service.toy is not None  # the virtual box has a simulated toy
         self.toy = self.service.toy
         self.coprocessor = getattr(self.service.box, "coprocessor", None)
         self.game_id = 0

@@ -497,7 +497,8 @@ def odds(game_id: int) -> Response:
 
     def compute() -> tuple[dict[str, Any], bool]:
         report = operations.odds(service(), game_id, args)
-        return report, report.get("coach", {}).get("status") != "solving"
+        coach = report.get("coach")
+        return report, not isinstance(coach, dict) or coach.get("status") != "solving"
 
     read = ("odds", game_id, tuple(sorted(request.args.items(multi=True))))
     return jsonify(guarded(lambda: costly_answer(read, table.version, compute, is_referee)))

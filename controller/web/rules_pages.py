@@ -36,7 +36,7 @@ def rules_html(kind: str, lang: str) -> Markup | None:
     return None
 
 
-def _played(kind: str, options: dict[str, Any], steps: int, seed: int) -> Any:
+def _played(kind: str, options: dict[str, object], steps: int, seed: int) -> Any:
     """The state after ``steps`` seeded random legal actions from ``options``."""
     rules = registry.get(kind).rules()
     state = rules.setup(options)
@@ -49,9 +49,9 @@ def _played(kind: str, options: dict[str, Any], steps: int, seed: int) -> Any:
     return state
 
 
-def _example(kind: str, state: Any) -> dict[str, Any]:
+def _example(kind: str, state: Any) -> dict[str, object]:
     rules = registry.get(kind).rules()
-    out: dict[str, Any] = {"state": rules.view(state, "public")}
+    out: dict[str, object] = {"state": rules.view(state, "public")}
     layout = hooks(kind).layout
     if layout is not None:
         out["layout"] = layout(state)
@@ -80,7 +80,7 @@ _EXAMPLES: dict[str, dict[str, Callable[[], Any]]] = {
 
 
 @cache
-def examples(kind: str) -> dict[str, dict[str, Any]]:
+def examples(kind: str) -> dict[str, dict[str, object]]:
     """``{name: {"state": the public view, "layout": the board's geometry (tail-tile
     game)}}`` for the pictures of ``kind``'s rules page (made once per process)."""
     return {name: _example(kind, make()) for name, make in _EXAMPLES.get(kind, {}).items()}

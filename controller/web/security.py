@@ -64,7 +64,7 @@ class ApiError(Exception):
         code: str,
         reason: str,
         headers: dict[str, str] | None = None,
-        params: dict[str, Any] | None = None,
+        params: dict[str, object] | None = None,
         template: str | None = None,
     ) -> None:
         super().__init__(reason)

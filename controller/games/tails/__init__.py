@@ -26,7 +26,7 @@ from .rules import (
 from .scoring import Tail, score, trace, trace_all
 
 
-def _options(section: Any) -> dict[str, Any]:
+def _options(section: Any) -> dict[str, object]:
     """The config's ``[tails]`` section (a board file) as setup options."""
     if section is None or not section.board:
         return {}

@@ -152,7 +152,9 @@ class Board:
         return _build(data)
 
 
-def _require(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+def _require(
+    data: Mapping[str, object], key: str, kind: type | tuple[type, ...], where: str
+) -> Any:
     if key not in data:
         raise BoardError(Said("{where}: missing {key!r}", where=where, key=key))
     value = data[key]
@@ -423,7 +425,7 @@ def _read_devils(
 
 
 def _read_sides(
-    sides: dict[str, Any], devils: Sequence[str]
+    sides: dict[str, object], devils: Sequence[str]
 ) -> tuple[dict[int, tuple[tuple[int, ...], ...]], dict[int, tuple[int, ...]]]:
     if not sides:
         raise BoardError(Said("board: 'sides' is empty"))
@@ -536,7 +538,7 @@ def _load_cached(path: str, mtime_ns: int) -> Board:
         raise BoardError(Said("board file {path}: {error}", path=path, error=error)) from None
 
 
-def layout(board: Board) -> dict[str, Any]:
+def layout(board: Board) -> dict[str, object]:
     """JSON-ready static geometry for drawing the board (send once, not with every view)."""
     return {
         "name": board.name,

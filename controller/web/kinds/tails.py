@@ -44,7 +44,7 @@ END_BUDGET_S = 0.5
 """Seconds the Monte Carlo advisor (``lookahead=end``) thinks on a request."""
 
 
-def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
+def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, object]:
     """The advisor for the player to move.
 
     ``args``: ``kind`` (A–G, the card just drawn; absent: rank cells before the draw) and
@@ -95,14 +95,14 @@ def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def layout(state: TailsState) -> dict[str, Any]:
+def layout(state: TailsState) -> dict[str, object]:
     """The game's board geometry (:func:`controller.games.tails.layout`), coordinates
     rounded to :data:`LAYOUT_DIGITS` decimals to keep it small (≈ 15 kB)."""
-    rounded: dict[str, Any] = _round(board_layout(state.board))
+    rounded: dict[str, object] = _round(board_layout(state.board))
     return rounded
 
 
-def extras(state: TailsState, referee: bool) -> dict[str, Any]:
+def extras(state: TailsState, referee: bool) -> dict[str, object]:
     """For the referee, ``refusals``: cell id → the engine's reason it may not take the
     pending placement (empty once the game is over). Nothing for spectators."""
     if not referee:
