@@ -42,6 +42,14 @@ log = logging.getLogger(__name__)
 PLAYERS = ("p1", "p2")
 
 
+def sauteur_state(table: Table) -> SauteurState:
+    """The state of a Diable sauteur table (the box's game); ``TypeError`` for another game."""
+    state = table.state
+    if not isinstance(state, SauteurState):
+        raise TypeError(f"game {table.game_id} is not a Diable sauteur game")
+    return state
+
+
 class BoxPlay:
     """The sauteur game on the box. Made by :class:`~controller.service.Service` from the
     game's declaration (``GameKind.on_box``); ``start`` once the tables are open."""
@@ -87,15 +95,15 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        mid_hiding = table is not None and table.state.phase in (POP, FACE, ADVANCE)
+        mid_hiding = table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE)
         if mid_hiding and svc.toy is not None and table is not None:
             self._resume_toy(table)
         self.watch = ToyWatch(svc.box, svc.clock, self._on_watch_event, steady_s=svc.steady_s)
         if mid_hiding:
             assert table is not None
-            self.watch.resume_hidden(table.state.popped)
-            if table.state.phase == FACE and svc.toy is not None:
-                self._face_later(table, table.state.popped[-1])
+            self.watch.resume_hidden(sauteur_state(table).popped)
+            if sauteur_state(table).phase == FACE and svc.toy is not None:
+                self._face_later(table, sauteur_state(table).popped[-1])
         svc.post(self._after_change)
 
     def reset(self) -> None:
@@ -117,8 +125,8 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        if table is not None and table.state.phase in (POP, FACE, ADVANCE) and self.watch:
-            self.watch.resume_hidden(table.state.popped)
+        if table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch:
+            self.watch.resume_hidden(sauteur_state(table).popped)
         svc.post(self._after_change)
 
     def new_game_options(self, options: dict[str, object]) -> dict[str, object]:
@@ -173,8 +181,8 @@ class BoxPlay:
         if table.game_id == self.owner:
             return
         self._hold(table)
-        if table.state.phase in (POP, FACE, ADVANCE) and self.watch is not None:
-            self.watch.resume_hidden(table.state.popped)  # the sensors decide at "pop"
+        if sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch is not None:
+            self.watch.resume_hidden(sauteur_state(table).popped)  # the sensors decide at "pop"
         self.service.notice(words("game {game_id} is on the box now"), game_id=table.game_id)
         self.service.post(self._after_change)
 
@@ -206,7 +214,7 @@ class BoxPlay:
         if table.rules.name != self.kind:
             return None
         if action.get("type") == "hidden" and table.game_id == self.owner:
-            if table.state.phase == HIDING:
+            if sauteur_state(table).phase == HIDING:
                 self.service.call(self._referee_hidden)
             return None  # the table takes it (or refuses it out of turn)
         if action.get("type") != "pop":
@@ -243,7 +251,11 @@ class BoxPlay:
             raise Refused(
                 "game {game_id} is not the game on the box", "not-on-box", game_id=game_id
             )
-        action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
+        action = {
+            "type": "pop",
+            "key": key,
+            "by": sauteur_state(table).popper if by is None else by,
+        }
         table.check(action)
         if self.service.box is not None and self.service.box.slots().get(key) is False:
             raise Refused(
@@ -333,7 +345,7 @@ class BoxPlay:
                 "(menu ☰) for it to play"
             )
         faults = self.active_faults()
-        if faults and table.state.popper in seats:
+        if faults and sauteur_state(table).popper in seats:
             return Said("the computer waits until this is cleared: {reason}", reason=faults[0])
         return None
 
@@ -381,9 +393,9 @@ class BoxPlay:
         if table is None:
             return
         match event:
-            case HidingDone() if table.state.phase == HIDING:
+            case HidingDone() if sauteur_state(table).phase == HIDING:
                 self._submit_quietly(table, {"type": "hidden"})
-            case Popped(key=key) if table.state.phase in (FACE, ADVANCE):
+            case Popped(key=key) if sauteur_state(table).phase in (FACE, ADVANCE):
                 # A second die out before the first one's face (or figure) is in: it is
                 # journaled right after, in the order the dice came out.
                 self._queued_pops.append(key)
@@ -400,7 +412,7 @@ class BoxPlay:
                 pass
 
     def _pop(self, table: Table, key: int) -> None:
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if not self._submit_quietly(table, {"type": "pop", "key": key, "by": state.popper}):
             return
         camera = self.service.camera
@@ -416,7 +428,7 @@ class BoxPlay:
         from .camera.service import save_snapshot, snapshot_name
 
         svc = self.service
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
             return  # entered by the referee meanwhile
         if read.snapshot:  # the die's picture, beside its face whoever enters it
@@ -456,7 +468,7 @@ class BoxPlay:
     def _resume_toy(self, table: Table) -> None:
         """The simulated toy forgot everything on restart: seat the dice as the game says."""
         svc = self.service
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         pending = state.popped[-1] if state.phase == FACE else None
         assert svc.toy is not None  # called only with a simulated toy
         svc.toy.resume(state.popped, pending)
@@ -481,7 +493,7 @@ class BoxPlay:
         svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
 
     def _face(self, table: Table, face: int | str) -> None:
-        if table.state.phase == FACE:
+        if sauteur_state(table).phase == FACE:
             self._submit_quietly(table, {"type": "face", "face": face})
 
     def _submit_quietly(self, table: Table, action: Mapping[str, object]) -> bool:
@@ -509,7 +521,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if self._check_sensors and state.phase == HIDING:
             self._check_sensors = False  # a hiding loads every die again
         if self._check_sensors and state.phase == POP and not self._queued_pops:
@@ -553,7 +565,7 @@ class BoxPlay:
     def _toy_hide(self) -> None:
         table = self.box_game()
         toy = self.service.toy
-        if table is not None and table.state.phase == HIDING and toy is not None:
+        if table is not None and sauteur_state(table).phase == HIDING and toy is not None:
             toy.hide()
 
     def _computer_move(self) -> None:
@@ -563,7 +575,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if state.popper not in self.computer.get(table.game_id, ()):
             return
         if state.phase not in (POP, ADVANCE) or self._queued_pops:

@@ -213,6 +213,7 @@ def _server(data_dir: str, max_phones: int, pipe: Any) -> None:
     service.start()
     app = create_app(service, max_streams=max_phones + 8)
     timer = StageTimer()
+    # why the ignore below: Flask's documented way to wrap its WSGI app
     app.wsgi_app = timer.wsgi(app)  # type: ignore[method-assign]
     srv = server_module.make_server(app, "127.0.0.1", 0, config.server.threads)
     threading.Thread(target=srv.serve, daemon=True).start()

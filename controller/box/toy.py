@@ -67,7 +67,7 @@ def _check_key(key: int) -> int:
 _Pin = TypeVar("_Pin", bound=MockPin)
 
 
-class CoilPin(MockPin):  # type: ignore[misc]
+class CoilPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: an untyped base class
     """A coil's mock pin that tells the toy about every rising edge."""
 
     def __init__(self, factory: MockFactory, info: PinInfo, toy: SimulatedToy, key: int) -> None:
@@ -82,7 +82,7 @@ class CoilPin(MockPin):  # type: ignore[misc]
         return changed
 
 
-class DrivenPin(MockPin):  # type: ignore[misc]
+class DrivenPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: an untyped base class
     """An input pin driven by a push-pull output (sensor comparator, switch model).
 
     The pull resistor the backend selects does not move it: only :meth:`drive`

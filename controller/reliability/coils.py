@@ -26,6 +26,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from gpiozero.pins.mock import MockPin
+
 from ..box.base import BoxFault, LimitRefused, Limits
 from ..box.gpio import DEADLINE_FAULT, GpioBox
 from ..box.pins import PinMap
@@ -78,11 +80,11 @@ class CoilRun:
         )
 
 
-def high_periods(pin: object) -> list[tuple[float, float]]:
+def high_periods(pin: MockPin) -> list[tuple[float, float]]:
     """(on, off) ``time.monotonic`` seconds of each high period of a gpiozero ``MockPin``,
     from its own records (``states``: seconds since the previous change, and the level)."""
-    states = pin.states  # type: ignore[attr-defined]
-    t = pin._last_change - sum(s.timestamp for s in states[1:])  # type: ignore[attr-defined]
+    states = pin.states
+    t = pin._last_change - sum(s.timestamp for s in states[1:])
     periods: list[tuple[float, float]] = []
     on: float | None = None
     for i, change in enumerate(states):

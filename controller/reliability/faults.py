@@ -210,11 +210,14 @@ class FaultRig:
     def check_truth(self, timeout: float = 1.5) -> None:
         """No lost and no invented pop: while the dice are hidden the journaled pops of this
         hiding are exactly the dice out of the toy; and every coil is low (after a pulse)."""
+        from ..boxplay import sauteur_state
+
         table = self.service.table(self.game_id)
         deadline = time.monotonic() + timeout
         while True:
             with table.lock:
-                phase, popped = table.state.phase, set(table.state.popped)
+                state = sauteur_state(table)
+                phase, popped = state.phase, set(state.popped)
             truth = dice_out(self.toy)
             hidden = phase in ("pop", "face", "advance")
             if (not hidden or popped == truth) and not self.coils_high():

@@ -84,6 +84,7 @@ class BoundedInt(IntegerConverter):
 
     def __init__(self, url_map: object, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("max", MAX_ID)
+        # why the ignore below: url_map is werkzeug's Map, passed through
         super().__init__(url_map, *args, **kwargs)  # type: ignore[arg-type]
 
 
@@ -210,7 +211,9 @@ def create_app(
         MAX_STREAMS_PER_CLIENT=service.config.server.max_streams_per_client,
         SEND_FILE_MAX_AGE_DEFAULT=timedelta(hours=1),
     )
+    # why the ignore below: the default JSON provider has these settings
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    # why the ignore below: the default JSON provider has these settings
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["diablotin"] = service
     app.extensions["diablotin.throttle"] = throttle or PinThrottle()
@@ -252,5 +255,6 @@ def create_app(
         resp.headers["Content-Type"] = "text/html; charset=utf-8"
         return resp
 
+    # why the ignore below: Flask's way to wrap its WSGI app
     app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
     return app

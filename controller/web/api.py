@@ -514,6 +514,7 @@ def costly_answer(
 ) -> Any:
     """An expensive read through the app's :class:`~controller.web.costly.Costly`:
     ``compute`` runs on its worker, in the app's context (not the request's)."""
+    # why the ignore below: LocalProxy's own method, missing from its stubs
     app = current_app._get_current_object()  # type: ignore[attr-defined]
 
     def in_app() -> tuple[Any, bool]:
@@ -671,6 +672,7 @@ def camera_teach() -> Response:
         "skip": teacher.skip,
         "retake": lambda: teacher.retake(str(body.get("face", ""))),
     }
+    # why the ignore below: any value: one that is not a step's name finds none
     step = steps.get(body.get("do"))  # type: ignore[arg-type]
     if step is None:
         raise ApiError(400, "bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 from urllib.parse import quote
 
 from controller.games import registry
 from controller.games.base import Refused
-from controller.journal import Journal
+from controller.journal import Entry, GameRecord, Journal
 from controller.stats import game_facts
 
 from .i18n import translate
@@ -81,7 +80,7 @@ def link(play_data: dict[str, object]) -> str:
     return f"{CREATE_PLAY}?data={quote(text, safe='')}"
 
 
-def _scores(kind: str, record: Any, entries: Any) -> dict[str, int] | None:
+def _scores(kind: str, record: GameRecord, entries: list[Entry]) -> dict[str, int] | None:
     """Seat id (as :func:`controller.stats.seat_names`) -> points; None: a game without
     points (Teufel Teufel: you leave the board or you do not)."""
     from controller.games.base import replay

@@ -44,8 +44,10 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, o
         report["coach"] = advice
         ready = advice.get("status") == "ready"
         if ready and args.get("hider") and table.rules.name == "sauteur" and service.journal:
+            from controller.games.sauteur.rules import SauteurState
             from controller.sauteur_memory import coach_read  # the read of the hider, likewise
 
+            assert isinstance(state, SauteurState)  # a Diable sauteur table
             advice["read"] = coach_read(service.journal, game_id, state, solvers.tables)
     return report
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 import markdown
 from markupsafe import Markup
@@ -36,7 +35,7 @@ def rules_html(kind: str, lang: str) -> Markup | None:
     return None
 
 
-def _played(kind: str, options: dict[str, object], steps: int, seed: int) -> Any:
+def _played(kind: str, options: dict[str, object], steps: int, seed: int) -> object:
     """The state after ``steps`` seeded random legal actions from ``options``."""
     rules = registry.get(kind).rules()
     state = rules.setup(options)
@@ -49,7 +48,7 @@ def _played(kind: str, options: dict[str, object], steps: int, seed: int) -> Any
     return state
 
 
-def _example(kind: str, state: Any) -> dict[str, object]:
+def _example(kind: str, state: object) -> dict[str, object]:
     rules = registry.get(kind).rules()
     out: dict[str, object] = {"state": rules.view(state, "public")}
     layout = hooks(kind).layout
@@ -58,7 +57,7 @@ def _example(kind: str, state: Any) -> dict[str, object]:
     return out
 
 
-def _teufel_midgame() -> Any:
+def _teufel_midgame() -> object:
     from controller.bench.teufel import random_game
 
     game = random_game(4)
@@ -69,7 +68,7 @@ def _teufel_midgame() -> Any:
     return state
 
 
-_EXAMPLES: dict[str, dict[str, Callable[[], Any]]] = {
+_EXAMPLES: dict[str, dict[str, Callable[[], object]]] = {
     "sauteur": {
         "chase": lambda: _played("sauteur", {"rule": "A", "first_hider": "p1"}, 16, 7),
         "race": lambda: _played("sauteur", {"rule": "B", "first_hider": "p1"}, 16, 7),
