@@ -35,7 +35,7 @@ from .table import Table
 
 if TYPE_CHECKING:
     from .camera.play import CameraRead
-    from .service import Service
+    from .service import BoxGame, Service
 
 log = logging.getLogger(__name__)
 
@@ -621,3 +621,9 @@ def box_play(service: Service) -> BoxPlay:
     if not isinstance(play, BoxPlay):
         raise RuntimeError(Said("this service plays no Diable sauteur on the box"))
     return play
+
+
+if TYPE_CHECKING:  # mypy checks that BoxPlay is the service's BoxGame (it is made by name)
+
+    def _is_a_box_game(play: BoxPlay) -> BoxGame:
+        return play

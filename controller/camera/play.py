@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -187,7 +187,7 @@ class CameraWatch:
 
     def _read(self, key: int) -> CameraRead:
         deadline = time.monotonic() + self.read_s
-        best: tuple[float, Any, np.ndarray] | None = None
+        best: tuple[float, int | str, np.ndarray] | None = None
         while True:
             frame = self._grab()
             if frame is None:

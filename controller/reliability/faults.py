@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..box.base import Toy
 from ..config import Config
 from .common import PIN, Api, HttpError, Log
 
@@ -37,7 +38,7 @@ class FaultCase:
         return not self.problems
 
 
-def dice_out(toy: Any) -> set[int]:
+def dice_out(toy: Toy) -> set[int]:
     """Keys whose die is out of its slot on the simulated toy itself (the ground truth)."""
     return set(toy.dice_out())
 
