@@ -26,13 +26,14 @@ CONTROLLER = ROOT / "controller"
 
 BUDGET = 293
 """Half the count before issue 23 (587)."""
-PENDING_OTHER_BRANCHES = True
-"""Issue 23 halves the count in six branches at once (PLAN23: each owner halves the files
-they own). On one branch alone the total still holds the others' files, so the budget
-check only reports (xfail) while this is True. The lead sets it to False at merge;
-:data:`CEILING_NOW` holds the line meanwhile."""
-CEILING_NOW = 349
-"""The count on the typed-seams branch (s7-typed): never more than this, merged or not."""
+PENDING_OTHER_BRANCHES = False
+"""PENDING_OTHER_BRANCHES: issue 23 halves the count in six branches at once (PLAN23: each
+owner halves the files they own). While a branch alone is over :data:`BUDGET`, set this
+True: the budget check then only reports the number (xfail) and :data:`CEILING_NOW` holds
+the line. The typed-seams branch (s7-typed) alone is under the budget (290), so it is
+enforced; the lead lowers :data:`CEILING_NOW` to the merged count at merge."""
+CEILING_NOW = 290
+"""The count on s7-typed: never more than this, merged or not (a ratchet under the budget)."""
 
 SEAM_MODULES = (
     "controller/service.py",
