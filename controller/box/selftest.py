@@ -9,10 +9,10 @@ after its pulse; an empty slot is reported "not checked" (load a die to check it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from .base import KEYS, Box, BoxError, LimitRefused, Toy
+from .base import KEYS, Box, BoxError, LimitRefused, Toy, status_faults
 from .pins import PinMap, describe_pin
 
 SETTLE_S = 0.3
@@ -136,8 +136,7 @@ def run_selftest(
         + ("unknown" if not coils else "yes" if not stuck else f"NO: {stuck}")
         + "\n"
     )
-    box_faults = box.status().get("faults") or []
-    for fault in box_faults if isinstance(box_faults, Iterable) else []:
+    for fault in status_faults(box.status()):
         faults.append(f"box fault: {fault}")
     if faults:
         out.write(f"RESULT: FAIL ({len(faults)} fault(s))\n")
