@@ -23,9 +23,9 @@ import random
 import secrets
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .box.base import KEYS, BoxError, BoxFault, LimitRefused
+from .box.base import KEYS, BoxError, BoxFault, LimitRefused, status_faults
 from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
 from .games.base import Action, Refused, Said, said_of, words
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
@@ -35,11 +35,19 @@ from .table import Table
 
 if TYPE_CHECKING:
     from .camera.play import CameraRead
-    from .service import Service
+    from .service import BoxGame, Service
 
 log = logging.getLogger(__name__)
 
 PLAYERS = ("p1", "p2")
+
+
+def sauteur_state(table: Table) -> SauteurState:
+    """The state of a Diable sauteur table (the box's game); ``TypeError`` for another game."""
+    state = table.state
+    if not isinstance(state, SauteurState):
+        raise TypeError(f"game {table.game_id} is not a Diable sauteur game")
+    return state
 
 
 class BoxPlay:
@@ -58,7 +66,7 @@ class BoxPlay:
         self.solvers = Solvers(service.config.data_dir)
         self.stopped: dict[int, Said] = {}
         """Per game, why the computer popper's last move failed (until it moves again)."""
-        self.camera_proposal: dict[str, Any] | None = None
+        self.camera_proposal: dict[str, object] | None = None
         self._hiding_token: tuple[int, int, int] | None = None
         self._queued_pops: list[int] = []
         self._rng = random.Random()  # the "random" computer level's choices
@@ -87,15 +95,15 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        mid_hiding = table is not None and table.state.phase in (POP, FACE, ADVANCE)
+        mid_hiding = table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE)
         if mid_hiding and svc.toy is not None and table is not None:
             self._resume_toy(table)
         self.watch = ToyWatch(svc.box, svc.clock, self._on_watch_event, steady_s=svc.steady_s)
         if mid_hiding:
             assert table is not None
-            self.watch.resume_hidden(table.state.popped)
-            if table.state.phase == FACE and svc.toy is not None:
-                self._face_later(table, table.state.popped[-1])
+            self.watch.resume_hidden(sauteur_state(table).popped)
+            if sauteur_state(table).phase == FACE and svc.toy is not None:
+                self._face_later(table, sauteur_state(table).popped[-1])
         svc.post(self._after_change)
 
     def reset(self) -> None:
@@ -117,19 +125,19 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        if table is not None and table.state.phase in (POP, FACE, ADVANCE) and self.watch:
-            self.watch.resume_hidden(table.state.popped)
+        if table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch:
+            self.watch.resume_hidden(sauteur_state(table).popped)
         svc.post(self._after_change)
 
-    def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def new_game_options(self, options: dict[str, object]) -> dict[str, object]:
         """Rule B: "a draw picks the first hider" when the referee did not choose."""
         if options.get("rule") == "B" and "first_hider" not in options:
             return options | {"first_hider": secrets.choice(PLAYERS)}
         return options
 
     def new_game_settings(
-        self, options: dict[str, Any], seats: list[dict[str, Any]] | None
-    ) -> dict[str, Any]:
+        self, options: dict[str, object], seats: list[dict[str, object]] | None
+    ) -> dict[str, object]:
         """The game's own seed and the adaptive popper's belief at its start
         (:mod:`controller.sauteur_memory`)."""
         from .sauteur_memory import start_settings
@@ -173,8 +181,8 @@ class BoxPlay:
         if table.game_id == self.owner:
             return
         self._hold(table)
-        if table.state.phase in (POP, FACE, ADVANCE) and self.watch is not None:
-            self.watch.resume_hidden(table.state.popped)  # the sensors decide at "pop"
+        if sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch is not None:
+            self.watch.resume_hidden(sauteur_state(table).popped)  # the sensors decide at "pop"
         self.service.notice(words("game {game_id} is on the box now"), game_id=table.game_id)
         self.service.post(self._after_change)
 
@@ -200,13 +208,13 @@ class BoxPlay:
         slots = self.service.box.slots()
         return [key for key in KEYS if slots.get(key) != (key not in state.popped)]
 
-    def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
+    def intercept(self, table: Table, action: Action) -> dict[str, object] | None:
         """A referee's pop presses the key (journaled once the die is out); ``None`` for
         any other action (the table takes it)."""
         if table.rules.name != self.kind:
             return None
         if action.get("type") == "hidden" and table.game_id == self.owner:
-            if table.state.phase == HIDING:
+            if sauteur_state(table).phase == HIDING:
                 self.service.call(self._referee_hidden)
             return None  # the table takes it (or refuses it out of turn)
         if action.get("type") != "pop":
@@ -231,7 +239,7 @@ class BoxPlay:
         self.watch.hidden_now()
         svc.publish_box_event(HidingDone(svc.clock.now()))  # the pages (not the game: it is told)
 
-    def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, Any]:
+    def press(self, game_id: int, key: int, by: str | None = None) -> dict[str, object]:
         """Fire key ``key`` for the popper. Checks the rules and the box first.
 
         Returns ``{"pressing": key}``; the pop is journaled when the slot empties.
@@ -243,7 +251,11 @@ class BoxPlay:
             raise Refused(
                 "game {game_id} is not the game on the box", "not-on-box", game_id=game_id
             )
-        action = {"type": "pop", "key": key, "by": table.state.popper if by is None else by}
+        action = {
+            "type": "pop",
+            "key": key,
+            "by": sauteur_state(table).popper if by is None else by,
+        }
         table.check(action)
         if self.service.box is not None and self.service.box.slots().get(key) is False:
             raise Refused(
@@ -255,7 +267,7 @@ class BoxPlay:
         if faults:
             raise BoxFault(Said("the box has a fault: {faults}; clear it first", faults=faults[0]))
 
-        def fire() -> dict[str, Any]:
+        def fire() -> dict[str, object]:
             assert self.watch is not None
             self.watch.press(key)
             return {"pressing": key}
@@ -264,7 +276,7 @@ class BoxPlay:
 
     def set_computer(
         self, game_id: int, player: str, on: bool, level: str | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Let the computer play ``player``'s pops in a sauteur game, at ``level``
         (``random``, ``heuristic`` = ``computer``, ``optimal``; default: unchanged)."""
         from .games.sauteur.levels import level_name
@@ -301,11 +313,11 @@ class BoxPlay:
         levels = self.levels.get(game_id, {})
         return {player: levels.get(player, DEFAULT_LEVEL) for player in PLAYERS}
 
-    def extras(self, table: Table) -> dict[str, Any]:
+    def extras(self, table: Table) -> dict[str, object]:
         """A game page's box facts: is it the game on the box, its computer seats and levels."""
         holder = self.box_game()
         on_box = holder is not None and holder.game_id == table.game_id
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "computer": sorted(self.computer.get(table.game_id, ())),
             "levels": self.computer_levels(table.game_id),
             "on_box": on_box,
@@ -333,7 +345,7 @@ class BoxPlay:
                 "(menu ☰) for it to play"
             )
         faults = self.active_faults()
-        if faults and table.state.popper in seats:
+        if faults and sauteur_state(table).popper in seats:
             return Said("the computer waits until this is cleared: {reason}", reason=faults[0])
         return None
 
@@ -341,23 +353,23 @@ class BoxPlay:
         """The toy's faults (a jam) and the box's (a coil, the link)."""
         faults: list[str] = list(self.watch.faults()) if self.watch is not None else []
         if self.service.box is not None:
-            faults += [str(f) for f in self.service.box.status().get("faults", [])]
+            faults += status_faults(self.service.box.status())
         return faults
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """What ``GET /api/box`` adds for the toy's game: faults, the watch, the camera."""
-        status: dict[str, Any] = {"faults": self.active_faults()}
+        status: dict[str, object] = {"faults": self.active_faults()}
         if self.watch is not None:
             status["watch"] = self.watch.state()
         camera = self.service.camera
         status["camera"] = (
             {"kind": "none"}
             if camera is None
-            else camera.status() | {"proposal": self.camera_proposal}
+            else {**camera.status(), "proposal": self.camera_proposal}
         )
         return status
 
-    def resolve_jam(self, command: Mapping[str, Any]) -> dict[str, Any]:
+    def resolve_jam(self, command: Mapping[str, object]) -> dict[str, object]:
         """After "key k jammed": ``{"key": k, "do": "retry"}`` presses it again,
         ``{"key": k, "do": "popped"}`` records that it came out by hand. Raises
         :class:`Refused` for a bad command, :class:`BoxError` if the key is not jammed."""
@@ -381,9 +393,9 @@ class BoxPlay:
         if table is None:
             return
         match event:
-            case HidingDone() if table.state.phase == HIDING:
+            case HidingDone() if sauteur_state(table).phase == HIDING:
                 self._submit_quietly(table, {"type": "hidden"})
-            case Popped(key=key) if table.state.phase in (FACE, ADVANCE):
+            case Popped(key=key) if sauteur_state(table).phase in (FACE, ADVANCE):
                 # A second die out before the first one's face (or figure) is in: it is
                 # journaled right after, in the order the dice came out.
                 self._queued_pops.append(key)
@@ -400,7 +412,7 @@ class BoxPlay:
                 pass
 
     def _pop(self, table: Table, key: int) -> None:
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if not self._submit_quietly(table, {"type": "pop", "key": key, "by": state.popper}):
             return
         camera = self.service.camera
@@ -416,7 +428,7 @@ class BoxPlay:
         from .camera.service import save_snapshot, snapshot_name
 
         svc = self.service
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
             return  # entered by the referee meanwhile
         if read.snapshot:  # the die's picture, beside its face whoever enters it
@@ -456,8 +468,9 @@ class BoxPlay:
     def _resume_toy(self, table: Table) -> None:
         """The simulated toy forgot everything on restart: seat the dice as the game says."""
         svc = self.service
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         pending = state.popped[-1] if state.phase == FACE else None
+        assert svc.toy is not None  # called only with a simulated toy
         svc.toy.resume(state.popped, pending)
         expected = {k: k not in state.popped for k in KEYS}
         deadline = svc.clock.now() + 1.0
@@ -470,6 +483,7 @@ class BoxPlay:
     def _face_later(self, table: Table, key: int) -> None:
         svc = self.service
         try:
+            assert svc.toy is not None  # called only with a simulated toy
             face = svc.toy.face(key)
         except ValueError as exc:  # the toy's die never left: the referee says
             svc.notice(
@@ -479,10 +493,10 @@ class BoxPlay:
         svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
 
     def _face(self, table: Table, face: int | str) -> None:
-        if table.state.phase == FACE:
+        if sauteur_state(table).phase == FACE:
             self._submit_quietly(table, {"type": "face", "face": face})
 
-    def _submit_quietly(self, table: Table, action: dict[str, Any]) -> bool:
+    def _submit_quietly(self, table: Table, action: Mapping[str, object]) -> bool:
         try:
             table.submit(action)
             return True
@@ -507,7 +521,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if self._check_sensors and state.phase == HIDING:
             self._check_sensors = False  # a hiding loads every die again
         if self._check_sensors and state.phase == POP and not self._queued_pops:
@@ -551,7 +565,7 @@ class BoxPlay:
     def _toy_hide(self) -> None:
         table = self.box_game()
         toy = self.service.toy
-        if table is not None and table.state.phase == HIDING and toy is not None:
+        if table is not None and sauteur_state(table).phase == HIDING and toy is not None:
             toy.hide()
 
     def _computer_move(self) -> None:
@@ -561,7 +575,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state: SauteurState = table.state
+        state = sauteur_state(table)
         if state.popper not in self.computer.get(table.game_id, ()):
             return
         if state.phase not in (POP, ADVANCE) or self._queued_pops:
@@ -607,3 +621,9 @@ def box_play(service: Service) -> BoxPlay:
     if not isinstance(play, BoxPlay):
         raise RuntimeError(Said("this service plays no Diable sauteur on the box"))
     return play
+
+
+if TYPE_CHECKING:  # mypy checks that BoxPlay is the service's BoxGame (it is made by name)
+
+    def _is_a_box_game(play: BoxPlay) -> BoxGame:
+        return play

@@ -355,7 +355,7 @@ def prepare_lgpio_workdir(data_dir: Path) -> CheckResult:
 
 def _load_factory(name: str) -> tuple[PinFactory | None, CheckResult]:
     from .box.base import FactoryUnavailable
-    from .box.gpio import load_pin_factory
+    from .box.pin_factory import load_pin_factory
 
     model = pi_model()
     if name == "rpigpio" and model and PI5_MODEL.search(model):

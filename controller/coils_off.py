@@ -20,10 +20,13 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .config import Config, ConfigError, find_config_path, load_config
 from .logs import complain, journal_prefix
+
+if TYPE_CHECKING:
+    from gpiozero.pins import Factory
 
 SERIAL_WAIT_S = 3.0
 """How long to wait for the Pico's handshake (seconds)."""
@@ -32,7 +35,7 @@ SERIAL_WAIT_S = 3.0
 def coils_off(
     config: Config,
     *,
-    factory: Any = None,
+    factory: Factory | None = None,
     out: Callable[[str], None] = print,
     serial_wait_s: float = SERIAL_WAIT_S,
 ) -> int:
@@ -54,11 +57,11 @@ def coils_off(
         return 1
 
 
-def _gpio_off(config: Config, factory: Any, out: Callable[[str], None]) -> int:
+def _gpio_off(config: Config, factory: Factory | None, out: Callable[[str], None]) -> int:
     from gpiozero import DigitalOutputDevice
 
     from .box.base import FactoryUnavailable
-    from .box.gpio import load_pin_factory
+    from .box.pin_factory import load_pin_factory
     from .box.pins import PinMapError, load_pin_map
 
     try:
@@ -102,7 +105,7 @@ def _gpio_off(config: Config, factory: Any, out: Callable[[str], None]) -> int:
                 with contextlib.suppress(Exception):
                     device.close()
     finally:
-        if owned:
+        if owned and factory is not None:
             with contextlib.suppress(Exception):
                 factory.close()
     if failed:

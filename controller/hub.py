@@ -18,7 +18,6 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +69,7 @@ class Hub:
         self._subs: set[Subscription] = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._outbox: deque[tuple[str, Any, int, list[Subscription]] | None] = deque()
+        self._outbox: deque[tuple[str, object, int, list[Subscription]] | None] = deque()
         self._pending = threading.Condition()
         self._busy = 0
         """Events handed over and not yet delivered (under ``_pending``)."""
@@ -120,7 +119,7 @@ class Hub:
         with self._lock:
             return len(self._subs)
 
-    def publish(self, topic: str, data: Any | Callable[[], Any]) -> int:
+    def publish(self, topic: str, data: object | Callable[[], object]) -> int:
         """Send ``data`` (JSON-ready, or a function that returns it) to every subscriber of
         ``topic`` now; returns how many. Delivery happens on the fan-out thread, in order;
         a subscriber that comes later does not get it. ``data`` is not read again by the
@@ -181,7 +180,7 @@ class Hub:
             sub.close()
 
 
-def sse_frame(event: str, data: Any, event_id: int | None = None) -> bytes:
+def sse_frame(event: str, data: object, event_id: int | None = None) -> bytes:
     """One server-sent-events frame: ``event:``, optional ``id:``, one ``data:`` line."""
     head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)

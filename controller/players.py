@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .games import registry
 from .games.base import Refused
@@ -61,7 +60,7 @@ def clean_mark(value: object) -> str:
     )
 
 
-def save_player(journal: Journal, data: Mapping[str, Any]) -> Player:
+def save_player(journal: Journal, data: Mapping[str, object]) -> Player:
     """Add a roster player from ``{"name", "mark"}``, or change one with ``"id"``; raises
     :class:`Refused` (``text-*``, ``bad-mark``, ``name-taken``, ``name-confusable``: it looks
     like another player's name, :func:`controller.text.looks_alike`; ``no-player``)."""
@@ -99,13 +98,13 @@ def save_player(journal: Journal, data: Mapping[str, Any]) -> Player:
     return player
 
 
-def player_dict(player: Player) -> dict[str, Any]:
+def player_dict(player: Player) -> dict[str, object]:
     return {"id": player.id, "name": player.name, "mark": player.mark}
 
 
 def resolve_seats(
-    journal: Journal, kind: str, options: Mapping[str, Any], seats: object
-) -> list[dict[str, Any]]:
+    journal: Journal, kind: str, options: Mapping[str, object], seats: object
+) -> list[dict[str, object]]:
     """The seats of a new game of ``kind`` from what the referee chose: a list with one
     entry per seat key, each ``{"player": id}``, ``{"guest": name}``, ``{"computer":
     level}`` or ``null`` (nobody named: the page shows the seat's own label). Returns
@@ -120,7 +119,7 @@ def resolve_seats(
         raise Refused(
             "this game has {count} seats: give one entry for each", "bad-seats", count=len(keys)
         )
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for key, seat in zip(keys, seats, strict=True):
         out.append({"key": key} | _one_seat(journal, game, seat))
     taken = [seat["player"] for seat in out if seat["player"] is not None]
@@ -129,8 +128,8 @@ def resolve_seats(
     return out
 
 
-def _one_seat(journal: Journal, game: registry.GameKind, seat: object) -> dict[str, Any]:
-    empty: dict[str, Any] = {"name": None, "mark": None, "player": None, "computer": None}
+def _one_seat(journal: Journal, game: registry.GameKind, seat: object) -> dict[str, object]:
+    empty: dict[str, object] = {"name": None, "mark": None, "player": None, "computer": None}
     if seat is None:
         return empty
     if not isinstance(seat, Mapping) or len(seat) != 1:
@@ -165,6 +164,6 @@ def _one_seat(journal: Journal, game: registry.GameKind, seat: object) -> dict[s
     )
 
 
-def seat_names(seats: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def seat_names(seats: Sequence[Mapping[str, object]]) -> dict[str, str]:
     """``{seat key: name}`` for the seats that have a name."""
-    return {seat["key"]: seat["name"] for seat in seats if seat.get("name")}
+    return {str(seat["key"]): str(seat["name"]) for seat in seats if seat.get("name")}

@@ -23,7 +23,8 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
+from wsgiref.types import WSGIApplication
 
 import segno
 from waitress.channel import HTTPChannel
@@ -34,6 +35,9 @@ from .config import ServerConfig
 from .games.base import Said
 from .web.costly import RefereeGate
 from .web.security import lan_address
+
+if TYPE_CHECKING:
+    from .service import Service
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
@@ -65,7 +69,7 @@ def banner(url: str, pin: str) -> str:
     return "\n".join(lines)
 
 
-def _terminal_qr(qr: Any) -> str:
+def _terminal_qr(qr: segno.QRCode) -> str:
     """The QR code as text: two modules per character cell, dark on light."""
     rows = [list(row) for row in qr.matrix_iter(scale=1, border=2)]
     if len(rows) % 2:
@@ -81,7 +85,15 @@ STREAM_PATH = "/stream"
 _STREAM_THREAD = "diablotin-stream-"
 
 
-class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
+class _Job(Protocol):
+    """What a worker pool runs: a connection's request (a waitress channel) or a wrapper."""
+
+    def service(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
     """waitress's worker pool, its threads named after the pool; ``grow`` starts threads
     on demand up to ``most`` instead of all at once."""
 
@@ -95,7 +107,7 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]
         thread.daemon = True
         thread.start()
 
-    def add_task(self, task: Any) -> None:
+    def add_task(self, task: _Job) -> None:
         with self.lock:
             idle = len(self.threads) - self.stop_count - self.active_count
             running = len(self.threads) - self.stop_count
@@ -114,7 +126,7 @@ class _Deferred:
     """A spectator's request: it starts once no referee request is being served (or after
     the gate's longest wait)."""
 
-    def __init__(self, channel: Any, gate: RefereeGate) -> None:
+    def __init__(self, channel: HTTPChannel, gate: RefereeGate) -> None:
         self.channel, self.gate = channel, gate
 
     def service(self) -> None:
@@ -157,7 +169,7 @@ class _Pools:
         self.gate = gate or RefereeGate()
         self.is_referee = is_referee or (lambda cookie: False)
 
-    def add_task(self, channel: Any) -> None:
+    def add_task(self, channel: HTTPChannel) -> None:
         requests = getattr(channel, "requests", None)
         first = requests[0] if requests else None
         if getattr(first, "path", None) == STREAM_PATH:
@@ -175,9 +187,9 @@ class _Pools:
         return bool(self.api.shutdown(cancel_pending, timeout) and done)
 
 
-class _Task(WSGITask):  # type: ignore[misc]
-    def get_environment(self) -> dict[str, Any]:
-        environ: dict[str, Any] = super().get_environment()
+class _Task(WSGITask):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
+    def get_environment(self) -> dict[str, object]:
+        environ: dict[str, object] = super().get_environment()
         environ["diablotin.on_disconnect"] = self.channel.on_disconnect
         environ["diablotin.stream_thread"] = threading.current_thread().name.startswith(
             _STREAM_THREAD
@@ -185,14 +197,14 @@ class _Task(WSGITask):  # type: ignore[misc]
         return environ
 
 
-class _Channel(HTTPChannel):  # type: ignore[misc]
+class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
     """A waitress connection that remembers since when it has been waiting for a request
     (``idle_since``: its accept, or the end of its last answer; for the header and body
     deadlines) and tells the app when the phone has gone."""
 
     task_class = _Task
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         self.idle_since = time.monotonic()
         self.close_hooks: list[Callable[[], None]] = []
         super().__init__(*args, **kwargs)
@@ -208,7 +220,7 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
         """Is a request of this connection being served, or its answer still leaving?"""
         return bool(self.requests or self.total_outbufs_len)
 
-    def del_channel(self, map: Any = None) -> None:
+    def del_channel(self, map: dict[int, object] | None = None) -> None:
         super().del_channel(map)
         held = self.server.by_address.get(self.addr[0])
         if held is not None:
@@ -234,7 +246,7 @@ ACCEPTS_PER_EVENT = 256
 """Connections the server accepts each time its listening socket is readable."""
 
 
-class _Server(TcpWSGIServer):  # type: ignore[misc]
+class _Server(TcpWSGIServer):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
     """waitress's TCP server plus caps on connections (``max_connections`` in all,
     ``max_connections_per_client`` per address) and deadlines for a request's headers and
     body, counted from the accept (or the end of the connection's last answer).
@@ -248,11 +260,11 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
 
     channel_class = _Channel
 
-    def __init__(self, *args: Any, settings: ServerConfig, **kwargs: Any) -> None:
+    def __init__(self, *args: object, settings: ServerConfig, **kwargs: object) -> None:
         self.settings = settings
         self.refused_connections = 0
         self.shed_connections = 0
-        self.by_address: dict[str, set[Any]] = {}
+        self.by_address: dict[str, set[_Channel]] = {}
         super().__init__(*args, **kwargs)
 
     def handle_accept(self) -> None:
@@ -275,7 +287,7 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
                 continue
             self._take(conn, self.fix_addr(addr))
 
-    def _take(self, conn: socket.socket, addr: Any) -> None:
+    def _take(self, conn: socket.socket, addr: tuple[str, int]) -> None:
         """A new connection: a channel for it, or closed when there is no room."""
         mine = self.by_address.get(addr[0], set())
         if len(mine) >= self.settings.max_connections_per_client:
@@ -303,7 +315,7 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
                 return True
         return False
 
-    def _shed(self, channels: set[Any]) -> bool:
+    def _shed(self, channels: set[_Channel]) -> bool:
         """Close the oldest of ``channels`` waiting for its request; False if every one is
         being served."""
         waiting = [ch for ch in channels if not ch.busy and not ch.will_close]
@@ -332,7 +344,9 @@ class DashboardServer:
     """The dashboard's HTTP server (waitress, tuned): ``serve()`` blocks, ``stop()`` ends it
     from another thread, ``port`` is the bound port."""
 
-    def __init__(self, app: Any, host: str, port: int, threads: int, settings: ServerConfig):
+    def __init__(
+        self, app: WSGIApplication, host: str, port: int, threads: int, settings: ServerConfig
+    ):
         _raise_open_files_limit(4096)
         limit_malloc_arenas(2)
         self.settings = settings
@@ -409,19 +423,21 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
         return False
 
 
-def _pools_for(app: Any, threads: int, streams: int) -> _Pools:
+def _pools_for(app: WSGIApplication, threads: int, streams: int) -> _Pools:
     """The worker pools, told by ``app`` (the dashboard) who the referee is, and sharing
     its gate with its expensive reads (:mod:`controller.web.costly`)."""
+    from flask import Flask
+
     from controller.web.security import referee_cookie
 
-    extensions = getattr(app, "extensions", {})
-    if "diablotin" not in extensions:  # another WSGI app (benchmarks): no referee
-        return _Pools(threads, streams)
+    if not isinstance(app, Flask) or "diablotin" not in app.extensions:
+        return _Pools(threads, streams)  # another WSGI app (benchmarks): no referee
+    dashboard = app
 
     def is_referee(cookie: str) -> bool:
-        return bool(cookie) and referee_cookie(app, cookie)
+        return bool(cookie) and referee_cookie(dashboard, cookie)
 
-    return _Pools(threads, streams, extensions["diablotin.referee_gate"], is_referee)
+    return _Pools(threads, streams, app.extensions["diablotin.referee_gate"], is_referee)
 
 
 def _raise_open_files_limit(wanted: int) -> None:
@@ -436,7 +452,11 @@ def _raise_open_files_limit(wanted: int) -> None:
 
 
 def make_server(
-    app: Any, host: str, port: int, threads: int, settings: ServerConfig | None = None
+    app: WSGIApplication,
+    host: str,
+    port: int,
+    threads: int,
+    settings: ServerConfig | None = None,
 ) -> DashboardServer:
     """The dashboard server bound to ``host:port`` (port 0: any free port; see
     :func:`bound_port`), with ``threads`` workers for requests besides the live streams.
@@ -449,19 +469,19 @@ def make_server(
     return DashboardServer(app, host, port, threads, settings)
 
 
-def bound_port(server: Any) -> int:
+def bound_port(server: DashboardServer) -> int:
     """The TCP port a server from :func:`make_server` listens on."""
     return int(server.port)
 
 
 def serve(
-    service: Any,
+    service: Service,
     host: str,
     port: int,
     threads: int,
     log: Callable[[str], None] = print,
     *,
-    ready: Callable[[Any], None] | None = None,
+    ready: Callable[[DashboardServer], None] | None = None,
 ) -> None:
     """Serve the dashboard for ``service`` until SIGINT/SIGTERM (or ``server.close()``).
 
@@ -497,12 +517,12 @@ def serve(
         log("Diablotin stopped: coils off.")
 
 
-def stop_server(server: Any) -> None:
+def stop_server(server: DashboardServer) -> None:
     """Stop a server started by :func:`serve` from another thread (tests, embedding)."""
     server.stop()
 
 
-def _install_signal_handlers(service: Any) -> Callable[[], None]:
+def _install_signal_handlers(service: Service) -> Callable[[], None]:
     """SIGINT/SIGTERM: stop the service at once (coils off, streams ended), then leave
     the server's loop. Only possible on the main thread; elsewhere nothing is installed."""
     if threading.current_thread() is not threading.main_thread():

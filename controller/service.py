@@ -20,18 +20,22 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .announce import Announcer, Speaker
-from .box.base import Box, BoxEvent
+from .box.base import Box, BoxEvent, Toy, status_faults
 from .clock import Clock, RealClock
 from .config import Config
 from .games import registry
 from .games.base import Action, Refused, Rules, Said, said_of, words
 from .hub import Hub
-from .journal import GameNotFound, Journal, JournalError, RowDamaged
+from .journal import GameNotFound, GameRecord, Journal, JournalError, RowDamaged
 from .system import PinFile
 from .table import Table
+
+if TYPE_CHECKING:
+    from .camera import Camera
+    from .datadir import DataDirLock
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -53,7 +57,7 @@ class GameDamaged(RuntimeError):
         self.reason = reason
 
 
-def rules_for(kind: str, config: Config) -> Rules[Any]:
+def rules_for(kind: str, config: Config) -> Rules[object]:
     """The rules engine for ``kind`` (:mod:`controller.games.registry`); raises
     :class:`Refused` for an unknown game."""
     return registry.get(kind).rules()
@@ -76,20 +80,20 @@ class BoxGame(Protocol):
         """The journal was swapped (a restored backup) and the tables reopened: forget the
         games that went, hold the journal's box game again."""
 
-    def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def new_game_options(self, options: dict[str, object]) -> dict[str, object]:
         """What a new game of this kind adds to its options (e.g. the drawn first hider)."""
 
     def new_game_settings(
-        self, options: dict[str, Any], seats: list[dict[str, Any]] | None
-    ) -> dict[str, Any]:
+        self, options: dict[str, object], seats: list[dict[str, object]] | None
+    ) -> dict[str, object]:
         """What a new game of this kind stores beside its options (a seed, what the
         computer has learnt of the players seated)."""
 
-    def intercept(self, table: Table, action: Action) -> dict[str, Any] | None:
+    def intercept(self, table: Table, action: Action) -> dict[str, object] | None:
         """Take a referee's action that moves the toy (a pop presses a key); ``None``:
         the table takes it."""
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """What ``GET /api/box`` adds: faults, the toy's watch, the camera."""
 
     def box_game(self) -> Table | None:
@@ -102,7 +106,7 @@ class BoxGame(Protocol):
     def released(self, table: Table) -> None:
         """``table`` left play (abandoned, deleted): the box passes to the next game."""
 
-    def extras(self, table: Table) -> dict[str, Any]:
+    def extras(self, table: Table) -> dict[str, object]:
         """What a game's page needs about the box: ``on_box``, computer seats, levels."""
 
 
@@ -117,7 +121,7 @@ class Service:
         config: Config,
         *,
         box: Box | None = None,
-        toy: Any = None,
+        toy: Toy | None = None,
         clock: Clock | None = None,
         journal: Journal | None = None,
         think_s: float = 0.6,
@@ -125,7 +129,7 @@ class Service:
         hide_delay_s: float = 1.0,
         steady_s: float = 0.5,
         new_journal: bool = False,
-        camera: Any = None,
+        camera: Camera | None = None,
     ) -> None:
         self.config = config
         self.new_journal = new_journal
@@ -137,7 +141,7 @@ class Service:
         self.tables: dict[int, Table] = {}
         self.damaged: dict[int, str] = {}
         """Games that no longer replay (game id -> why): listed, exportable, not playable."""
-        self._data_lock: Any = None
+        self._data_lock: DataDirLock | None = None
         self.box_play: BoxGame | None = _box_player(self)
         """The game played on the box (its declaration's ``box_player``), or None."""
         self.think_s = think_s
@@ -151,9 +155,9 @@ class Service:
         self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._lock = threading.RLock()
-        self._notices: list[dict[str, Any]] = []
+        self._notices: list[dict[str, object]] = []
         self._games_due = False
-        self.camera: Any = camera  # a controller.camera.play.CameraWatch, or None
+        self.camera: Camera | None = camera  # a controller.camera.play.CameraWatch, or None
         self.announcer: Announcer | None = None
         if config.sound.speak:  # the box says what happens ([sound]; off without a speaker)
             self.announcer = Announcer(Speaker(config.sound.language), config.sound.language)
@@ -260,7 +264,7 @@ class Service:
     def new_game(
         self,
         kind: str,
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, object] | None = None,
         title: str = "",
         seats: object = None,
     ) -> int:
@@ -275,15 +279,16 @@ class Service:
             opts = self.box_play.new_game_options(opts)
         rules.setup(opts)  # validate before anything is stored
         assert self.journal is not None
-        settings: dict[str, Any] = {}
+        settings: dict[str, object] = {}
+        seated: list[dict[str, object]] | None = None
         if seats is not None:
-            settings[SEATS_SETTING] = resolve_seats(self.journal, kind, opts, seats)
-            computer = {s["key"]: s["computer"] for s in settings[SEATS_SETTING] if s["computer"]}
+            settings[SEATS_SETTING] = seated = resolve_seats(self.journal, kind, opts, seats)
+            computer = {str(s["key"]): s["computer"] for s in seated if s["computer"]}
             if computer:  # the box's computer popper reads these (controller/boxplay.py)
                 settings["computer"] = sorted(computer)
                 settings["computer_levels"] = computer
         if self.box_play is not None and kind == self.box_play.kind:
-            settings |= self.box_play.new_game_settings(opts, settings.get(SEATS_SETTING))
+            settings |= self.box_play.new_game_settings(opts, seated)
         title = title or registry.get(kind).new_title(opts)
         game_id = self.journal.create_game(kind, opts, title, settings)
         table = self._open_table(game_id)
@@ -369,7 +374,7 @@ class Service:
         self.box_play.take_box(table)
         self.hub.publish("games", self.games)
 
-    def _record(self, game_id: int) -> Any:
+    def _record(self, game_id: int) -> GameRecord:
         assert self.journal is not None
         try:
             return self.journal.game(game_id)
@@ -377,13 +382,13 @@ class Service:
             raise Refused("there is no game {game_id}", "no-game", game_id=game_id) from None
 
     # -- the roster ---------------------------------------------------------------
-    def players(self) -> list[dict[str, Any]]:
+    def players(self) -> list[dict[str, object]]:
         from .players import player_dict
 
         assert self.journal is not None
         return [player_dict(p) for p in self.journal.players()]
 
-    def save_player(self, data: Mapping[str, Any]) -> dict[str, Any]:
+    def save_player(self, data: Mapping[str, object]) -> dict[str, object]:
         """Add or change a roster player; raises :class:`Refused` (nothing changed)."""
         from .players import player_dict, save_player
 
@@ -403,7 +408,7 @@ class Service:
             raise Refused("there is no player {id}", "no-player", id=player_id) from None
         self.hub.publish("players", self.players())
 
-    def _default_options(self, kind: str) -> dict[str, Any]:
+    def _default_options(self, kind: str) -> dict[str, object]:
         """``kind``'s setup options from its config section (``Config.<kind>``)."""
         return registry.get(kind).options(self.config.sections.get(kind))
 
@@ -485,7 +490,7 @@ class Service:
                     raise Refused(said_of(exc), "damaged") from None
             return self.tables[game_id]
 
-    def games(self) -> list[dict[str, Any]]:
+    def games(self) -> list[dict[str, object]]:
         """Every game, oldest first: id, kind, title, created, finished, abandoned, seats,
         and ``on_box`` for the one that holds the box; ``damaged`` with why."""
         assert self.journal is not None
@@ -516,7 +521,7 @@ class Service:
             out.append(summary)
         return out
 
-    def submit(self, game_id: int, action: Action) -> dict[str, Any] | None:
+    def submit(self, game_id: int, action: Action) -> dict[str, object] | None:
         """Apply a referee's action (the box's game may take it: a pop presses a key, and
         what it did is returned); raises :class:`Refused`."""
         table = self.table(game_id)
@@ -530,7 +535,7 @@ class Service:
     def undo(self, game_id: int) -> None:
         self.table(game_id).undo()
 
-    def import_game(self, data: Mapping[str, Any]) -> int:
+    def import_game(self, data: Mapping[str, object]) -> int:
         """Store an exported game, all or nothing, once it replays in full; raises
         :class:`Refused` (``bad-export``, ``bad-game``) or ``DiskFull``."""
         assert self.journal is not None
@@ -606,10 +611,10 @@ class Service:
         self.hub.publish("box", {"event": type(event).__name__, **_event_dict(event)})
 
     # -- box status -------------------------------------------------------------
-    def box_status(self) -> dict[str, Any]:
+    def box_status(self) -> dict[str, object]:
         assert self.box is not None
         status = dict(self.box.status())
-        status["faults"] = [str(f) for f in status.get("faults", [])]
+        status["faults"] = status_faults(status)
         status["slots"] = self.box.slots()
         status["lid"] = self.box.lid_closed()
         status["simulated"] = self.toy is not None
@@ -623,7 +628,7 @@ class Service:
             status["toy"] = self.toy.status()
         return status
 
-    def notice(self, template: str, **params: Any) -> None:
+    def notice(self, template: str, **params: object) -> None:
         """Tell the Box page (and the log) something the referee should know: ``template``
         (marked with ``words``, English) and its ``params``; each page makes the words in
         its own language (``text`` is the English; a param that is a ``Said`` is sent as its
@@ -644,7 +649,7 @@ class Service:
         self.hub.publish("box", {"event": "Notice", **entry})
 
 
-def _default_title(record: Any) -> bool:
+def _default_title(record: GameRecord) -> bool:
     """Was the game's title made by the box (its kind's English name) rather than typed?
     Pages then show the kind's name in their own language."""
     try:
@@ -653,11 +658,12 @@ def _default_title(record: Any) -> bool:
         return False
 
 
-def _seat_choice(seat: Mapping[str, Any], journal: Journal) -> dict[str, Any] | None:
+def _seat_choice(seat: Mapping[str, object], journal: Journal) -> dict[str, object] | None:
     """A stored seat as :func:`controller.players.resolve_seats` takes it (a rematch); a
     player since removed from the roster sits as a guest under the same name."""
-    if seat.get("player") is not None and journal.player(seat["player"]) is not None:
-        return {"player": seat["player"]}
+    player = seat.get("player")
+    if isinstance(player, int) and journal.player(player) is not None:
+        return {"player": player}
     if seat.get("computer"):
         return {"computer": seat["computer"]}
     if seat.get("name"):
@@ -665,7 +671,7 @@ def _seat_choice(seat: Mapping[str, Any], journal: Journal) -> dict[str, Any] | 
     return None
 
 
-def _event_dict(event: Any) -> dict[str, Any]:
+def _event_dict(event: object) -> dict[str, object]:
     fields = getattr(event, "__dataclass_fields__", {})
     return {name: getattr(event, name) for name in fields}
 

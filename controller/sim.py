@@ -77,6 +77,7 @@ def _oracle(game: Game) -> Strategy:
 
     def play(state: SauteurState) -> Mapping[str, Any]:
         known = tuple(1.0 if key == game.devil_key else 0.0 for key in (1, 2, 3, 4))
+        # why the ignore below: known has one value per key (4)
         return reply_action(TABLES, state, known)  # type: ignore[arg-type]
 
     return play

@@ -55,7 +55,7 @@ def _choose(
     rng: random.Random,
     rollouts: int | None,
     budget_s: float,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     if name == "greedy":
         return advise(state, kind, top=1)[0].action()
     if name == "lookahead":

@@ -23,7 +23,6 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from .games.base import Said
 
@@ -68,7 +67,7 @@ class System:
             return True
         return None
 
-    def clock_report(self, phone_s: float, now_s: float | None = None) -> dict[str, Any]:
+    def clock_report(self, phone_s: float, now_s: float | None = None) -> dict[str, object]:
         """How the box's clock compares with a phone's (both Unix seconds): ``offset_s``
         (phone minus box), ``synchronised`` and ``offer`` (more than a minute off and not
         synchronised by NTP)."""

@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from .games.base import Action, Refused, Rules, Viewer, replay
 from .hub import Hub
@@ -22,21 +21,23 @@ from .journal import DiskFull, Journal, effective_actions
 log = logging.getLogger(__name__)
 
 ChangeListener = Callable[["Table"], None]
+_Facts = tuple[str, int, bool, bool, bool, list[dict[str, object]], object]
+"""What a view is made of: title, version, finished, abandoned, deleted, seats, state."""
 
 
 class Table:
     """Thread-safe holder of one game's state. ``version`` counts journal entries."""
 
-    def __init__(self, rules: Rules[Any], journal: Journal, game_id: int, hub: Hub) -> None:
+    def __init__(self, rules: Rules[object], journal: Journal, game_id: int, hub: Hub) -> None:
         self.rules = rules
         self.journal = journal
         self.game_id = game_id
         self.hub = hub
         record = journal.game(game_id)
-        self.options: dict[str, Any] = record.options
+        self.options: dict[str, object] = record.options
         self.title = record.title
         self.created = record.created
-        self.seats: list[dict[str, Any]] = record.seats or []
+        self.seats: list[dict[str, object]] = record.seats or []
         """Who sits where (:mod:`controller.players`); empty: nobody was named."""
         self.abandoned = record.abandoned is not None
         """Abandoned by the referee: kept, out of play and out of the stats."""
@@ -61,7 +62,7 @@ class Table:
     def topic(self) -> str:
         return f"game:{self.game_id}"
 
-    def check(self, action: Action) -> Any:
+    def check(self, action: Action) -> object:
         """The state ``action`` would lead to; raises :class:`Refused`. Changes nothing."""
         if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
             raise Refused("an action is a JSON object with a 'type'", "bad-action")
@@ -93,16 +94,16 @@ class Table:
             self.actions = remaining
             self._set(state)
 
-    def legal_actions(self) -> list[dict[str, Any]]:
+    def legal_actions(self) -> list[dict[str, object]]:
         with self.lock:
             return self.rules.legal_actions(self.state)
 
-    def view(self, viewer: Viewer) -> dict[str, Any]:
+    def view(self, viewer: Viewer) -> dict[str, object]:
         """The one choke point for what leaves the service about this game: the last
         committed change (never waits for one being committed)."""
         return self._view_of(self._now, viewer)
 
-    def committed(self) -> tuple[int, Any]:
+    def committed(self) -> tuple[int, object]:
         """The version and state of the last committed change (never waits for a commit)."""
         facts = self._now
         return facts[1], facts[-1]
@@ -120,7 +121,7 @@ class Table:
             self.deleted = deleted
             self._now = self._facts()
 
-    def _facts(self) -> tuple[Any, ...]:
+    def _facts(self) -> _Facts:
         """What a view is made of, as it is now (the state itself is never changed: the
         rules return a new one)."""
         return (
@@ -133,7 +134,7 @@ class Table:
             self.state,
         )
 
-    def _view_of(self, facts: tuple[Any, ...], viewer: Viewer) -> dict[str, Any]:
+    def _view_of(self, facts: _Facts, viewer: Viewer) -> dict[str, object]:
         title, version, finished, abandoned, deleted, seats, state = facts
         return {
             "id": self.game_id,
@@ -147,7 +148,7 @@ class Table:
             "state": self.rules.view(state, viewer),
         }
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         with self.lock:
             return {
                 "id": self.game_id,
@@ -169,7 +170,7 @@ class Table:
         seat = self.rules.to_act(self.state)
         return None if seat is None else str(seat)
 
-    def _set(self, state: Any) -> None:
+    def _set(self, state: object) -> None:
         """Swap in ``state`` (already journaled), tell the listeners, publish its public
         view (built on the hub's thread, only if a phone listens). Listeners must return
         at once (hand work to a thread)."""

@@ -133,7 +133,7 @@ def play_sauteur(
             options["first_hider"] = random.choice(["p1", "p2"])
         seats = None if names is None else [_seat(service, name) for name in names]
         game_id = service.new_game("sauteur", options, seats=seats)
-        who = {s["key"]: s["name"] for s in service.table(game_id).seats if s["name"]}
+        who = {str(s["key"]): str(s["name"]) for s in service.table(game_id).seats if s["name"]}
         say = Words(lang, who)
         table = service.table(game_id)
         if computer:
@@ -146,8 +146,10 @@ def play_sauteur(
         )
         shown = 0
         while True:
-            state: SauteurState = table.state
+            state = table.state
+            assert isinstance(state, SauteurState)  # a Diable sauteur table
             view = table.view("public")["state"]
+            assert isinstance(view, dict)  # the rules' view of the state
             for line in view["history"][shown:]:
                 die = say("face.devil") if line["face"] == "devil" else str(line["face"])
                 key = say("term.key", key=line["key"], face=die) + "  " if line["key"] else ""
@@ -241,7 +243,7 @@ def _wait_for_pop(service: Service, game_id: int, timeout_s: float = 5.0) -> Non
     subscription = service.hub.subscribe([table.topic, "box"])
     try:
         for _ in range(int(timeout_s / 0.1)):
-            if table.version > version and table.state.phase != FACE:
+            if table.version > version and getattr(table.state, "phase", None) != FACE:
                 return
             if table.version == version and box_play(service).active_faults():
                 return  # the press ended without a pop (a jam): the loop shows it

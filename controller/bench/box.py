@@ -34,7 +34,7 @@ TARGET_PULSE_ERROR_MS = 5.0
 PINS = PinMap(coils=(17, 27, 22, 23), sensors=(5, 6, 13, 19))
 
 
-class _TimedPin(MockPin):  # type: ignore[misc]
+class _TimedPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: an untyped base class
     """A mock coil pin that notes when it went high (``perf_counter_ns``)."""
 
     def __init__(self, factory: MockFactory, info: Any) -> None:

@@ -35,8 +35,9 @@ import contextlib
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 PI_ZERO_2W_US_PER_STEP = 63.0
 """The reference loop's time per step on a Raspberry Pi Zero 2 W (µs; see the module doc)."""
@@ -86,7 +87,7 @@ def reference_us_per_step(steps: int = 20000) -> float:
     return (time.perf_counter() - started) / steps * 1e6
 
 
-def _measure_in(pipe: Any) -> None:
+def _measure_in(pipe: Connection) -> None:
     pipe.send(min(reference_us_per_step() for _ in range(3)))
 
 
@@ -155,7 +156,7 @@ class Confinement:
             self.group = None
 
 
-def calibrated(log: Any = print) -> tuple[Confinement, dict[str, float]]:
+def calibrated(log: Callable[[str], None] = print) -> tuple[Confinement, dict[str, float]]:
     """A confinement whose reference loop runs at the Pi Zero 2 W's speed (one correction
     after a first measurement); returns it and the numbers (µs per step)."""
     ctx = multiprocessing.get_context("spawn")

@@ -22,9 +22,10 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from controller.boxplay import box_play
+from controller.boxplay import box_play, sauteur_state
 from controller.config import Config
 from controller.service import Service
 from controller.sim import simulate_parallel
@@ -39,7 +40,7 @@ def _quantiles(samples_ms: list[float]) -> tuple[float, float, float]:
     return cuts[49], cuts[98], max(samples_ms)
 
 
-def _wait(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+def _wait(condition: Callable[..., bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -70,23 +71,26 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
         box = service.box
         assert box is not None
         while len(press_ms) < samples or len(edge_ms) < samples:
-            _wait(lambda: table.state.phase in ("pop", "advance"))
-            if table.state.phase == "advance":
+            _wait(lambda: sauteur_state(table).phase in ("pop", "advance"))
+            if sauteur_state(table).phase == "advance":
                 figure = next(
                     n
                     for n, s in zip(
-                        table.state.config.figure_names, table.state.status, strict=True
+                        sauteur_state(table).config.figure_names,
+                        sauteur_state(table).status,
+                        strict=True,
                     )
                     if s == "in-play"
                 )
                 service.submit(
-                    game_id, {"type": "advance", "figure": figure, "by": table.state.popper}
+                    game_id,
+                    {"type": "advance", "figure": figure, "by": sauteur_state(table).popper},
                 )
                 continue
-            if table.state.numbers >= 3:
-                service.submit(game_id, {"type": "rehide", "by": table.state.popper})
+            if sauteur_state(table).numbers >= 3:
+                service.submit(game_id, {"type": "rehide", "by": sauteur_state(table).popper})
                 continue
-            free = [k for k in (1, 2, 3, 4) if k not in table.state.popped]
+            free = [k for k in (1, 2, 3, 4) if k not in sauteur_state(table).popped]
             key = min(free, key=lambda k: box.cooldown_s(k))
             time.sleep(box.cooldown_s(key))
             before = table.version
@@ -94,15 +98,17 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
             if by_hand:
                 changed.clear()
                 t0 = time.monotonic()
+                assert service.toy is not None  # the bench runs on the simulated toy
                 service.toy.press_by_hand(key)
                 _wait(lambda v=before: table.version > v)
                 edge_ms.append((changed_at[0] - t0) * 1000 - config.box.limits.debounce_ms)
             elif len(press_ms) < samples:
+                assert service.toy is not None
                 pin = service.toy.coil_pin(key)
                 t0 = time.monotonic()
                 box_play(service).press(game_id, key)
                 press_ms.append((pin._last_change - t0) * 1000)
-            _wait(lambda v=before: table.version >= v + 2 and table.state.phase != "face")
+            _wait(lambda v=before: table.version >= v + 2 and sauteur_state(table).phase != "face")
     finally:
         service.stop()
     report = simulate_parallel("A", 4000, 1, {"p1": "computer", "p2": "random"})

@@ -36,12 +36,18 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 from . import piclass, slowdisk
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 PIN = "246810"
 PHONES = (0, 50, 100)
@@ -52,7 +58,20 @@ FLOOR_ROW = b"x" * 300
 # --- the referee (child process) ------------------------------------------------------------
 
 
-def _referee(port: int, gid: int, count: int, interval_s: float, floor_dir: str, pipe: Any) -> None:
+class StageResult(TypedDict):
+    """One phone count of :func:`run` (durations in ms)."""
+
+    stages: dict[str, list[float]]
+    """Each stage's durations, per action."""
+    acknowledged: list[float]
+    floor: list[float]
+    views: list[float]
+    errors: list[str]
+
+
+def _referee(
+    port: int, gid: int, count: int, interval_s: float, floor_dir: str, pipe: Connection
+) -> None:
     """Enter ``count`` actions; after each, one raw commit. Sends
     ``(round trips ms, floor ms, errors)``."""
     import random
@@ -92,7 +111,7 @@ def _referee(port: int, gid: int, count: int, interval_s: float, floor_dir: str,
     pipe.send((trips, floor, errors))
 
 
-def _reader(port: int, gid: int, pipe: Any) -> None:
+def _reader(port: int, gid: int, pipe: Connection) -> None:
     """A spectator's page asking for the game's view every 20 ms until told to stop; sends
     the round trips (ms)."""
     from controller.reliability.common import Api
@@ -122,11 +141,11 @@ class StageTimer:
     def _now(self) -> dict[str, float] | None:
         return getattr(self._local, "marks", None)
 
-    def wrap(self, owner: Any, name: str, stage: str) -> Callable[[], None]:
+    def wrap(self, owner: object, name: str, stage: str) -> Callable[[], None]:
         """Time ``owner.name`` as ``stage`` (start and end marks); returns the undo."""
         original = getattr(owner, name)
 
-        def timed(*args: Any, **kwargs: Any) -> Any:
+        def timed(*args: object, **kwargs: object) -> object:
             marks = self._now()
             if marks is None:
                 return original(*args, **kwargs)
@@ -139,12 +158,12 @@ class StageTimer:
         setattr(owner, name, timed)
         return lambda: setattr(owner, name, original)
 
-    def wsgi(self, app: Any) -> Any:
+    def wsgi(self, app: Flask) -> WSGIApplication:
         """The app's ``wsgi_app``, timing the whole request of every action."""
         inner = app.wsgi_app
 
-        def timed(environ: dict[str, Any], start_response: Any) -> Any:
-            path = environ.get("PATH_INFO", "")
+        def timed(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+            path = str(environ.get("PATH_INFO", ""))
             if not (path.endswith("/actions") or path.endswith("/undo")):
                 return inner(environ, start_response)
             self._local.marks = marks = {"in": time.perf_counter()}
@@ -198,7 +217,7 @@ def quantile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def _server(data_dir: str, max_phones: int, pipe: Any) -> None:
+def _server(data_dir: str, max_phones: int, pipe: Connection) -> None:
     """The server process: a service and the dashboard, instrumented; answers ``("game",)``
     with a new tail-tile game's id, ``("records",)`` with the stage records since the last
     ask, ``("stop",)`` by stopping."""
@@ -213,7 +232,8 @@ def _server(data_dir: str, max_phones: int, pipe: Any) -> None:
     service.start()
     app = create_app(service, max_streams=max_phones + 8)
     timer = StageTimer()
-    app.wsgi_app = timer.wsgi(app)  # type: ignore[method-assign]
+    # why the ignore below: Flask's documented way to wrap its WSGI app
+    app.wsgi_app = timer.wsgi(app)  # type: ignore[method-assign, assignment]
     srv = server_module.make_server(app, "127.0.0.1", 0, config.server.threads)
     threading.Thread(target=srv.serve, daemon=True).start()
     pipe.send((os.getpid(), server_module.bound_port(srv)))
@@ -243,7 +263,7 @@ def run(
     *,
     confine: Callable[[int], None] | None = None,
     server_env: dict[str, str] | None = None,
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, StageResult]:
     """Every phone count in turn on one server process; returns, per count, the stage
     durations, the round trips and the floor (ms lists) and the errors. ``confine(pid)``
     is called with the server's pid (``--pi-class``); ``server_env`` is added to the
@@ -258,7 +278,7 @@ def run(
             target=_server, args=(str(data_dir), max(phones, default=0), theirs), daemon=True
         )
         server.start()
-    results: dict[int, dict[str, Any]] = {}
+    results: dict[int, StageResult] = {}
     try:
         if not ours.poll(60):
             raise RuntimeError("the server process did not start")
@@ -309,7 +329,7 @@ def run(
     return results
 
 
-def _receive(pipe: Any, process: Any) -> tuple[list[float], list[float], list[str]]:
+def _receive(pipe: Connection, process: BaseProcess) -> tuple[list[float], list[float], list[str]]:
     if not pipe.poll(600):
         process.kill()
         raise RuntimeError("the referee's process did not report")
@@ -333,7 +353,7 @@ def _environment(extra: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, float, float]]:
+def rows(results: dict[int, StageResult]) -> list[tuple[str, float, float]]:
     """(name, p50, p99) rows: per phone count, each stage, acknowledged, floor, ratio."""
     out: list[tuple[str, float, float]] = []
     for count, r in results.items():
@@ -356,7 +376,7 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, float, float]]:
     return out
 
 
-def report(results: dict[int, dict[str, Any]]) -> str:
+def report(results: dict[int, StageResult]) -> str:
     lines = [f"{'stage (ms)':<40}{'p50':>9}{'p99':>9}", "-" * 58]
     lines += [f"{name:<40}{p50:>9.2f}{p99:>9.2f}" for name, p50, p99 in rows(results)]
     errors = [e for r in results.values() for e in r["errors"]]

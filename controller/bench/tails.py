@@ -17,7 +17,6 @@ import statistics
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from controller.games.tails import (
     KINDS,
@@ -37,7 +36,7 @@ TARGET_LOOKAHEAD_MS = 1000.0
 _RULES = TailsRules()
 
 
-def _random_action(rng: random.Random, state: TailsState) -> dict[str, Any]:
+def _random_action(rng: random.Random, state: TailsState) -> dict[str, object]:
     cells = legal_cells(state)
     if not cells:
         return {"type": "pass"}

@@ -17,7 +17,6 @@ import statistics
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from controller.games.teufel import reachable
 from controller.games.teufel.actions import legal_actions
@@ -36,7 +35,7 @@ TARGET_DESTINATIONS_MS = 5.0
 TARGET_APPLY_MS = 5.0
 
 
-def _destinations(state: State) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _destinations(state: State) -> tuple[dict[str, str], list[dict[str, object]]]:
     """What the phone needs to draw the mover's options: reach and legal steps."""
     return reachable(state), legal_actions(state, only=("step",))
 

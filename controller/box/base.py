@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import abc
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ..limits import Limits as Limits
 from ..limits import LimitsError as LimitsError
+
+if TYPE_CHECKING:
+    from gpiozero.pins.mock import MockPin
 
 KEYS = (1, 2, 3, 4)
 
@@ -87,6 +90,54 @@ BoxEvent = SlotChanged | LidChanged | CoilFired | LinkChanged | FaultChanged
 Listener = Callable[[BoxEvent], None]
 
 
+def status_faults(status: Mapping[str, object]) -> list[str]:
+    """The faults a box's :meth:`Box.status` lists (a list, or a dict keyed by name), as text."""
+    faults = status.get("faults") or []
+    return [str(f) for f in faults] if isinstance(faults, Iterable) else []
+
+
+class Toy(Protocol):
+    """The simulated Diable sauteur's hands and dice (``controller.box.toy.SimulatedToy``):
+    what the service, the box's game, the camera and the tests' rigs do with it. A real
+    box has none (the service's ``toy`` is ``None``)."""
+
+    def dice_out(self) -> set[int]:
+        """The keys whose die has popped out (lies on the table)."""
+
+    def face(self, key: int) -> int | str:
+        """The face of the die hidden under ``key``; ``ValueError`` when none was hidden."""
+
+    def hide(self) -> None:
+        """Put every die back in its slot (a new hiding)."""
+
+    def resume(self, popped: Iterable[int], pending: int | None = None) -> None:
+        """Arrange the dice as a resumed game left them (``popped`` out)."""
+
+    def press_by_hand(self, key: int) -> bool:
+        """A player presses ``key`` by hand; False when its slot is empty."""
+
+    def move_die(self, key: int, present: bool) -> None:
+        """Put a die in (or take it out of) ``key``'s slot."""
+
+    def open_lid(self) -> None: ...
+
+    def close_lid(self) -> None: ...
+
+    def coil_pin(self, key: int) -> MockPin:
+        """The mock pin of ``key``'s coil (tests and rigs read its state)."""
+
+    def set_jam(self, key: int, pulses: int | None = None) -> None: ...
+
+    def clear_jam(self, key: int) -> None: ...
+
+    def set_chatter(self, on: bool) -> None: ...
+
+    def set_missing_die(self, key: int | None) -> None: ...
+
+    def status(self) -> Mapping[str, object]:
+        """JSON-ready fault switches and lid."""
+
+
 class Box(abc.ABC):
     """A toy with four coils over its keys and four slot sensors (and maybe a lid).
 
@@ -141,7 +192,7 @@ class Box(abc.ABC):
         """Debounced lid switch; ``None`` when no lid switch is fitted."""
 
     @abc.abstractmethod
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Mapping[str, object]:
         """JSON-ready health: backend, link, faults, coil states, limits."""
 
     def check_coils(self) -> bool:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..clock import Clock
 from ..sentences import Said
-from .base import Box, Limits
+from .base import Box, Limits, Toy
 from .gpio import GpioBox
 from .pins import load_pin_map
 from .toy import DEFAULT_NUMBER_FACES, Face, ToyFaults, make_simulated_box
@@ -45,7 +45,7 @@ def make_box(
     *,
     number_faces: Sequence[Face] = DEFAULT_NUMBER_FACES,
     faults: ToyFaults | None = None,
-) -> tuple[Box, Any]:
+) -> tuple[Box, Toy | None]:
     """Open the configured backend on ``clock``; returns ``(box, toy)``.
 
     ``toy`` is the :class:`SimulatedToy` for ``simulated`` and ``virtual`` (its

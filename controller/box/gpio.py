@@ -41,7 +41,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from types import ModuleType
+from typing import Protocol, TypeVar
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 from gpiozero.pins import Factory
@@ -54,15 +55,17 @@ from .base import (
     BoxEvent,
     BoxFault,
     CoilFired,
-    FactoryUnavailable,
     FaultChanged,
     LidChanged,
     Limits,
     SlotChanged,
 )
 from .debounce import Debouncer
+from .pin_factory import load_pin_factory
 from .pins import PinMap
 from .safety import Booking, CoilGuard
+
+_Device = TypeVar("_Device")
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +73,6 @@ PULSE_SWITCH_INTERVAL_S = 0.0005
 """Python's thread switch interval while a thread-timed pulse is on (the default is 5 ms): a
 busy thread holding the GIL gives it up within 0.5 ms when the coil thread wakes to end the
 pulse. Set for the pulse only (at most 100 ms), then put back."""
-
-FACTORY_NAMES = ("lgpio", "rpigpio", "mock")
 
 PULSE_OFF_US = 1000
 """The low time that closes a timed pulse: lgpio sends one on/off cycle, then stops."""
@@ -92,54 +93,6 @@ allowed, and held for 90 ms. lgpio times the full request."""
 
 DEADLINE_FAULT = "coil-deadline"
 
-_FIXES = {
-    "lgpio": Said(
-        "on a Raspberry Pi install it with `pip install 'diablotin[pi]'` or "
-        '`sudo apt install python3-lgpio`; on a laptop set the pin factory to "mock"'
-    ),
-    "rpigpio": Said(
-        "install it with `pip install 'diablotin[rpigpio]'` (Pi 4 and older only: "
-        'RPi.GPIO does not work on a Pi 5: use lgpio); on a laptop use "mock"'
-    ),
-}
-
-
-def load_pin_factory(name: str) -> Factory:
-    """Create the gpiozero pin factory ``name`` (``lgpio``, ``rpigpio`` or ``mock``).
-
-    Raises :class:`FactoryUnavailable` naming the fix when the library is
-    missing or cannot drive this machine's pins; never falls back to another one.
-    """
-    try:
-        if name == "mock":
-            from gpiozero.pins.mock import MockFactory
-
-            return MockFactory()
-        if name == "lgpio":
-            from gpiozero.pins.lgpio import LGPIOFactory
-
-            return LGPIOFactory()
-        if name == "rpigpio":
-            from gpiozero.pins.rpigpio import RPiGPIOFactory
-
-            return RPiGPIOFactory()
-    except Exception as exc:  # ImportError off a Pi, RuntimeError/lgpio.error without GPIO
-        raise FactoryUnavailable(
-            Said(
-                "pin factory {name!r} cannot load ({error}): {fix}",
-                name=name,
-                error=f"{type(exc).__name__}: {exc}",
-                fix=_FIXES[name],
-            )
-        ) from exc
-    raise FactoryUnavailable(
-        Said(
-            "unknown pin factory {name!r}: choose one of {names}",
-            name=name,
-            names=", ".join(FACTORY_NAMES),
-        )
-    )
-
 
 class TimedPulses:
     """Coil pulses timed by lgpio itself (``tx_pulse``, one cycle), not by a Python thread.
@@ -150,7 +103,7 @@ class TimedPulses:
     (SIGSTOP) or kernel stops it too; the systemd watchdog and coils-off cover that.
     """
 
-    def __init__(self, lgpio: Any, handle: int) -> None:
+    def __init__(self, lgpio: ModuleType, handle: int) -> None:
         self._lgpio = lgpio
         self._handle = handle
 
@@ -169,7 +122,7 @@ def timed_pulses(factory: Factory) -> TimedPulses | None:
     thread then times each pulse (``rpigpio``, ``mock``)."""
     handle = getattr(factory, "_handle", None)
     lgpio = sys.modules.get("lgpio")
-    if type(handle) is not int or not callable(getattr(lgpio, "tx_pulse", None)):
+    if lgpio is None or type(handle) is not int or not callable(getattr(lgpio, "tx_pulse", None)):
         return None
     return TimedPulses(lgpio, handle)
 
@@ -269,7 +222,7 @@ class GpioBox(Box):
 
     # -- construction ------------------------------------------------------
 
-    def _open(self, role: str, make: Callable[[], Any]) -> Any:
+    def _open(self, role: str, make: Callable[[], _Device]) -> _Device:
         try:
             return make()
         except Exception as exc:
@@ -594,7 +547,7 @@ class GpioBox(Box):
     def _fault_text(self) -> str:
         return "; ".join(self._faults.values())
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         def coil_on(device: DigitalOutputDevice) -> bool | None:
             return None if device.closed else bool(device.value)
 
@@ -681,7 +634,11 @@ def _is_active(device: DigitalInputDevice) -> bool:
     return bool(device.is_active)
 
 
-def _close_quietly(device: Any) -> None:
+class _Closes(Protocol):
+    def close(self) -> None: ...
+
+
+def _close_quietly(device: _Closes) -> None:
     try:
         device.close()
     except Exception:

@@ -142,11 +142,11 @@ def pin_map_from_mapping(data: Mapping[str, object], source: str, section: str =
             raise PinMapError(source, key, Said("missing (a list of 4 pin numbers)"))
     try:
         pins = PinMap(
-            coils=data["coils"],  # type: ignore[arg-type]
-            sensors=data["sensors"],  # type: ignore[arg-type]
-            sensor_present=data.get("sensor_present", "low"),  # type: ignore[arg-type]
-            lid=data.get("lid"),  # type: ignore[arg-type]
-            led=data.get("led"),  # type: ignore[arg-type]
+            coils=data["coils"],  # type: ignore[arg-type]  # PinMap.__post_init__ checks
+            sensors=data["sensors"],  # type: ignore[arg-type]  # PinMap.__post_init__ checks
+            sensor_present=data.get("sensor_present", "low"),  # type: ignore[arg-type]  # PinMap.__post_init__ checks
+            lid=data.get("lid"),  # type: ignore[arg-type]  # PinMap.__post_init__ checks
+            led=data.get("led"),  # type: ignore[arg-type]  # PinMap.__post_init__ checks
         )
     except PinMapError as exc:
         raise PinMapError(source, exc.key, exc.reason) from None

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import cast
 
 from controller import data
 from controller.sentences import Said
@@ -77,8 +77,8 @@ def load_firmware_module(name: str) -> ModuleType:
     return importlib.import_module(f"{FIRMWARE_PACKAGE}.{name}")
 
 
-wire: Any = load_firmware_module("wire")
-core: Any = load_firmware_module("core")
+wire: ModuleType = load_firmware_module("wire")
+core: ModuleType = load_firmware_module("core")
 PROTOCOL: int = wire.PROTOCOL
 FIRMWARE_VERSION: str = sys.modules[FIRMWARE_PACKAGE].VERSION
 
@@ -99,7 +99,7 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else float(value)
 
 
-def expected_settings(pins: PinMap, limits: Limits) -> dict[str, Any]:
+def expected_settings(pins: PinMap, limits: Limits) -> dict[str, object]:
     """The settings the Pico must run with: flashed by ``flash_firmware``, checked at handshake."""
     return {
         "coils": list(pins.coils),
@@ -129,7 +129,7 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def handshake_problems(reply: dict[str, Any], expected: dict[str, Any]) -> list[str]:
+def handshake_problems(reply: dict[str, object], expected: dict[str, object]) -> list[str]:
     """Why the Pico's handshake reply does not fit this service, each naming what to update.
 
     ``[]`` when protocol, firmware version, pin map and limits all match.
@@ -148,7 +148,7 @@ def handshake_problems(reply: dict[str, Any], expected: dict[str, Any]) -> list[
         )
     settings = reply.get("settings")
     if not isinstance(settings, dict):
-        why = "; ".join(str(p) for p in reply.get("problems") or []) or "none"
+        why = "; ".join(_texts(reply.get("problems"))) or "none"
         problems.append(f"the Pico has no usable pin map and limits ({why}): {FLASH_HINT}")
         return problems
     for name in ("coils", "sensors", "present", "lid", "led"):
@@ -160,7 +160,9 @@ def handshake_problems(reply: dict[str, Any], expected: dict[str, Any]) -> list[
     pico_limits = settings.get("limits")
     if not isinstance(pico_limits, dict):
         pico_limits = {}
-    for name, want in expected["limits"].items():
+    expected_limits = expected["limits"]
+    assert isinstance(expected_limits, dict)  # made by expected_settings
+    for name, want in expected_limits.items():
         have = pico_limits.get(name)
         if not _same(have, want):
             problems.append(
@@ -191,6 +193,11 @@ def _valid_state(state: object) -> bool:
 
 MAX_NAME = 64
 """Longest fault name or reason the host accepts from the Pico (characters)."""
+
+
+def _texts(value: object) -> list[str]:
+    """A list of texts from the Pico (fault names, problems) as strings; [] when not a list."""
+    return [str(name) for name in value] if isinstance(value, list) else []
 
 
 def _count(value: object) -> bool:
@@ -229,7 +236,7 @@ _REPLY_FIELDS: dict[str, Callable[[object], bool]] = {
 is checked where it is used (a malformed hello state is a mismatch, not a bad frame)."""
 
 
-def frame_problem(msg: dict[str, Any]) -> str | None:
+def frame_problem(msg: dict[str, object]) -> str | None:
     """Why a decoded message from the Pico has a field of the wrong type or range, or None.
 
     ``wire.decode`` has checked the CRC, the message type and its required fields' JSON
@@ -244,6 +251,8 @@ def frame_problem(msg: dict[str, Any]) -> str | None:
         names = msg["f"]
         if not _count(msg["boot"]) or not _count(msg["up"]):
             return "heartbeat boot/up is not a count"
+        if not isinstance(names, list):  # wire.decode checked it is a JSON array
+            return "heartbeat fault names are not a list"
         if not all(_text(n, MAX_NAME) for n in names) or len(set(names)) != len(names):
             return "heartbeat fault names are not distinct texts"
     elif kind == "r":
@@ -264,11 +273,11 @@ class Pending:
     """A request in flight. ``reply`` (the firmware's answer) or ``error`` ends it."""
 
     kind: str
-    msg: dict[str, Any]
+    msg: dict[str, object]
     internal: bool = False
     first_sent: float | None = None
     last_sent: float | None = None
-    reply: dict[str, Any] | None = None
+    reply: dict[str, object] | None = None
     error: str | None = None
 
     @property
@@ -300,14 +309,14 @@ class HostLink:
     Not thread-safe: the caller serialises calls.
     """
 
-    expected: dict[str, Any]
+    expected: dict[str, object]
     stamp: Callable[[float], float]
     phase: str = DOWN
     detail: str = "not connected yet"
     slots: dict[int, bool] = field(default_factory=lambda: dict.fromkeys(KEYS, False))
     lid: bool | None = None
     synced: bool = False
-    firmware: dict[str, Any] | None = None
+    firmware: dict[str, object] | None = None
     pico_faults: dict[str, str] = field(default_factory=dict)
     mismatch: str | None = None
     events: list[BoxEvent] = field(default_factory=list)
@@ -321,7 +330,8 @@ class HostLink:
         self._last_rx = 0.0
         self._last_beat: float | None = None
         self._last_nak: float | None = None
-        self._last_event: int | None = None
+        self._last_event: object = None
+        """The sequence number of the last event taken (``None``: none yet)."""
 
     # -- driving ----------------------------------------------------------------
 
@@ -352,7 +362,7 @@ class HostLink:
     def up(self) -> bool:
         return self.phase == UP
 
-    def submit(self, kind: str, now: float, **fields: Any) -> Pending:
+    def submit(self, kind: str, now: float, **fields: object) -> Pending:
         """Queue a request (``fire``/``off``); it fails at once unless the link is up."""
         pending = Pending(kind, {"t": kind, **fields})
         if self.phase != UP:
@@ -422,7 +432,7 @@ class HostLink:
 
     # -- internals --------------------------------------------------------------
 
-    def _send(self, msg: dict[str, Any]) -> None:
+    def _send(self, msg: dict[str, object]) -> None:
         self._out += wire.encode(msg)
 
     def _nak(self, now: float) -> None:
@@ -465,7 +475,7 @@ class HostLink:
         self.stats.handshakes += 1
         self._enqueue(Pending("hello", {"t": "hello", "proto": PROTOCOL}, internal=True))
 
-    def _handle(self, msg: dict[str, Any], now: float) -> None:
+    def _handle(self, msg: dict[str, object], now: float) -> None:
         kind = msg["t"]
         if kind == "nak":
             if self._queue:
@@ -480,29 +490,31 @@ class HostLink:
         elif kind == "ev":
             self._event(msg)
 
-    def _beat(self, msg: dict[str, Any], now: float) -> None:
+    def _beat(self, msg: dict[str, object], now: float) -> None:
         if self.phase not in (SETUP, UP) or self.firmware is None:
             return
         if msg["boot"] != self.firmware["boot"]:
             self._restart(now, "the Pico restarted")
-        elif self.phase == UP and set(msg["f"]) - set(self.pico_faults):
-            self._restart(now, f"the Pico latched a fault: {', '.join(msg['f'])}")
+        elif self.phase == UP and set(names := _texts(msg["f"])) - set(self.pico_faults):
+            self._restart(now, f"the Pico latched a fault: {', '.join(names)}")
 
-    def _event(self, msg: dict[str, Any]) -> None:
+    def _event(self, msg: dict[str, object]) -> None:
         if self.phase not in (SETUP, UP, MISMATCH):
             return  # from before this handshake: the new state covers it
         self._send({"t": "ack", "s": msg["s"]})
         if msg["s"] == self._last_event or self.phase == MISMATCH:
             return  # a repeat whose ack was lost, or sensors we cannot trust
         self._last_event = msg["s"]
-        age_s = msg.get("age", 0) / 1000 if isinstance(msg.get("age"), int) else 0.0
+        age = msg.get("age")
+        age_s = age / 1000 if isinstance(age, int) else 0.0
         if msg["e"] == "slot":
-            if msg["k"] in KEYS:
-                self._set_slot(msg["k"], msg["p"], age_s)
+            key = msg["k"]
+            if isinstance(key, int) and key in KEYS:
+                self._set_slot(key, bool(msg["p"]), age_s)
         elif msg["e"] == "lid":
-            self._set_lid(msg["c"], age_s)
-        elif _valid_state(msg["state"]):
-            self._apply_state(msg["state"], age_s)
+            self._set_lid(bool(msg["c"]), age_s)
+        elif _valid_state(state := msg["state"]):
+            self._apply_state(cast("dict[str, object]", state), age_s)
         else:
             log.error("malformed state event from the Pico: %r", msg)
 
@@ -516,22 +528,27 @@ class HostLink:
             self.lid = closed
             self.events.append(LidChanged(closed, self.stamp(age_s)))
 
-    def _apply_state(self, state: dict[str, Any], age_s: float) -> None:
+    def _apply_state(self, state: dict[str, object], age_s: float) -> None:
         """Resynchronise: report real differences only (none on the very first sync)."""
-        lid = state.get("lid")
+        # _valid_state checked the shape: slots are booleans, ages and lid_age counts of ms
+        lid = cast("bool | None", state.get("lid"))
+        slots = cast("list[bool]", state["slots"])
         if not self.synced:
-            self.slots = dict(zip(KEYS, state["slots"], strict=True))
+            self.slots = dict(zip(KEYS, slots, strict=True))
             self.lid = lid
             self.synced = True
             return
-        for key, present, age_ms in zip(KEYS, state["slots"], state["ages"], strict=True):
+        ages = cast("list[int]", state["ages"])
+        for key, present, age_ms in zip(KEYS, slots, ages, strict=True):
             self._set_slot(key, present, age_s + age_ms / 1000)
         if lid is not None:
-            self._set_lid(lid, age_s + (state.get("lid_age") or 0) / 1000)
+            lid_age = cast("int | None", state.get("lid_age"))
+            self._set_lid(lid, age_s + (lid_age or 0) / 1000)
 
-    def _answered(self, pending: Pending, reply: dict[str, Any], now: float) -> None:
+    def _answered(self, pending: Pending, reply: dict[str, object], now: float) -> None:
         pending.reply = reply
-        age_s = reply["age"] / 1000 if isinstance(reply.get("age"), int) else 0.0
+        age = reply.get("age")
+        age_s = age / 1000 if isinstance(age, int) else 0.0
         if reply.get("err") == "hello" and pending.kind != "hello":
             pending.reply = None
             pending.error = Said(
@@ -543,10 +560,11 @@ class HostLink:
         elif pending.kind == "clear" and pending.internal:
             self._cleared(reply)
         elif pending.kind == "fire" and reply["ok"] is True:
-            key, pulse = pending.msg["k"], pending.msg["ms"]
+            key, pulse = pending.msg["k"], pending.msg["ms"]  # as submitted by fire()
+            assert isinstance(key, int) and isinstance(pulse, int | float)
             self.events.append(CoilFired(key, float(pulse), self.stamp(age_s)))
 
-    def _hello_answered(self, reply: dict[str, Any], age_s: float, now: float) -> None:
+    def _hello_answered(self, reply: dict[str, object], age_s: float, now: float) -> None:
         problems = handshake_problems(reply, self.expected)
         state = reply.get("state")
         if not problems and not _valid_state(state):
@@ -566,7 +584,7 @@ class HostLink:
             )
         assert isinstance(state, dict)
         self._apply_state(state, age_s)
-        for name, why in state["faults"].items():
+        for name, why in cast("dict[str, str]", state["faults"]).items():  # _valid_state
             if name not in self.pico_faults:
                 self.pico_faults[name] = why
                 log.warning("the Pico reports a latched fault %s: %s", name, why)
@@ -584,7 +602,7 @@ class HostLink:
             log.error("the Pico does not match this service: %s", why)
             self.events.append(FaultChanged(HANDSHAKE_FAULT, True, why, self.stamp(0)))
 
-    def _cleared(self, reply: dict[str, Any]) -> None:
+    def _cleared(self, reply: dict[str, object]) -> None:
         left = reply.get("faults")
         if not isinstance(left, dict):
             left = {}

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from .base import KEYS, Box, BoxError, LimitRefused
+from .base import KEYS, Box, BoxError, LimitRefused, Toy, status_faults
 from .pins import PinMap, describe_pin
 
 SETTLE_S = 0.3
@@ -60,7 +60,7 @@ def _coil_states(status: Mapping[str, object]) -> dict[int, bool | None]:
 
 def run_selftest(
     box: Box,
-    toy: object,
+    toy: Toy | None,
     out: TextIO,
     wait: Callable[[float], None] = time.sleep,
 ) -> bool:
@@ -90,7 +90,7 @@ def run_selftest(
     popped = sum(_pulse(box, key, wait, out, faults) for key in KEYS)
     time.sleep(limits.pulse_ms / 1000 + 0.05)  # real time: the last pulse ends on its own clock
     _coils_off(box, out, faults)
-    for fault in box.status().get("faults") or []:
+    for fault in status_faults(box.status()):
         faults.append(f"box fault: {fault}")
     if faults:
         out.write(f"RESULT: FAIL ({len(faults)} fault(s))\n")

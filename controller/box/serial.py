@@ -25,9 +25,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Protocol, TypedDict
 
 import serial
 import serial.tools.list_ports
@@ -110,6 +109,47 @@ def open_port(path: str) -> serial.Serial:
     return ser
 
 
+class Port(Protocol):
+    """What the link uses of an open serial port (a ``serial.Serial``, or a test's fake)."""
+
+    @property
+    def in_waiting(self) -> int: ...
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class LinkStatus(TypedDict):
+    """``status()["link"]``: the handshake's phase and why, and the link's counters."""
+
+    up: bool
+    phase: str
+    detail: str
+    reconnects: int
+    frames_in: int
+    bad_frames: int
+    naks_sent: int
+    retries: int
+    handshakes: int
+
+
+class SerialStatus(TypedDict):
+    """:meth:`SerialBox.status`: JSON-ready health of the Pico box."""
+
+    backend: str
+    port: str | None
+    link: LinkStatus
+    firmware: dict[str, object] | None
+    faults: dict[str, str]
+    coils: dict[int, bool]
+    slots: dict[int, bool]
+    lid: bool | None
+    limits: dict[str, float]
+
+
 class SerialBox(Box):
     """A :class:`Box` whose coils and sensors are on a Pico behind a serial link.
 
@@ -129,7 +169,7 @@ class SerialBox(Box):
         limits: Limits | None = None,
         clock: Clock | None = None,
         *,
-        opener: Callable[[str], Any] = open_port,
+        opener: Callable[[str], Port] = open_port,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(limits)
@@ -142,7 +182,7 @@ class SerialBox(Box):
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._link = HostLink(expected_settings(pins, self.limits), self._stamp)
-        self._ser: Any = None
+        self._ser: Port | None = None
         self._path: str | None = None
         self._io_error: str | None = None
         self._reconnects = 0
@@ -188,10 +228,11 @@ class SerialBox(Box):
         with self._lock:
             return self._link.lid
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SerialStatus:
         with self._lock:
             link = self._link
             now = self._monotonic()
+            stats = link.stats
             return {
                 "backend": self.kind,
                 "port": self._path or (self._port if isinstance(self._port, str) else None),
@@ -200,7 +241,11 @@ class SerialBox(Box):
                     "phase": link.phase if self._driver.is_alive() else "down",
                     "detail": link.detail if self._driver.is_alive() else "the link thread ended",
                     "reconnects": self._reconnects,
-                    **asdict(link.stats),
+                    "frames_in": stats.frames_in,
+                    "bad_frames": stats.bad_frames,
+                    "naks_sent": stats.naks_sent,
+                    "retries": stats.retries,
+                    "handshakes": stats.handshakes,
                 },
                 "firmware": dict(link.firmware) if link.firmware else None,
                 "faults": self._faults_locked(),
@@ -246,7 +291,9 @@ class SerialBox(Box):
 
     # -- requests -------------------------------------------------------------------
 
-    def _request(self, kind: str, timeout: float = REQUEST_TIMEOUT_S + 0.5, **fields: Any) -> Any:
+    def _request(
+        self, kind: str, timeout: float = REQUEST_TIMEOUT_S + 0.5, **fields: object
+    ) -> dict[str, object]:
         with self._changed:
             pending: Pending = self._link.submit(kind, self._monotonic(), **fields)
             self._flush_locked()
@@ -333,7 +380,7 @@ class SerialBox(Box):
             self._link.disconnected(self._monotonic(), reason)
             self._flush_locked()
 
-    def _serve(self, ser: Any, path: str) -> tuple[str, bool]:
+    def _serve(self, ser: Port, path: str) -> tuple[str, bool]:
         """Run the link on an open port until it fails; returns (why, was it ever up)."""
         was_up = False
         with self._lock:
@@ -394,7 +441,7 @@ def mpremote_command() -> list[str]:
     raise FileNotFoundError(Said("mpremote is not installed: pip install mpremote"))
 
 
-def stage_firmware(target: Path, settings: dict[str, Any]) -> Path:
+def stage_firmware(target: Path, settings: dict[str, object]) -> Path:
     """Copy what goes on the Pico into ``target``: main.py, diablotin_fw/, diablotin.json."""
     source = firmware_dir()
     package = target / FIRMWARE_PACKAGE
@@ -427,7 +474,7 @@ def flash_firmware(
     limits: Limits,
     *,
     dry_run: bool = False,
-    run: Callable[..., Any] = subprocess.run,
+    run: Callable[..., subprocess.CompletedProcess[bytes]] = subprocess.run,
     settle_s: float = 3.0,
     out: Callable[[str], None] = print,
 ) -> list[list[str]]:

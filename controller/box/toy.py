@@ -18,9 +18,10 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TypeVar
 
 from gpiozero.exc import PinInvalidPull
+from gpiozero.pins import PinInfo
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from ..clock import Clock
@@ -63,10 +64,13 @@ def _check_key(key: int) -> int:
     return key
 
 
-class CoilPin(MockPin):  # type: ignore[misc]
+_Pin = TypeVar("_Pin", bound=MockPin)
+
+
+class CoilPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: an untyped base class
     """A coil's mock pin that tells the toy about every rising edge."""
 
-    def __init__(self, factory: MockFactory, info: Any, toy: SimulatedToy, key: int) -> None:
+    def __init__(self, factory: MockFactory, info: PinInfo, toy: SimulatedToy, key: int) -> None:
         super().__init__(factory, info)
         self.toy = toy
         self.key = key
@@ -78,14 +82,14 @@ class CoilPin(MockPin):  # type: ignore[misc]
         return changed
 
 
-class DrivenPin(MockPin):  # type: ignore[misc]
+class DrivenPin(MockPin):  # type: ignore[misc]  # gpiozero has no type hints: an untyped base class
     """An input pin driven by a push-pull output (sensor comparator, switch model).
 
     The pull resistor the backend selects does not move it: only :meth:`drive`
     does. Edges reach gpiozero as on a real pin, on the driving thread.
     """
 
-    def __init__(self, factory: MockFactory, info: Any, level: bool) -> None:
+    def __init__(self, factory: MockFactory, info: PinInfo, level: bool) -> None:
         super().__init__(factory, info)
         self.driven_level = level
         self.drive_lock = threading.RLock()
@@ -159,7 +163,9 @@ class SimulatedToy:
         self.set_missing_die(faults.missing_die)
 
     @staticmethod
-    def _make_pin(factory: MockFactory, number: int, pin_class: type, **kwargs: Any) -> Any:
+    def _make_pin(
+        factory: MockFactory, number: int, pin_class: type[_Pin], **kwargs: object
+    ) -> _Pin:
         pin = factory.pin(number, pin_class=pin_class, **kwargs)
         if type(pin) is not pin_class:
             raise ValueError(
@@ -353,7 +359,7 @@ class SimulatedToy:
         with self._lock:
             return ToyFaults(dict(self._jams), self._chatter, self._missing_die)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """JSON-ready fault switches and lid (never the arrangement)."""
         faults = self.faults
         return {

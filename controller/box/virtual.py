@@ -28,7 +28,7 @@ import threading
 import time
 import tty
 from collections import deque
-from typing import Any
+from typing import Protocol
 
 from gpiozero.pins.mock import MockFactory
 
@@ -36,14 +36,14 @@ from ..clock import Clock
 from .base import KEYS, Limits
 from .pins import PinMap
 from .protocol import core, expected_settings, wire
-from .serial import SerialBox
+from .serial import SerialBox, SerialStatus
 from .toy import SimulatedToy, ToyFaults
 
 log = logging.getLogger(__name__)
 
 LOOP_S = 0.002
 """The virtual firmware's loop turn (the Pico's is about 1 ms)."""
-BAD_FIELD_FRAMES: tuple[dict[str, Any], ...] = (
+BAD_FIELD_FRAMES: tuple[dict[str, object], ...] = (
     {"t": "hb", "boot": 0, "up": 5, "f": [1]},  # a fault name that is not text
     {"t": "hb", "boot": 0, "up": 5, "f": [["x"]]},  # not even hashable
     {"t": "hb", "boot": 0, "up": -1, "f": []},
@@ -54,6 +54,17 @@ BAD_FIELD_FRAMES: tuple[dict[str, Any], ...] = (
     {"t": "ev", "s": 0, "e": "state", "state": {"slots": 1}, "age": 0},
 )
 """CRC-valid frames with bad fields; ``boot`` 0 and ``s`` 0 are replaced by live values."""
+
+
+class FirmwareCore(Protocol):
+    """What the host uses of the firmware's ``core.Firmware`` (loaded from firmware/)."""
+
+    boot_id: int
+    faults: dict[str, str]
+
+    def poll(self, now: int) -> None:
+        """One turn of the firmware's loop at ``now`` (its ticks, ms)."""
+
 
 GARBAGE_RATE = 0.05
 """Default chance per loop turn and direction of a burst of random bytes."""
@@ -136,7 +147,7 @@ class VirtualCoprocessor:
         seed: int | None = None,
         faults: ToyFaults | None = None,
         *,
-        settings: dict[str, Any] | None = None,
+        settings: dict[str, object] | None = None,
         version: str | None = None,
     ) -> None:
         self.factory = MockFactory()
@@ -147,7 +158,8 @@ class VirtualCoprocessor:
         self._lock = threading.RLock()
         self.hal = VirtualHal(self, self.factory, pins)
         self.boots = 0
-        self.firmware: Any = None
+        self.firmware: FirmwareCore | None = None
+        """The firmware's ``core.Firmware``, made at the first boot."""
         self._received = b""
         self._delayed: deque[tuple[float, bytes]] = deque()
         self._silent = False
@@ -230,7 +242,11 @@ class VirtualCoprocessor:
             self.bad_fields(False)
             self.restore()
 
-    def status(self) -> dict[str, Any]:
+    def _booted(self) -> FirmwareCore:
+        assert self.firmware is not None, "the virtual Pico has not booted yet"
+        return self.firmware
+
+    def status(self) -> dict[str, object]:
         with self._lock:
             return {
                 "port": self.port,
@@ -242,7 +258,7 @@ class VirtualCoprocessor:
                 "slow_s": self._delay_s,
                 "bad_fields": self._bad_fields,
                 "coils_on": self.hal.energised(),
-                "firmware_faults": dict(self.firmware.faults),
+                "firmware_faults": dict(self._booted().faults),
                 "toy": self.toy.status(),
             }
 
@@ -264,7 +280,7 @@ class VirtualCoprocessor:
         self.boots += 1
         self._received = b""
         self._delayed.clear()
-        options: dict[str, Any] = {"reset_cause": reset_cause}
+        options: dict[str, object] = {"reset_cause": reset_cause}
         if self._version is not None:
             options["version"] = self._version
         boot_id = self._rng.getrandbits(30)
@@ -314,7 +330,7 @@ class VirtualCoprocessor:
                         data = b""
                     if data:
                         self._receive(data)
-                self.firmware.poll(self._ticks())
+                self._booted().poll(self._ticks())
                 self._release_delayed()
 
     def _noise(self) -> bytes:
@@ -345,7 +361,7 @@ class VirtualCoprocessor:
         msg = dict(BAD_FIELD_FRAMES[self.bad_fields_sent % len(BAD_FIELD_FRAMES)])
         self.bad_fields_sent += 1
         if msg.get("boot") == 0:
-            msg["boot"] = self.firmware.boot_id
+            msg["boot"] = self._booted().boot_id
         if msg.get("s") == 0:
             msg["s"] = self._rng.randrange(wire.SEQ_MOD)
         encoded: bytes = wire.encode(msg)
@@ -372,6 +388,12 @@ class VirtualCoprocessor:
             os.write(self._master, data)
 
 
+class VirtualStatus(SerialStatus):
+    """:meth:`VirtualBox.status`: a serial box's, and its co-processor's."""
+
+    virtual: dict[str, object]
+
+
 class VirtualBox(SerialBox):
     """The serial backend on a :class:`VirtualCoprocessor`; closing it stops the coprocessor."""
 
@@ -383,10 +405,8 @@ class VirtualBox(SerialBox):
         self.coprocessor = coprocessor
         super().__init__(lambda: coprocessor.port, pins, limits, clock)
 
-    def status(self) -> dict[str, Any]:
-        status = super().status()
-        status["virtual"] = self.coprocessor.status()
-        return status
+    def status(self) -> VirtualStatus:
+        return VirtualStatus(**super().status(), virtual=self.coprocessor.status())
 
     def close(self) -> None:
         super().close()

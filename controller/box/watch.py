@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ..clock import Clock, Timer
 from ..sentences import Said
@@ -54,6 +54,19 @@ COIL_EFFECT_S = 0.5
 
 HIDING = "hiding"
 HIDDEN = "hidden"
+
+
+class WatchState(TypedDict):
+    """:meth:`ToyWatch.state`, JSON-ready."""
+
+    phase: str
+    slots: dict[int, bool]
+    lid: bool | None
+    popped: list[int]
+    pressing: int | None
+    jammed: int | None
+    faults: dict[str, str]
+    link_down: str | None
 
 
 class PressRefused(BoxError, ValueError):
@@ -248,7 +261,7 @@ class ToyWatch:
         with self._lock:
             return [] if self._jammed is None else [f"key {self._jammed} jammed"]
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> WatchState:
         """JSON-ready snapshot: phase, slots, lid, popped keys, press in progress, jam, faults."""
         with self._lock:
             return {

@@ -11,6 +11,7 @@ descriptors in 4 rotations) and how far from them a devil may still be.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -165,7 +166,7 @@ def _descriptors(patch: np.ndarray) -> list[list[float]]:
     return [hog(r).tolist() for r in rotations(patch_light(patch))]
 
 
-def calibrate(root: Path, log=None) -> Profile:  # type: ignore[no-untyped-def]
+def calibrate(root: Path, log: Callable[[str], None] | None = None) -> Profile:
     """Build a profile from ``root``; :class:`CalibrationError` (saying why) if it cannot."""
     files = scan_folder(root)
     images: dict[str, list[np.ndarray]] = {}

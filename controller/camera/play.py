@@ -17,15 +17,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from ..sentences import Said, said_of
+from .frames import FrameSource
 from .profile import Profile
 from .reader import read_face
 from .sources import CameraFailed
+
+if TYPE_CHECKING:
+    from .teach import Teacher
 
 log = logging.getLogger(__name__)
 SNAPSHOT_SIZE = (160, 120)
@@ -63,7 +67,7 @@ class CameraWatch:
 
     def __init__(
         self,
-        camera: Any,
+        camera: FrameSource,
         profile: Profile,
         *,
         read_s: float = 3.0,
@@ -77,13 +81,13 @@ class CameraWatch:
         self.on_down = on_down
         self.up = True
         self.error = ""
-        self.last: dict[str, Any] | None = None
+        self.last: dict[str, object] | None = None
         self.last_frame_jpeg = b""
         self.last_frame: np.ndarray | None = None
         """The last frame grabbed (RGB, full size), at ``last_frame_at``."""
         self.last_frame_at = 0.0
         self._before: np.ndarray | None = None
-        self.teacher: Any = None
+        self.teacher: Teacher | None = None
         """The Box page's teaching session (:func:`controller.camera.service.teacher`)."""
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -129,7 +133,7 @@ class CameraWatch:
             )
         return got[0]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         return {
             "kind": getattr(self.camera, "kind", "?"),
             "up": self.up,
@@ -186,7 +190,7 @@ class CameraWatch:
 
     def _read(self, key: int) -> CameraRead:
         deadline = time.monotonic() + self.read_s
-        best: tuple[float, Any, np.ndarray] | None = None
+        best: tuple[float, int | str, np.ndarray] | None = None
         while True:
             frame = self._grab()
             if frame is None:

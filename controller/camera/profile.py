@@ -21,7 +21,6 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -70,7 +69,7 @@ class Profile:
         d_number = float(np.sqrt(max(0.0, 2 - 2 * float((numbers @ descriptor).max()))))
         return d_devil, d_number
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "format": FORMAT,
             "created": self.created,

@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
@@ -86,10 +85,10 @@ class Read:
     reason: str = ""
     pips: tuple[tuple[float, float], ...] = ()
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         return {"face": self.face, "confidence": round(self.confidence, 3)}
 
-    def overlay(self) -> dict[str, Any]:
+    def overlay(self) -> dict[str, object]:
         """Where the die was found and the pips counted (frame pixels), for a live view."""
         corners = [] if self.box is None else cv2.boxPoints(self.box).round(1).tolist()
         return {

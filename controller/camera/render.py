@@ -12,9 +12,9 @@ reader was never tuned on it, and the accuracy figures in docs/camera.md are mea
 from __future__ import annotations
 
 import math
+import os
 import random
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
@@ -305,7 +305,7 @@ def jpeg_roundtrip(rgb: np.ndarray, quality: int) -> np.ndarray:
     return cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
 
 
-def write_image(path: Any, rgb: np.ndarray, quality: int = 85) -> None:
+def write_image(path: str | os.PathLike[str], rgb: np.ndarray, quality: int = 85) -> None:
     """Write ``rgb`` to ``path`` (.jpg/.jpeg with ``quality``, else PNG)."""
     bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     params = (
@@ -316,7 +316,11 @@ def write_image(path: Any, rgb: np.ndarray, quality: int = 85) -> None:
 
 
 def write_dataset(
-    root: Any, style: DieStyle, per_face: int, seed: int, faces: tuple[int | str, ...] = FACES
+    root: str | os.PathLike[str],
+    style: DieStyle,
+    per_face: int,
+    seed: int,
+    faces: tuple[int | str, ...] = FACES,
 ) -> None:
     """A calibration/test folder: ``root/<face>/<n>.jpg`` (JPEG quality 60–92)."""
     from pathlib import Path

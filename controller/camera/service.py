@@ -15,14 +15,17 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..sentences import Said, said_of, words
-from . import require
+from . import Camera, require
 
 if TYPE_CHECKING:
+    from ..box.base import Toy
+    from .play import CameraWatch
     from .profile import Profile
+    from .teach import Teacher
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,9 @@ def profile_path(config: Config) -> Path:
     return config.data_dir / DEFAULT_NAME
 
 
-def start_camera(config: Config, toy: Any, notice: Callable[..., None]) -> Any:
+def start_camera(
+    config: Config, toy: Toy | None, notice: Callable[..., None]
+) -> CameraWatch | None:
     """A running :class:`~controller.camera.play.CameraWatch`, or None (with a notice) when
     the camera cannot start: the referee taps the faces. Raises
     :class:`~controller.camera.CameraMissing` without the [camera] extra."""
@@ -127,13 +132,14 @@ def save_snapshot(data_dir: Path, game_id: int, name: str, jpeg: bytes) -> Path:
     return path
 
 
-def teacher(config: Config, watch: Any) -> Any:
+def teacher(config: Config, watch: Camera) -> Teacher:
     """The camera's one :class:`~controller.camera.teach.Teacher` (made on first use):
     photos in ``<data dir>/teach/``; the profile it makes is saved as the service's
     profile (:func:`profile_path`) and used from the next read."""
+    from .sources import SimulatedCamera
     from .teach import Teacher
 
-    if getattr(watch, "teacher", None) is None:
+    if watch.teacher is None:
 
         def done(profile: Profile) -> None:
             profile.save(profile_path(config))
@@ -141,7 +147,7 @@ def teacher(config: Config, watch: Any) -> Any:
             log.info("camera: taught from the Box page, profile saved to %s", profile_path(config))
 
         def show(face: int | str | None) -> None:
-            if hasattr(watch.camera, "shown"):  # the simulated camera shows what it is told
+            if isinstance(watch.camera, SimulatedCamera):  # it shows what it is told
                 watch.camera.shown = face
 
         watch.teacher = Teacher(config.data_dir / "teach", watch.frame, done, show)

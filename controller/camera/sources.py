@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import random
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..box.base import Toy
 from ..sentences import Said
+from .frames import FrameSource
+
+if TYPE_CHECKING:
+    from .render import Scene
 
 KINDS = ("none", "simulated", "picamera2", "usb")
 
@@ -45,13 +51,13 @@ class SimulatedCamera:
 
     kind = "simulated"
 
-    def __init__(self, toy: Any, style: str = "ivory", seed: int | None = None) -> None:
+    def __init__(self, toy: Toy, style: str = "ivory", seed: int | None = None) -> None:
         from .render import STYLES
 
         self.toy = toy
         self.style = STYLES[style]
         self._rng = random.Random(seed)
-        self._scenes: dict[int, Any] = {}
+        self._scenes: dict[int, Scene] = {}
         self._light = self._rng.getrandbits(32)
         self._lock = threading.Lock()
         self.failing = False
@@ -95,7 +101,7 @@ class SimulatedCamera:
         scene = Scene(scene.side, scene.centre, scene.angle, surface, self._light)
         return render(self.style, face, rng, scene=scene, others=others, light_seed=self._light)
 
-    def _place(self, random_scene: Any) -> Any:
+    def _place(self, random_scene: Callable[[random.Random], Scene]) -> Scene:
         """A spot for a new die, apart from the dice already out."""
         for _ in range(50):
             scene = random_scene(self._rng)
@@ -178,7 +184,9 @@ class UsbCamera:
         self._cap.release()
 
 
-def open_camera(value: str, toy: Any = None, style: str = "ivory", seed: int | None = None) -> Any:
+def open_camera(
+    value: str, toy: Toy | None = None, style: str = "ivory", seed: int | None = None
+) -> FrameSource | None:
     """The camera for a ``--camera`` value (``None`` for ``none``); :class:`CameraFailed`."""
     kind, index = parse_kind(value)
     if kind == "none":

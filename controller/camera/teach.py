@@ -16,7 +16,6 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -63,12 +62,12 @@ class Teacher:
         self.taken = 0
         self.error: str | None = None  # why the last calibration failed (a Said)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> dict[str, object]:
         """What the Box page draws: the face to show, shots taken, progress 0..1."""
         with self._lock:
             return self._status()
 
-    def _status(self) -> dict[str, Any]:
+    def _status(self) -> dict[str, object]:
         total = len(FACE_NAMES) * self.shots_per_face
         done = self.face_index * self.shots_per_face + self.taken
         return {
@@ -87,7 +86,7 @@ class Teacher:
             "error_said": self.error.as_dict() if isinstance(self.error, Said) else None,
         }
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> dict[str, object]:
         """Begin (or begin again): earlier teaching photos are removed."""
         with self._lock:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -95,7 +94,7 @@ class Teacher:
             self._show(face_from_name(FACE_NAMES[0]))
             return self._status()
 
-    def cancel(self) -> dict[str, Any]:
+    def cancel(self) -> dict[str, object]:
         """Stop teaching; the current profile stays, the photos are removed."""
         with self._lock:
             self.active, self.face_index, self.taken = False, 0, 0
@@ -103,7 +102,7 @@ class Teacher:
             shutil.rmtree(self.folder, ignore_errors=True)
             return self._status()
 
-    def snap(self) -> dict[str, Any]:
+    def snap(self) -> dict[str, object]:
         """Take one snapshot of the face being taught. After the last one of the last face,
         calibrate and install the profile. Raises :class:`TeachRefused` (not teaching, no
         frame, calibration failed: the photos stay and that face can be retaken)."""
@@ -141,7 +140,7 @@ class Teacher:
         self._done(profile)
         return self.status()
 
-    def skip(self) -> dict[str, Any]:
+    def skip(self) -> dict[str, object]:
         """Pass over the number face being taught (its snapshots so far are dropped): the
         reader counts that face's pips without photos of it. The devil cannot be skipped."""
         with self._lock:
@@ -158,7 +157,7 @@ class Teacher:
             self._show(face_from_name(FACE_NAMES[self.face_index]))
             return self._status()
 
-    def retake(self, face: str) -> dict[str, Any]:
+    def retake(self, face: str) -> dict[str, object]:
         """Go back to ``face`` (one of 1…6, devil) and take its photos again."""
         with self._lock:
             if not self.active:

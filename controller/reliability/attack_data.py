@@ -19,11 +19,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .attack_plan import SERVER_G
 from .common import PIN, HttpError, Log, ServeProcess, free_port
 from .loopback import log_in, request
+
+if TYPE_CHECKING:
+    from .attack_plan import Attack, AttackPlan
 
 SESSION_SOURCE = "127.0.0.220"
 TEXT_SOURCE = "127.0.0.221"
@@ -53,7 +56,7 @@ LOOK_ALIKES = ("Zoé\u3164", "Zo\u061cé", "ZOÉ", "Zое́")
 """Roster names that look like "Zoé" (Hangul filler, Arabic letter mark, case, Cyrillic)."""
 
 
-def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
+def run_data(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
     """Server D's attacks, in the order of :data:`.attack.DATA_ATTACKS`."""
     from .attack_plan import Attack
 
@@ -82,7 +85,7 @@ def run_data(plan: Any, workdir: Path, seed: int, log: Log) -> list[Any]:
     return attacks
 
 
-def _sessions(port: int) -> Any:
+def _sessions(port: int) -> Attack:
     from .attack_plan import Attack, new_tails_game
 
     attack = Attack("sessions: web-sessions.json unwritable")
@@ -100,7 +103,7 @@ def _sessions(port: int) -> Any:
     return attack
 
 
-def _free_text(server: ServeProcess) -> Any:
+def _free_text(server: ServeProcess) -> Attack:
     from .attack_plan import Attack
 
     attack = Attack("free text: invisible, look-alike names")
@@ -146,7 +149,7 @@ def _free_text(server: ServeProcess) -> Any:
     return attack
 
 
-def _renames(server: ServeProcess, renames: int) -> Any:
+def _renames(server: ServeProcess, renames: int) -> Attack:
     from .attack_plan import Attack
 
     attack = Attack("WAL: renames are checkpointed")
@@ -170,7 +173,7 @@ def _renames(server: ServeProcess, renames: int) -> Any:
     return attack
 
 
-def _wal_deleted(server: ServeProcess, attacks: list[Any]) -> None:
+def _wal_deleted(server: ServeProcess, attacks: list[Attack]) -> None:
     """Twice: 30 moves, SIGKILL, the WAL deleted (then also the -shm), ``serve`` again; each
     verdict goes to ``attacks``. After each, the way out is taken (the named file deleted) and
     the server restarts (a ``RuntimeError`` if it cannot)."""
@@ -202,7 +205,7 @@ def _wal_deleted(server: ServeProcess, attacks: list[Any]) -> None:
         server.start()
 
 
-def tails_moves(n: int) -> list[dict[str, Any]]:
+def tails_moves(n: int) -> list[dict[str, object]]:
     """The first ``n`` moves of a 2-player tail-tile game, each the first legal one."""
     from controller.games.tails import TailsRules
 
@@ -219,7 +222,7 @@ def versions(journal: Path) -> Path:
     return Path(f"{journal}.versions")
 
 
-def _damaged_rows(server: ServeProcess) -> list[Any]:
+def _damaged_rows(server: ServeProcess) -> list[Attack]:
     """Server D stopped; one byte 0xFF in an entry of one game, ``options = '[[['`` in
     another; then ``serve``, the exports and the CLI."""
     from .attack_plan import Attack
@@ -308,13 +311,13 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(argv, -1, "", f"hung for {CLI_TIMEOUT_S:g} s")
 
 
-def _configs(workdir: Path, seed: int) -> list[Any]:
+def _configs(workdir: Path, seed: int) -> list[Attack]:
     """``serve`` with a config nested 500 deep, ``/dev/zero`` and an Arabic-Indic PIN, all
     at once."""
     from .attack_startup import refuses_to_start, serve_config
 
     workdir.mkdir(parents=True, exist_ok=True)
-    attacks: list[Any] = []
+    attacks: list[Attack] = []
     cases: list[tuple[str, Callable[[int], Path], str]] = [
         (
             "config: array nested 500 deep",
@@ -336,7 +339,7 @@ def _configs(workdir: Path, seed: int) -> list[Any]:
             "ASCII digits",
         ),
     ]
-    results: dict[str, Any] = {}
+    results: dict[str, Attack] = {}
 
     def run(index: int, name: str, make: Callable[[int], Path], expect: str) -> None:
         port = free_port()
@@ -357,7 +360,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _fifo(workdir: Path) -> Any:
+def _fifo(workdir: Path) -> Attack:
     from .attack_plan import Attack
 
     attack = Attack("replay FIFO --import")

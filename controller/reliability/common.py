@@ -24,7 +24,7 @@ KINDS = registry.names()
 """The game kinds the suite plays, in the order the kill -9 part takes them in turn."""
 
 Log = Callable[[str], None]
-Op = dict[str, Any] | None
+Op = dict[str, object] | None
 """A scripted entry: an action, or ``None`` for an undo."""
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..box.base import Toy
 from ..config import Config
 from .common import PIN, Api, HttpError, Log
 
@@ -37,7 +38,7 @@ class FaultCase:
         return not self.problems
 
 
-def dice_out(toy: Any) -> set[int]:
+def dice_out(toy: Toy) -> set[int]:
     """Keys whose die is out of its slot on the simulated toy itself (the ground truth)."""
     return set(toy.dice_out())
 
@@ -67,6 +68,7 @@ class FaultRig:
         self.api = Api(bound_port(self.server), keep_alive=True)
         self._thread = threading.Thread(target=self.server.serve, daemon=True)
         self._thread.start()
+        assert self.service.toy is not None  # the virtual box has a simulated toy
         self.toy = self.service.toy
         self.coprocessor = getattr(self.service.box, "coprocessor", None)
         self.game_id = 0
@@ -209,11 +211,14 @@ class FaultRig:
     def check_truth(self, timeout: float = 1.5) -> None:
         """No lost and no invented pop: while the dice are hidden the journaled pops of this
         hiding are exactly the dice out of the toy; and every coil is low (after a pulse)."""
+        from ..boxplay import sauteur_state
+
         table = self.service.table(self.game_id)
         deadline = time.monotonic() + timeout
         while True:
             with table.lock:
-                phase, popped = table.state.phase, set(table.state.popped)
+                state = sauteur_state(table)
+                phase, popped = state.phase, set(state.popped)
             truth = dice_out(self.toy)
             hidden = phase in ("pop", "face", "advance")
             if (not hidden or popped == truth) and not self.coils_high():

@@ -10,6 +10,8 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +79,7 @@ class TailsWalk:
         return action
 
 
-def spawn_clients(port: int, count: int, topic: str) -> tuple[Any, Any]:
+def spawn_clients(port: int, count: int, topic: str) -> tuple[BaseProcess, Connection]:
     """``count`` live streams in a child process (``bench web``'s client), all connected:
     returns (process, pipe). Send ``"stop"``; it answers ``{client: [(version, t)]}``
     (``time.monotonic`` at receipt, snapshot not included). ``RuntimeError`` if they do
@@ -94,7 +96,7 @@ def spawn_clients(port: int, count: int, topic: str) -> tuple[Any, Any]:
     return child, ours
 
 
-def stop_clients(child: Any, pipe: Any) -> dict[int, list[tuple[int, float]]]:
+def stop_clients(child: BaseProcess, pipe: Connection) -> dict[int, list[tuple[int, float]]]:
     pipe.send("stop")
     if not pipe.poll(30):
         child.kill()

@@ -15,7 +15,7 @@ import re
 import selectors
 import socket
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ def request(
     port: int,
     method: str,
     path: str,
-    body: bytes | dict[str, Any] | None = None,
+    body: bytes | Mapping[str, object] | None = None,
     *,
     headers: dict[str, str] | None = None,
     source: str = "127.0.0.1",
@@ -55,7 +55,7 @@ def request(
     """One request on a new connection from ``source``; never raises for network errors
     (the answer's status says what happened). A dict body is sent as JSON."""
     sent_headers = dict(headers or {})
-    if isinstance(body, dict):
+    if isinstance(body, Mapping):
         body = json.dumps(body).encode()
     if body is not None:
         sent_headers.setdefault("Content-Type", "application/json")

@@ -26,6 +26,7 @@ import selectors
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,9 @@ from .common import PIN, Log, ServeProcess
 from .loopback import Referee, close_all, log_in, open_many, request, stream_request
 
 if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+    from multiprocessing.synchronize import Event
+
     from .attack_plan import Attack, AttackPlan
 
 
@@ -87,7 +91,9 @@ class IdleFlood(threading.Thread):
         close_all(self.socks)
 
 
-def _flood_process(port: int, sources: list[str], count: int, stop: Any, out: Any) -> None:
+def _flood_process(
+    port: int, sources: list[str], count: int, stop: Event, out: Queue[tuple[int, int]]
+) -> None:
     """An :class:`IdleFlood` in a process of its own (the referee's client keeps this
     one's interpreter); puts ``(open, reopened)`` in ``out`` every 0.5 s and at the end."""
     flood = IdleFlood(port, sources, count)
@@ -99,7 +105,9 @@ def _flood_process(port: int, sources: list[str], count: int, stop: Any, out: An
     out.put((len(flood.socks), flood.reopened))
 
 
-def _hammer_process(port: int, sources: list[str], path: str, stop: Any, out: Any) -> None:
+def _hammer_process(
+    port: int, sources: list[str], path: str, stop: Event, out: Queue[dict[int, int]]
+) -> None:
     """A :class:`Hammer` per source, in a process of their own; puts the answers' count
     by status in ``out`` once stopped."""
     hammers = [Hammer(port, source, path) for source in sources]
@@ -121,7 +129,7 @@ class Helper:
     share the measuring client's interpreter): :meth:`latest` reads what it put in
     ``out`` so far, :meth:`stop` ends it and returns the last."""
 
-    def __init__(self, target: Any, *args: Any) -> None:
+    def __init__(self, target: Callable[..., None], *args: object) -> None:
         context = multiprocessing.get_context("spawn")
         self.stop_event = context.Event()
         self.out: Any = context.Queue()

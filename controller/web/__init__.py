@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, make_response, request
 from flask_babel import Babel
@@ -85,6 +85,7 @@ class BoundedInt(IntegerConverter):
 
     def __init__(self, url_map: object, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("max", MAX_ID)
+        # why the ignore below: url_map is werkzeug's Map, passed through
         super().__init__(url_map, *args, **kwargs)  # type: ignore[arg-type]
 
 
@@ -170,8 +171,8 @@ class _ThenRelease:
 
     def close(self) -> None:
         try:
-            close: Any = getattr(self.body, "close", None)
-            if close is not None:
+            close = getattr(self.body, "close", None)
+            if callable(close):
                 close()
         finally:
             self.release()
@@ -236,7 +237,9 @@ def create_app(
         MAX_STREAMS_PER_CLIENT=service.config.server.max_streams_per_client,
         SEND_FILE_MAX_AGE_DEFAULT=timedelta(hours=1),
     )
+    # why the ignore below: the default JSON provider has these settings
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    # why the ignore below: the default JSON provider has these settings
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["diablotin"] = service
     app.extensions["diablotin.throttle"] = throttle or PinThrottle()
@@ -262,5 +265,6 @@ def create_app(
 
     app.register_error_handler(ApiError, ApiError.response)
     app.register_error_handler(HTTPException, _http_error)
+    # why the ignore below: Flask's way to wrap its WSGI app
     app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
     return app

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -241,9 +241,10 @@ def odds(game_id: int) -> Response:
     table = table_for(game_id)
     args = request.args.to_dict()
 
-    def compute() -> tuple[dict[str, Any], bool]:
+    def compute() -> tuple[object, bool]:
         report = operations.odds(service(), game_id, args)
-        return report, report.get("coach", {}).get("status") != "solving"
+        coach = report.get("coach")
+        return report, not isinstance(coach, dict) or coach.get("status") != "solving"
 
     read = ("odds", game_id, tuple(sorted(request.args.items(multi=True))))
     return jsonify(guarded(lambda: costly_answer(read, table.version, compute, is_referee)))
@@ -255,13 +256,14 @@ def costly() -> Costly:
 
 
 def costly_answer(
-    read: tuple[Any, ...], version: Any, compute: Callable[[], tuple[Any, bool]], is_referee: bool
-) -> Any:
+    read: Hashable, version: Hashable, compute: Callable[[], tuple[object, bool]], is_referee: bool
+) -> object:
     """An expensive read through the app's :class:`~controller.web.costly.Costly`:
     ``compute`` runs on its worker, in the app's context (not the request's)."""
+    # why the ignore below: LocalProxy's own method, missing from its stubs
     app = current_app._get_current_object()  # type: ignore[attr-defined]
 
-    def in_app() -> tuple[Any, bool]:
+    def in_app() -> tuple[object, bool]:
         with app.app_context():
             return compute()
 
@@ -323,7 +325,7 @@ def export(game_id: int) -> Response:
     if game_id not in service().damaged:
         viewer = _viewer_for(game_id)
         version = table_for(game_id).version
-        body = costly_answer(("export", game_id), version, compute, viewer == "referee")
+        body = str(costly_answer(("export", game_id), version, compute, viewer == "referee"))
     elif not referee():
         raise api_error("pin-required", Said("only the referee may export a damaged game"))
     else:
@@ -407,14 +409,14 @@ def camera_teach() -> Response:
 
     body = json_body()
     teacher = _teacher()
-    steps: dict[str, Callable[[], dict[str, Any]]] = {
+    steps: dict[str, Callable[[], dict[str, object]]] = {
         "start": teacher.start,
         "snap": teacher.snap,
         "cancel": teacher.cancel,
         "skip": teacher.skip,
         "retake": lambda: teacher.retake(str(body.get("face", ""))),
     }
-    step = steps.get(body.get("do"))  # type: ignore[arg-type]
+    step = steps.get(str(body.get("do")))
     if step is None:
         raise api_error("bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
     try:
@@ -495,7 +497,7 @@ def game_stats(game_id: int) -> Response:
     journal = service().journal
     assert journal is not None
 
-    def compute() -> tuple[dict[str, Any], bool]:
+    def compute() -> tuple[object, bool]:
         return game_series(journal.game(game_id), journal.entries(game_id)), True
 
     read = ("game-stats", game_id)

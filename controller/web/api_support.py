@@ -8,7 +8,7 @@ import errno
 import json
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from flask import current_app, request
 
@@ -23,6 +23,9 @@ from .security import ApiError
 if TYPE_CHECKING:
     from controller.service import Service
     from controller.table import Table
+
+
+T = TypeVar("T")
 
 
 def service() -> Service:
@@ -46,10 +49,10 @@ def refusal(exc: Refused) -> ApiError:
     status = 409 if known is None else known.status
     reason = refusal_text(exc, request_language())
     template = exc.template if status == 409 else None  # the rules' refusals: pages word them
-    return ApiError(status, exc.code, reason, params=exc.params, template=template)
+    return ApiError(status, exc.code, reason, params={**exc.params}, template=template)
 
 
-def guarded(fn: Callable[[], Any]) -> Any:
+def guarded(fn: Callable[[], T]) -> T:
     """Run ``fn`` turning refusals and box errors into :class:`ApiError`."""
     try:
         return fn()
@@ -100,7 +103,7 @@ def parsed_body() -> object:
         return None
 
 
-def json_body(required: bool = True) -> dict[str, Any]:
+def json_body(required: bool = True) -> dict[str, object]:
     """The request's JSON object; 400 if it is missing, malformed or not an object (see
     :func:`parsed_body` for the numbers refused)."""
     data = parsed_body()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 from urllib.parse import quote
 
 from controller.games import registry
@@ -31,7 +30,7 @@ PLAY_DATE = "%Y-%m-%d %H:%M:%S"
 """``playDate``: UTC, ``yyyy-MM-dd HH:mm:ss``."""
 
 
-def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
+def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
     """The BG Stats play of finished game ``game_id``: source, date (its start, UTC),
     duration (whole minutes, first move to last), the game, and per seat its name, score
     (games with points), winner and start player. Unnamed seats are labelled in ``lang``.
@@ -50,7 +49,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
     stored = record.seats or [{} for _ in facts.seats]
     players = []
     for (key, _name), seat in zip(facts.seats.items(), stored, strict=False):
-        person: dict[str, Any] = {
+        person: dict[str, object] = {
             "name": _name_of(record.kind, key, seat, lang),
             "sourcePlayerId": _player_id(key, seat),
             "winner": key in facts.winners,
@@ -75,13 +74,13 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, Any]:
     }
 
 
-def link(play_data: dict[str, Any]) -> str:
+def link(play_data: dict[str, object]) -> str:
     """The documented link: ``createPlay.html?data=`` + the play as URL-encoded JSON."""
     text = json.dumps(play_data, ensure_ascii=False, separators=(",", ":"))
     return f"{CREATE_PLAY}?data={quote(text, safe='')}"
 
 
-def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
+def _name_of(kind: str, key: str, seat: dict[str, object], lang: str) -> str:
     """The seat's person, or the seat's own label in ``lang``."""
     if seat.get("name"):
         return str(seat["name"])
@@ -95,7 +94,7 @@ def _name_of(kind: str, key: str, seat: dict[str, Any], lang: str) -> str:
     return translate(lang, word, **params)
 
 
-def _player_id(key: str, seat: dict[str, Any]) -> str:
+def _player_id(key: str, seat: dict[str, object]) -> str:
     """BG Stats re-matches a player by ``sourcePlayerId``: the roster id, a guest's name,
     the computer's level, or the seat."""
     if seat.get("player") is not None:

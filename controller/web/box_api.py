@@ -24,7 +24,7 @@ from .api_support import api_error
 from .security import ApiError
 
 if TYPE_CHECKING:
-    from controller.camera.play import CameraWatch
+    from controller.camera import Camera
     from controller.service import Service
 
 log = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ class LiveReading:
         self._reading: dict[str, object] = {}
         self._jpegs: dict[int, bytes] = {}
 
-    def now(self, camera: CameraWatch) -> dict[str, object]:
+    def now(self, camera: Camera) -> dict[str, object]:
         """The latest reading (made now if it is older than a second). Raises
         :class:`~controller.camera.sources.CameraFailed` when the camera gives no frame."""
         import cv2  # the camera extra; only with a camera on
@@ -218,8 +218,12 @@ class LiveReading:
                 "height": round(height * scale),
                 "face": overlay["face"],
                 "confidence": overlay["confidence"],
-                "die": [[round(x * scale, 1), round(y * scale, 1)] for x, y in overlay["die"]],
-                "pips": [[round(x * scale, 1), round(y * scale, 1)] for x, y in overlay["pips"]],
+                "die": [
+                    [round(x * scale, 1), round(y * scale, 1)] for x, y in _points(overlay["die"])
+                ],
+                "pips": [
+                    [round(x * scale, 1), round(y * scale, 1)] for x, y in _points(overlay["pips"])
+                ],
             }
             self._at = time.monotonic()
             return self._reading
@@ -235,13 +239,22 @@ class LiveReading:
             return self._jpegs.get(number, b"")
 
 
+def _points(value: object) -> list[tuple[float, float]]:
+    """A reading's ``[[x, y], ...]`` (pixels), checked point by point."""
+    if not isinstance(value, list):
+        return []
+    return [
+        (float(p[0]), float(p[1])) for p in value if isinstance(p, list | tuple) and len(p) == 2
+    ]
+
+
 def _live() -> LiveReading:
     found: LiveReading = current_app.extensions.setdefault("diablotin.reading", LiveReading())
     return found
 
 
-def _camera() -> CameraWatch:
-    camera: CameraWatch | None = service().camera
+def _camera() -> Camera:
+    camera = service().camera
     if camera is None or not camera.up:
         raise api_error("no-camera", Said("no camera is on (serve --camera ...)"))
     return camera

@@ -27,11 +27,10 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any
 
 from controller.games.base import Said
 
@@ -63,7 +62,7 @@ class RefereeGate:
         self._quiet = threading.Condition()
 
     @contextlib.contextmanager
-    def serving(self) -> Any:
+    def serving(self) -> Iterator[None]:
         with self._quiet:
             self._serving += 1
         try:
@@ -88,9 +87,9 @@ class RefereeGate:
 class _Job:
     priority: int
     order: int
-    key: Hashable = field(compare=False)
-    compute: Callable[[], tuple[Any, bool]] = field(compare=False)
-    done: Future[Any] = field(compare=False)
+    key: tuple[Hashable, Hashable] = field(compare=False)
+    compute: Callable[[], tuple[object, bool]] = field(compare=False)
+    done: Future[object] = field(compare=False)
 
 
 class _Buckets:
@@ -138,9 +137,9 @@ class Costly:
         self.wait_s = wait_s
         self.entries = entries
         self._buckets = _Buckets(burst, per_s, clock)
-        self._cache: OrderedDict[Hashable, Any] = OrderedDict()
-        self._latest: OrderedDict[Hashable, Any] = OrderedDict()
-        self._pending: dict[Hashable, Future[Any]] = {}
+        self._cache: OrderedDict[Hashable, object] = OrderedDict()
+        self._latest: OrderedDict[Hashable, object] = OrderedDict()
+        self._pending: dict[Hashable, Future[object]] = {}
         self._jobs: list[_Job] = []
         self._order = itertools.count()
         self._lock = threading.Condition()
@@ -151,12 +150,12 @@ class Costly:
         self,
         read: Hashable,
         version: Hashable,
-        compute: Callable[[], tuple[Any, bool]],
+        compute: Callable[[], tuple[object, bool]],
         *,
         client: str,
         referee: bool,
         wait_s: float | None = None,
-    ) -> Any:
+    ) -> object:
         """The answer to ``read`` (what is asked, without the version) at ``version``.
         ``compute()`` returns ``(answer, cacheable)``; its exceptions reach the caller.
         ``wait_s``: how long the request waits for it (default: the queue's ``wait_s``).
@@ -182,19 +181,19 @@ class Costly:
 
     def _submit(
         self,
-        key: Hashable,
+        key: tuple[Hashable, Hashable],
         read: Hashable,
-        compute: Callable[[], tuple[Any, bool]],
+        compute: Callable[[], tuple[object, bool]],
         client: str,
         referee: bool,
-    ) -> Future[Any]:
+    ) -> Future[object]:
         """Queue ``compute`` (the lock held). Spectators: rate and queue limits first."""
         if not referee:
             wait = self._buckets.take(client)
             if wait > 0:
                 stale = self._latest.get(read)
                 if isinstance(stale, dict):
-                    done: Future[Any] = Future()
+                    done: Future[object] = Future()
                     done.set_result(stale | {"stale": True})
                     return done
                 seconds = max(1, math.ceil(wait))
@@ -221,7 +220,7 @@ class Costly:
         self._lock.notify()
         return job.done
 
-    def _store(self, key: Hashable, read: Hashable, done: Future[Any]) -> None:
+    def _store(self, key: Hashable, read: Hashable, done: Future[object]) -> None:
         with self._lock:
             self._pending.pop(key, None)
 
@@ -242,7 +241,7 @@ class Costly:
                 continue
             finally:
                 _worker_state.gate = None
-            read = job.key[0]  # type: ignore[index]
+            read = job.key[0]
             with self._lock:
                 self.computed += 1
                 if cacheable:

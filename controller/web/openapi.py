@@ -6,7 +6,7 @@ so the document cannot drift from the code.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from flask import Blueprint, Response, jsonify
 
@@ -14,7 +14,7 @@ from controller import __version__
 from controller.games import registry
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
-_OBJ: dict[str, Any] = {"type": "object"}
+_OBJ: Mapping[str, object] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
@@ -28,7 +28,9 @@ _SNAPSHOT = {
 }
 
 # (method, path, summary, referee-only, request body schema or None, path parameters)
-ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, Any]]]] = [
+ROUTES: list[
+    tuple[str, str, str, bool, Mapping[str, object] | None, list[Mapping[str, object]]]
+] = [
     ("get", "/api/openapi.json", "This document", False, None, []),
     ("get", "/api/session", "Am I the referee? (and my CSRF token)", False, None, []),
     (
@@ -428,7 +430,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
 
 _BINARY = {"type": "string", "format": "binary"}
 _JPEG = {"image/jpeg": {"schema": _BINARY}}
-ANSWERS: dict[str, dict[str, Any]] = {
+ANSWERS: dict[str, Mapping[str, object]] = {
     "/api/export.zip": {"application/zip": {"schema": _BINARY}},
     "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
     "/api/backup": {"application/vnd.sqlite3": {"schema": _BINARY}},
@@ -447,7 +449,7 @@ CREATED = {
 """Operations that answer 201 when they make something new."""
 
 
-def _error(description: str) -> dict[str, Any]:
+def _error(description: str) -> dict[str, object]:
     return {"description": description, "content": {"application/json": {"schema": _ERROR}}}
 
 
@@ -456,11 +458,11 @@ def _operation(
     path: str,
     summary: str,
     referee: bool,
-    body: dict[str, Any] | None,
-    params: list[dict[str, Any]],
-) -> dict[str, Any]:
+    body: Mapping[str, object] | None,
+    params: list[Mapping[str, object]],
+) -> dict[str, object]:
     content = ANSWERS.get(path, {"application/json": {"schema": _OBJ}})
-    responses: dict[str, Any] = {
+    responses: dict[str, object] = {
         "200": {"description": "OK", "content": content},
         "400": _error("Malformed request (numbers: whole ones within ±2^63, finite)"),
         "404": _error("No such game"),
@@ -475,7 +477,7 @@ def _operation(
         responses["413"] = _error("The request body is too large")
     if (method, path) in CREATED:
         responses["201"] = {"description": "Created", "content": content}
-    op: dict[str, Any] = {"summary": summary, "responses": responses}
+    op: dict[str, object] = {"summary": summary, "responses": responses}
     if params:
         op["parameters"] = params
     if referee or method != "get":
@@ -489,18 +491,23 @@ def _operation(
     return op
 
 
-def document() -> dict[str, Any]:
+def _with_kinds(body: Mapping[str, object]) -> dict[str, object]:
+    """The new game's body schema, its ``kind`` one of the kinds registered now."""
+    properties = body["properties"]
+    assert isinstance(properties, Mapping)  # declared in ROUTES
+    kind = {"type": "string", "enum": list(registry.names())}
+    return {**body, "properties": {**properties, "kind": kind}}
+
+
+def document() -> dict[str, object]:
     """The OpenAPI 3.0 document as a dict."""
-    paths: dict[str, dict[str, Any]] = {}
+    paths: dict[str, dict[str, dict[str, object]]] = {}
     for method, path, summary, referee, body, params in ROUTES:
+        if (method, path) == ("post", "/api/games") and body is not None:
+            body = _with_kinds(body)
         paths.setdefault(path, {})[method] = _operation(
             method, path, summary, referee, body, params
         )
-    new_game = paths["/api/games"]["post"]["requestBody"]["content"]["application/json"]
-    kind = {"type": "string", "enum": list(registry.names())}  # as registered now
-    new_game["schema"] = new_game["schema"] | {
-        "properties": new_game["schema"]["properties"] | {"kind": kind}
-    }
     paths["/api/session"]["post"].pop("security", None)  # logging in is how you get one
     return {
         "openapi": "3.0.3",

@@ -9,7 +9,7 @@ it refuses.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.box.base import KEYS
 from controller.boxplay import box_play
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 TOY_COMMANDS = ("hide", "press", "jam", "chatter", "missing_die")
 
 
-def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, Any]:
+def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, object]:
     """Odds or advice for a game, from ``controller.web.kinds.<kind>.odds``
     (``args``: query parameters).
 
@@ -34,22 +34,25 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, A
         raise Refused("there are no odds for {name}", "no-odds", name=table.rules.name)
     with table.lock:  # states are immutable: think on this one without holding the game
         state, version = table.state, table.version
-    report: dict[str, Any] = helper(state, args)
+    report: dict[str, object] = helper(state, args)
     report["version"] = version
     coach = hooks(table.rules.name).coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
         solvers = box_play(service).solvers
-        report["coach"] = coach(solvers, state, bool(args.get("hider")))
-        ready = report["coach"].get("status") == "ready"
+        advice = coach(solvers, state, bool(args.get("hider")))
+        report["coach"] = advice
+        ready = advice.get("status") == "ready"
         if ready and args.get("hider") and table.rules.name == "sauteur" and service.journal:
+            from controller.games.sauteur.rules import SauteurState
             from controller.sauteur_memory import coach_read  # the read of the hider, likewise
 
-            report["coach"]["read"] = coach_read(service.journal, game_id, state, solvers.tables)
+            assert isinstance(state, SauteurState)  # a Diable sauteur table
+            advice["read"] = coach_read(service.journal, game_id, state, solvers.tables)
     return report
 
 
-def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict[str, Any]:
+def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict[str, object]:
     """The game after its first ``step`` effective actions, through ``rules.view(state,
     viewer)`` as ``Table.view`` does. Raises :class:`Refused` for a step out of range."""
     table = service.table(game_id)
@@ -74,14 +77,15 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
     }
 
 
-def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, Any]:
+def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, object]:
     """One coil pulse within the limits (the box refuses what would break one).
 
     Refused while the box's game has dice hidden: the pulse would pop a die.
     """
     table = service.box_play.box_game() if service.box_play is not None else None
     if table is not None:
-        phase = table.view("public")["state"].get("phase")
+        state = table.view("public")["state"]
+        phase = state.get("phase") if isinstance(state, dict) else None
         if phase not in ("hiding", "over"):
             raise Refused(
                 "game {game_id} has dice hidden: use its pop buttons, "
@@ -95,7 +99,7 @@ def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, A
     return {"fired": key, "pulse_ms": pulse_ms or box.limits.pulse_ms}
 
 
-def toy_control(service: Service, command: Mapping[str, Any]) -> dict[str, Any]:
+def toy_control(service: Service, command: Mapping[str, object]) -> dict[str, object]:
     """The simulated toy: ``{"do": "hide"}``, ``{"do": "press", "key": k}`` (a hand press),
     ``{"do": "jam" | "missing_die", "key": k, "on": bool}``, ``{"do": "chatter", "on": bool}``.
     Returns the toy's status. Refused on a real box or for a bad command."""
@@ -116,15 +120,16 @@ def toy_control(service: Service, command: Mapping[str, Any]) -> dict[str, Any]:
         raise Refused("key must be 1 to 4, got {key!r}", "bad-key", key=key)
     if (do in ("jam", "chatter", "missing_die") or "on" in command) and not isinstance(on, bool):
         raise Refused('"on" must be true or false', "bad-command")
+    key_no = key if isinstance(key, int) else 0  # checked above where the command needs one
     if do == "hide":
         service.call(toy.hide)
     elif do == "press":
-        if not service.call(lambda: toy.press_by_hand(key)):
+        if not service.call(lambda: toy.press_by_hand(key_no)):
             raise Refused("slot {key} is empty: nothing to press out", "slot-empty", key=key)
     elif do == "jam":
-        service.call(lambda: toy.set_jam(key) if on else toy.clear_jam(key))
+        service.call(lambda: toy.set_jam(key_no) if on else toy.clear_jam(key_no))
     elif do == "chatter":
-        service.call(lambda: toy.set_chatter(on))
+        service.call(lambda: toy.set_chatter(on is True))
     else:
-        service.call(lambda: toy.set_missing_die(key if on else None))
+        service.call(lambda: toy.set_missing_die(key_no if on else None))
     return {"toy": toy.status()}

@@ -409,4 +409,5 @@ def service_worker() -> Response:
 
 @bp.get("/favicon.ico")
 def favicon() -> Response:
+    # why the ignore below: redirect() is typed as werkzeug's Response; Flask serves it alike
     return redirect(static_url("icons/icon.svg"))  # type: ignore[return-value]

@@ -8,7 +8,7 @@ and for the referee only the legal actions and the refused ones with reasons.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from controller.camera.service import snapshot_names
 from controller.games import registry
@@ -25,17 +25,17 @@ def viewer_for(referee: bool) -> Viewer:
     return "referee" if referee else "public"
 
 
-def game_view(table: Table, referee: bool) -> dict[str, Any]:
+def game_view(table: Table, referee: bool) -> dict[str, object]:
     """The table's view for this viewer (the one choke point, ``Table.view``)."""
-    view: dict[str, Any] = table.view(viewer_for(referee))
+    view: dict[str, object] = table.view(viewer_for(referee))
     return view
 
 
-def extras(service: Service, table: Table, referee: bool) -> dict[str, Any]:
+def extras(service: Service, table: Table, referee: bool) -> dict[str, object]:
     """Buttons-related facts; legal/refused actions only for the referee. Made from the
     last committed change: never waits for one being committed."""
     version, state = table.committed()
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "game": table.game_id,
         "version": version,
         "computer": [],
@@ -58,7 +58,7 @@ def extras(service: Service, table: Table, referee: bool) -> dict[str, Any]:
     return out
 
 
-def game_payload(service: Service, table: Table, referee: bool) -> dict[str, Any]:
+def game_payload(service: Service, table: Table, referee: bool) -> dict[str, object]:
     return {"view": game_view(table, referee), "extras": extras(service, table, referee)}
 
 

@@ -32,12 +32,16 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, jsonify, request, session
+from flask.sessions import SecureCookieSessionInterface
 
 from controller.games.base import Said
+
+if TYPE_CHECKING:
+    from controller.service import Service
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +68,7 @@ class ApiError(Exception):
         code: str,
         reason: str,
         headers: dict[str, str] | None = None,
-        params: dict[str, Any] | None = None,
+        params: dict[str, object] | None = None,
         template: str | None = None,
     ) -> None:
         super().__init__(reason)
@@ -300,7 +304,10 @@ def referee_cookie(app: Flask, cookie_header: str) -> bool:
     value = next((v for k, _, v in pairs if k == name), None)
     if not value:
         return False
-    serializer = app.session_interface.get_signing_serializer(app)  # type: ignore[attr-defined]
+    interface = app.session_interface
+    if not isinstance(interface, SecureCookieSessionInterface):
+        return False  # not Flask's signed cookies: no session to read here
+    serializer = interface.get_signing_serializer(app)
     if serializer is None:
         return False
     try:
@@ -317,8 +324,9 @@ def referee_cookie(app: Flask, cookie_header: str) -> bool:
     )
 
 
-def _service() -> Any:
-    return current_app.extensions["diablotin"]
+def _service() -> Service:
+    service: Service = current_app.extensions["diablotin"]
+    return service
 
 
 def client_address() -> str:
@@ -347,7 +355,7 @@ def csrf_token() -> str | None:
     return token if is_referee() and isinstance(token, str) else None
 
 
-def check_pin(pin: Any) -> None:
+def check_pin(pin: object) -> None:
     """Raise :class:`ApiError` (429 locked out, 401 wrong) unless ``pin`` is the referee PIN."""
     throttle: PinThrottle = current_app.extensions["diablotin.throttle"]
     client = client_address()
@@ -374,7 +382,7 @@ def _locked(wait_s: float) -> ApiError:
     )
 
 
-def log_in(pin: Any) -> str:
+def log_in(pin: object) -> str:
     """Check ``pin`` and start a referee session; returns its CSRF token."""
     check_pin(pin)
     _sessions().end(session.get("sid"))

@@ -29,13 +29,13 @@ import re
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, current_app, request
 
 from controller import refusals
 from controller.games.base import Refused, Said
-from controller.hub import sse_frame
+from controller.hub import Hub, Subscription, sse_frame
 
 from . import security
 from .payloads import extras, game_view
@@ -77,7 +77,7 @@ class RefereeFrames:
         return frames
 
 
-_referee_frames: weakref.WeakKeyDictionary[Any, RefereeFrames] = weakref.WeakKeyDictionary()
+_referee_frames: weakref.WeakKeyDictionary[Hub, RefereeFrames] = weakref.WeakKeyDictionary()
 """Per hub (event ids count per hub)."""
 _referee_frames_lock = threading.Lock()
 
@@ -120,7 +120,7 @@ class StreamCounter:
                 self.by_client.pop(client, None)
 
 
-def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Any]]:
+def parse_topics(raw: str, service: Service) -> tuple[list[str], list[Table]]:
     """Validate ``?topics=``; returns (hub topics, tables of the game topics). Raises 400/404."""
     names = [name for name in raw.split(",") if name]
     if not names or len(names) > MAX_TOPICS or len(set(names)) != len(names):
@@ -187,7 +187,9 @@ def stream() -> Response:
     return resp
 
 
-def _snapshot(service: Service, topics: list[str], tables: list[Any], referee: bool) -> list[bytes]:
+def _snapshot(
+    service: Service, topics: list[str], tables: list[Table], referee: bool
+) -> list[bytes]:
     frames = [b"retry: 10000\n\n"]
     if "games" in topics:
         frames.append(sse_frame("games", service.games()))
@@ -211,9 +213,9 @@ def _game_frames(service: Service, table: Table, referee: bool) -> list[bytes]:
 
 def _events(
     service: Service,
-    sub: Any,
+    sub: Subscription,
     first: list[bytes],
-    tables: dict[str, Any],
+    tables: dict[str, Table],
     referee: bool,
     on_close: Callable[[], None],
 ) -> Iterator[bytes]:
@@ -238,7 +240,7 @@ def _events(
         on_close()
 
 
-def _relay(service: Service, frame: bytes, tables: dict[str, Any], referee: bool) -> list[bytes]:
+def _relay(service: Service, frame: bytes, tables: dict[str, Table], referee: bool) -> list[bytes]:
     topic = frame[7 : frame.index(b"\n")].decode() if frame.startswith(b"event: ") else ""
     if topic == "box":
         name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()

@@ -19,7 +19,8 @@ from controller.box.base import (
     Limits,
     SlotChanged,
 )
-from controller.box.gpio import GpioBox, load_pin_factory
+from controller.box.gpio import GpioBox
+from controller.box.pin_factory import load_pin_factory
 from controller.box.pins import PinMap
 from controller.clock import ManualClock
 

@@ -31,17 +31,17 @@ from .strings import STRINGS
 from .voice import VOICE
 
 
-def _options(section: Any) -> dict[str, Any]:
+def _options(section: Any) -> dict[str, object]:
     """The config's ``[sauteur]`` section as setup options."""
     if section is None:
         return {}
-    options: dict[str, Any] = {"rule": section.rule, "number_faces": section.number_faces}
+    options: dict[str, object] = {"rule": section.rule, "number_faces": section.number_faces}
     if section.rounds:
         options["rounds"] = section.rounds
     return options
 
 
-def _title(options: Mapping[str, Any]) -> str:
+def _title(options: Mapping[str, object]) -> str:
     return "Diable sauteur" + (f" — {options['rule']}" if "rule" in options else "")
 
 

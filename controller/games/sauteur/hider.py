@@ -107,6 +107,7 @@ def best_reply(
                 for h in range(4):
                     total[h] += share * best_vec[h]
             q = game.q
+            # why the ignore below: one value per key (4): a Vector
             out[f"pop {key}"] = tuple(  # type: ignore[assignment]
                 0.0 if m >> h & 1 else devil if h == key - 1 else q * devil + (1 - q) * total[h]
                 for h in range(4)

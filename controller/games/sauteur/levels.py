@@ -361,6 +361,7 @@ def coach_popper(tables: Tables, state: SauteurState) -> dict[str, Any]:
     if config.rule == "B":
         values = option_values(tables.race(config), state)
         rows = [{"option": name, "win": round(value, 4)} for name, value in values.items()]
+        # why the ignore below: "win" is a float in every row
         rows.sort(key=lambda row: -float(row["win"]))  # type: ignore[arg-type]
         return {"measure": "win", "options": rows}
     solver = tables.chase(config)
@@ -370,6 +371,7 @@ def coach_popper(tables: Tables, state: SauteurState) -> dict[str, Any]:
         {"option": name, "points": round(points[name], 3), "win": round(wins[name], 4)}
         for name in wins
     ]
+    # why the ignore below: "win" is a float in every row
     rows.sort(key=lambda row: -float(row["win"]))  # type: ignore[arg-type]
     return {"measure": "points", "options": rows}
 

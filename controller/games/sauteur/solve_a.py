@@ -43,13 +43,14 @@ Figures = tuple[int, ...]
 Utility = tuple[float, float, float, float]
 """What the round is worth to the popper for 0, 1, 2, 3 figures arrived."""
 
+# why the ignore below: one value per figure count (4)
 POINTS_UTILITY: Utility = tuple(float(ROUND_POINTS[n]) for n in range(4))  # type: ignore[assignment]
 
 
 def utility(target: int) -> Utility:
     """The last round's utility for a popper ``target`` points behind (negative: ahead):
     1 for beating it, ½ for equalling it, 0 below."""
-    return tuple(  # type: ignore[return-value]
+    return tuple(  # type: ignore[return-value]  # one value per figure count (4)
         1.0 if ROUND_POINTS[n] > target else 0.5 if ROUND_POINTS[n] == target else 0.0
         for n in range(4)
     )
@@ -146,7 +147,7 @@ class ChaseSolver:
 
     def goal_for(self, round_no: int, lead: int) -> Utility:
         """The utility of round ``round_no``'s popper who leads by ``lead`` points."""
-        return tuple(  # type: ignore[return-value]
+        return tuple(  # type: ignore[return-value]  # one value per figure count (4)
             self.value_after_round(round_no, lead + ROUND_POINTS[n]) for n in range(4)
         )
 

@@ -31,7 +31,7 @@ from .strings import STRINGS
 from .voice import VOICE
 
 
-def _options(section: Any) -> dict[str, Any]:
+def _options(section: Any) -> dict[str, object]:
     """The config's ``[tails]`` section (a board file) as setup options."""
     if section is None or not section.board:
         return {}

@@ -21,7 +21,6 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..base import Refused
 from .board import TAIL_END, Board
@@ -44,13 +43,13 @@ class Suggestion:
     gain: float
     """``value`` minus the same measure now."""
 
-    def action(self) -> dict[str, Any]:
+    def action(self) -> dict[str, object]:
         """The placement action (only when the kind is known)."""
         if self.kind is None or self.rotation is None:
             raise ValueError("a cell suggestion made before the draw has no action")
         return {"type": "place", "cell": self.cell, "kind": self.kind, "rotation": self.rotation}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "cell": self.cell,
             "kind": self.kind,

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from ..base import Said
 from .cards import PAIRS, SYMMETRIC
@@ -56,6 +56,7 @@ TAIL_END = 2
 _CELL_ID = re.compile(r"^([1-9][0-9]*)([a-z]+)$")
 _BOARD_NAME = re.compile(r"^[a-z0-9_-]+$")
 _TOP_KEYS = {"name", "description", "rows", "sectors", "devils", "sides"}
+_T = TypeVar("_T")
 
 
 class BoardError(ValueError):
@@ -147,12 +148,15 @@ class Board:
         return [d for d, flat in enumerate(self.body) if flat // 6 == cell]
 
     @classmethod
-    def from_data(cls, data: Any) -> Board:
+    def from_data(cls, data: object) -> Board:
         """Check a board description (parsed JSON) and build it; raises BoardError."""
         return _build(data)
 
 
-def _require(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+def _require(
+    data: Mapping[str, object], key: str, kind: type[_T] | tuple[type[_T], ...], where: str
+) -> _T:
+    """``data[key]``, checked to be a ``kind`` (never a bool); raises BoardError."""
     if key not in data:
         raise BoardError(Said("{where}: missing {key!r}", where=where, key=key))
     value = data[key]
@@ -161,7 +165,7 @@ def _require(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], w
     return value
 
 
-def _build(data: Any) -> Board:
+def _build(data: object) -> Board:
     if not isinstance(data, dict):
         raise BoardError(Said("a board file holds a JSON object"))
     unknown = set(data) - _TOP_KEYS
@@ -225,7 +229,7 @@ def _build(data: Any) -> Board:
 _RawCell = tuple[str, int, int, bool, float]  # id, row, col, up, left x
 
 
-def _read_rows(rows: list[Any]) -> list[_RawCell]:
+def _read_rows(rows: list[object]) -> list[_RawCell]:
     if not rows:
         raise BoardError(Said("board: 'rows' is empty"))
     cells: list[_RawCell] = []
@@ -332,7 +336,7 @@ def _neighbours(cells: Sequence[_RawCell]) -> tuple[int, ...]:
     return tuple(neighbour)
 
 
-def _read_sectors(sectors: list[Any], index: Mapping[str, int]) -> tuple[int, ...]:
+def _read_sectors(sectors: list[object], index: Mapping[str, int]) -> tuple[int, ...]:
     sector = [-1] * len(index)
     for s, members in enumerate(sectors):
         if not isinstance(members, list) or not members:
@@ -349,16 +353,15 @@ def _read_sectors(sectors: list[Any], index: Mapping[str, int]) -> tuple[int, ..
     return tuple(sector)
 
 
-def _read_point(value: Any, index: Mapping[str, int], where: str) -> int:
-    ok = (
+def _read_point(value: object, index: Mapping[str, int], where: str) -> int:
+    if not (
         isinstance(value, list)
         and len(value) == 2
         and value[0] in index
         and isinstance(value[1], int)
         and not isinstance(value[1], bool)
         and 0 <= value[1] <= 5
-    )
-    if not ok:
+    ):
         raise BoardError(
             Said("{where}: expected [cell id, point 0-5], got {value!r}", where=where, value=value)
         )
@@ -366,7 +369,7 @@ def _read_point(value: Any, index: Mapping[str, int], where: str) -> int:
 
 
 def _read_devils(
-    devils: list[Any], index: Mapping[str, int], neighbour: Sequence[int]
+    devils: list[object], index: Mapping[str, int], neighbour: Sequence[int]
 ) -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     names: list[str] = []
     body: list[int] = []
@@ -423,7 +426,7 @@ def _read_devils(
 
 
 def _read_sides(
-    sides: dict[str, Any], devils: Sequence[str]
+    sides: dict[str, object], devils: Sequence[str]
 ) -> tuple[dict[int, tuple[tuple[int, ...], ...]], dict[int, tuple[int, ...]]]:
     if not sides:
         raise BoardError(Said("board: 'sides' is empty"))
@@ -536,7 +539,7 @@ def _load_cached(path: str, mtime_ns: int) -> Board:
         raise BoardError(Said("board file {path}: {error}", path=path, error=error)) from None
 
 
-def layout(board: Board) -> dict[str, Any]:
+def layout(board: Board) -> dict[str, object]:
     """JSON-ready static geometry for drawing the board (send once, not with every view)."""
     return {
         "name": board.name,

@@ -8,7 +8,6 @@ file was written, and the tests check the file still equals it. Regenerate with
 from __future__ import annotations
 
 import json
-from typing import Any
 
 WIDTHS = (7, 9, 11, 11, 9, 7)
 """Cells per row, top to bottom (flat-top hexagon of side 3)."""
@@ -76,7 +75,7 @@ _DEVILS: tuple[tuple[str, Cell, int], ...] = (
 )
 
 
-def default_board_data() -> dict[str, Any]:
+def default_board_data() -> dict[str, object]:
     """The default board as the JSON-ready dict stored in ``board.json``."""
     rows = [
         {
@@ -112,7 +111,7 @@ def default_board_data() -> dict[str, Any]:
     }
 
 
-def dumps(data: dict[str, Any]) -> str:
+def dumps(data: dict[str, object]) -> str:
     """JSON text with one row, sector, devil or side per line (valid JSON, easy to edit)."""
     lines = ["{"]
     for index, (key, value) in enumerate(data.items()):

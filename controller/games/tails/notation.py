@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from ..base import Said
 from .cards import SYMMETRIC
@@ -16,7 +15,7 @@ class NotationError(ValueError):
     """Text that is not a placement in the notation; the message says what was expected."""
 
 
-def parse_move(text: str) -> dict[str, Any]:
+def parse_move(text: str) -> dict[str, object]:
     """``"14n:E2"`` → ``{"type": "place", "cell": "14n", "kind": "E", "rotation": 2}``;
     ``"pass"`` → ``{"type": "pass"}``. The kind letter may be lower case; A/B/C may omit
     the rotation. Whether the cell, kind and rotation exist is for the rules to say.
@@ -32,7 +31,7 @@ def parse_move(text: str) -> dict[str, Any]:
                 stripped=stripped,
             )
         )
-    action: dict[str, Any] = {
+    action: dict[str, object] = {
         "type": "place",
         "cell": match.group("cell"),
         "kind": match.group("kind").upper(),
@@ -42,7 +41,7 @@ def parse_move(text: str) -> dict[str, Any]:
     return action
 
 
-def format_move(action: Mapping[str, Any]) -> str:
+def format_move(action: Mapping[str, object]) -> str:
     """The notation of an accepted action (rotation normalised to 0 for A/B/C)."""
     if action["type"] == "pass":
         return "pass"

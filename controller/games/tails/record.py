@@ -9,7 +9,6 @@ is checked against the rules as it is read; the first illegal line stops it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..base import Refused, Said, said_of
 from .notation import NotationError, parse_move
@@ -61,7 +60,7 @@ def _start(rules: TailsRules, line: str, number: int, board: str | None) -> Tail
         raise RecordError(
             number, Said("players must be 2, 3 or 4, not {players!r}", players=match.group(1))
         )
-    options: dict[str, Any] = {"players": int(match.group(1))}
+    options: dict[str, object] = {"players": int(match.group(1))}
     if board is not None:
         options["board"] = board
     try:
@@ -70,7 +69,7 @@ def _start(rules: TailsRules, line: str, number: int, board: str | None) -> Tail
         raise RecordError(number, said_of(error)) from None
 
 
-def score_record(text: str, board: str | None = None) -> dict[str, Any]:
+def score_record(text: str, board: str | None = None) -> dict[str, object]:
     """Score a record: ``{"devils": {"A": {"length", "end", "points"}, ...},
     "totals": [per side, in the board's side order], "finished": bool}``.
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import deque
 from fractions import Fraction
-from typing import Any
 
 from ..base import Said, Viewer
 from . import flow
@@ -104,17 +103,18 @@ def _floats(table: dict[str, dict[str, Fraction]]) -> dict[str, dict[str, float]
     return {square: {what: float(p) for what, p in row.items()} for square, row in table.items()}
 
 
-def choices(actions: list[dict[str, Any]]) -> dict[str, Any]:
+def choices(actions: list[dict[str, object]]) -> dict[str, object]:
     """Legal actions folded per type for highlighting: the squares, cards, colours or
     letters each type accepts (``true`` for types without arguments)."""
-    folded: dict[str, Any] = {}
+    folded: dict[str, object] = {}
     for action in actions:
-        kind = action["type"]
+        kind = str(action["type"])
         fields = FIELDS[kind]
         if not fields:
             folded[kind] = True
             continue
         values = folded.setdefault(kind, [])
+        assert isinstance(values, list)  # a type with fields folds into a list
         for field in fields:
             value = action[field]
             for item in value if isinstance(value, list) else [value]:
@@ -123,13 +123,13 @@ def choices(actions: list[dict[str, Any]]) -> dict[str, Any]:
     return folded
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+def view(state: State, viewer: Viewer) -> dict[str, object]:
     """The JSON picture of the game; the referee also gets every legal action."""
     legal = legal_actions(state)
     chances = _chances(state)
     decision = state.pending
     players = state.players
-    pending: dict[str, Any] = {
+    pending: dict[str, object] = {
         "kind": decision.kind,
         "player": None if decision.player is None else players[decision.player].colour,
         "prompt": prompt(state),
@@ -147,7 +147,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             {"from": name(s), "card": None if c == FACE_DOWN else c} for s, c in decision.hand
         ]
     blocked = blocked_steps(state)
-    picture: dict[str, Any] = {
+    picture: dict[str, object] = {
         "game": "teufel",
         "phase": {"place": "setup", "over": "over"}.get(decision.kind, "play"),
         "size": SIZE,
@@ -192,14 +192,14 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     return picture
 
 
-def _said(text: str) -> dict[str, Any]:
+def _said(text: str) -> dict[str, object]:
     """A sentence for a page to make in its language (``{"template", "params"}``)."""
     return text.as_dict() if isinstance(text, Said) else {"template": text, "params": {}}
 
 
-def _square(state: State, square: int) -> dict[str, Any]:
+def _square(state: State, square: int) -> dict[str, object]:
     card = state.cards[square]
-    shown: dict[str, Any] | None
+    shown: dict[str, object] | None
     if card is None:
         shown = None
     elif card == FACE_DOWN:

@@ -20,7 +20,6 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from controller.games import registry
 
@@ -29,10 +28,10 @@ from controller.games import registry
 class WebHooks:
     """A game kind's dashboard helpers (``None``: the game has none)."""
 
-    odds: Callable[..., dict[str, Any]] | None = None
-    coach: Callable[..., dict[str, Any]] | None = None
-    extras: Callable[..., dict[str, Any]] | None = None
-    layout: Callable[..., dict[str, Any]] | None = None
+    odds: Callable[..., dict[str, object]] | None = None
+    coach: Callable[..., dict[str, object]] | None = None
+    extras: Callable[..., dict[str, object]] | None = None
+    layout: Callable[..., dict[str, object]] | None = None
     legal_in_extras: bool = True
 
 

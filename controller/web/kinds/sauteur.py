@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.games.sauteur.levels import coach_hider, coach_popper
 from controller.games.sauteur.odds import odds as sauteur_odds
 from controller.games.sauteur.rules import SauteurState
 
+if TYPE_CHECKING:
+    from controller.solver_cache import Solvers
 
-def odds(state: SauteurState, args: Mapping[str, str]) -> dict[str, Any]:
+
+def odds(state: SauteurState, args: Mapping[str, str]) -> dict[str, object]:
     """The popper's odds per key: chance of the devil, what each outcome gives."""
-    report: dict[str, Any] = sauteur_odds(state)
+    report: dict[str, object] = sauteur_odds(state)
     return report
 
 
-def coach(solvers: Any, state: SauteurState, hider: bool) -> dict[str, Any]:
+def coach(solvers: Solvers, state: SauteurState, hider: bool) -> dict[str, object]:
     """The coach from the solved tables (``?coach=1`` on the odds): each option's win
     chance (rule B) or expected round score and match chance (rule A); with ``hider``
     (the referee only: the API checks) the hider's equilibrium placement.

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
 
 from controller.games.base import Refused
 from controller.games.tails import (
@@ -44,7 +43,7 @@ END_BUDGET_S = 0.5
 """Seconds the Monte Carlo advisor (``lookahead=end``) thinks on a request."""
 
 
-def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
+def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, object]:
     """The advisor for the player to move.
 
     ``args``: ``kind`` (A–G, the card just drawn; absent: rank cells before the draw) and
@@ -95,14 +94,15 @@ def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def layout(state: TailsState) -> dict[str, Any]:
+def layout(state: TailsState) -> dict[str, object]:
     """The game's board geometry (:func:`controller.games.tails.layout`), coordinates
     rounded to :data:`LAYOUT_DIGITS` decimals to keep it small (≈ 15 kB)."""
-    rounded: dict[str, Any] = _round(board_layout(state.board))
+    rounded = _round(board_layout(state.board))
+    assert isinstance(rounded, dict)  # a dict stays a dict
     return rounded
 
 
-def extras(state: TailsState, referee: bool) -> dict[str, Any]:
+def extras(state: TailsState, referee: bool) -> dict[str, object]:
     """For the referee, ``refusals``: cell id → the engine's reason it may not take the
     pending placement (empty once the game is over). Nothing for spectators."""
     if not referee:
@@ -117,7 +117,7 @@ def extras(state: TailsState, referee: bool) -> dict[str, Any]:
     }
 
 
-def _round(value: Any) -> Any:
+def _round(value: object) -> object:
     if isinstance(value, float):
         return round(value, LAYOUT_DIGITS)
     if isinstance(value, dict):

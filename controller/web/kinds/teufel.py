@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from controller.games.base import Refused
 from controller.games.teufel import odds as teufel_odds
@@ -14,7 +13,7 @@ LEGAL_IN_EXTRAS = False
 """The page reads what is legal from the view itself: no long ``legal`` list per frame."""
 
 
-def odds(state: State, args: Mapping[str, str]) -> dict[str, Any]:
+def odds(state: State, args: Mapping[str, str]) -> dict[str, object]:
     """For each face-down card, the chance (0–1) it is a devil, a tower or one of the
     player's missing letters: ``{"player", "missing", "face_down", "squares": {square:
     {"devil", "tower", "letters"}}}``.
