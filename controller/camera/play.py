@@ -4,7 +4,7 @@
 worker thread never waits on it). ``baseline()`` keeps a frame of the table as it lies before
 the next press (the service calls it whenever the popper may press); ``read_pop(key, done)``
 grabs frames for at most ``read_s`` seconds, reads the die that appeared since the baseline
-(the frames' difference), and calls ``done(CameraRead)`` with the best read and a 160×120
+(the frames' difference), and calls ``done(CameraRead)`` with the best read and a 640×480
 JPEG snapshot. A camera that fails is marked down and every later read returns at once with
 ``face=None`` (the referee taps, as without a camera).
 """
@@ -28,7 +28,7 @@ from .reader import read_face
 from .sources import CameraFailed
 
 log = logging.getLogger(__name__)
-SNAPSHOT_SIZE = (160, 120)
+SNAPSHOT_SIZE = (640, 480)
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class CameraRead:
     face: int | str | None
     confidence: float
     snapshot: bytes
-    """A 160×120 JPEG of the frame read (empty when the camera gave none)."""
+    """A 640×480 JPEG of the frame read (empty when the camera gave none)."""
     error: str = ""
 
 

@@ -266,7 +266,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/games/{game_id}/snapshots/{name}.jpg",
-        "The camera's 160x120 JPEG of a popped die (names in the game's extras.snapshots)",
+        "The camera's 640x480 JPEG of a popped die (names in the game's extras.snapshots)",
         False,
         None,
         [_GAME_ID, _SNAPSHOT],
