@@ -82,6 +82,9 @@ class CameraWatch:
         self.last_frame: np.ndarray | None = None
         """The last frame grabbed (RGB, full size), at ``last_frame_at``."""
         self.last_frame_at = 0.0
+        self.landed: dict[int, tuple[float, float]] = {}
+        """Where the last die read from each key lay (its centre, frame pixels): the Box
+        page marks it on the live view (the calibration does not know where the slots are)."""
         self._before: np.ndarray | None = None
         self.teacher: Any = None
         """The Box page's teaching session (:func:`controller.camera.service.teacher`)."""
@@ -195,6 +198,8 @@ class CameraWatch:
             result = read_face(frame, self.profile, changed)
             if result.face is not None and (best is None or result.confidence > best[0]):
                 best = (result.confidence, result.face, frame)
+                if result.box is not None:
+                    self.landed[key] = (float(result.box[0][0]), float(result.box[0][1]))
             if best is not None and best[0] >= self.profile.auto_threshold:
                 break
             if time.monotonic() + self.frame_gap_s > deadline:

@@ -297,7 +297,8 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/box/camera/reading",
-        "What the camera reads now: face, confidence, the die's corners and the pips counted "
+        "What the camera reads now: face, confidence, the die's corners, the pips counted, "
+        "where the last die from each key landed "
         "(pixels of /api/box/camera/reading/{frame}.jpg); one reading a second at most",
         False,
         None,

@@ -13,7 +13,7 @@ import pytest
 from controller.camera.play import snapshot_jpeg
 from controller.camera.service import save_snapshot
 from controller.camera.sources import SimulatedCamera
-from controller.web.i18n import translate
+from controller.web.i18n import sentence, translate
 from tests.service.conftest import wait_for
 from tests.web.conftest import live_server
 from tests.web.test_a11y import AXE, RUN_AXE
@@ -78,3 +78,60 @@ def test_a_snapshot_is_big_enough_to_see_the_die_and_a_tap_shows_it_whole(
         page.click("#snap-dialog-close")
         page.wait_for_selector("#snap-dialog", state="hidden")
         ctx.close()
+
+
+def test_the_live_view_marks_where_each_key_s_die_landed_and_the_card_comes_first(
+    browser: Any, tmp_path, profiles
+) -> None:
+    import threading
+
+    from controller.camera.play import CameraWatch
+
+    with live_server(tmp_path, 3600.0) as (base, service):
+        camera = SimulatedCamera(service.toy, "azure", 4)
+        camera.shown = 5  # a die showing 5, somewhere new on every frame
+        watch = CameraWatch(camera, profiles["azure"], read_s=1.0, frame_gap_s=0.02)
+        done = threading.Event()
+        watch.read_pop(3, lambda read: done.set())  # the camera reads key 3's die
+        assert done.wait(10)
+        assert set(watch.landed) == {3}  # where it lay, learnt from the read
+        x, y = watch.landed[3]
+        service.camera = watch
+
+        for size in ((390, 844), (844, 390), (1180, 820)):
+            ctx = browser.new_context(
+                viewport={"width": size[0], "height": size[1]}, device_scale_factor=1
+            )
+            ctx.add_cookies([{"name": "lang", "value": "de", "url": base}])
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: pytest.fail(f"JavaScript error: {e}"))
+            page.goto(base + "/box")
+            log_in(page)
+            page.wait_for_selector("#camera-overlay .slot-mark")
+            # the card right after the box's status and its slots, before faults and coils
+            order = page.evaluate(
+                """() => [...document.querySelectorAll('main > section')]
+                  .filter((s) => !s.hidden && s.getBoundingClientRect().height > 0)
+                  .map((s) => s.id || s.querySelector('[id]').id)"""
+            )
+            assert order[:4] == ["backend", "sensors", "camera-card", "faults"], order
+            top = page.evaluate(
+                "() => document.getElementById('camera-card').getBoundingClientRect().top"
+            )
+            if size[1] > 500:  # upright phone, tablet: the card starts on the first screen
+                assert top < size[1], (size, top)
+            mark = page.evaluate(
+                """() => { const g = document.querySelector('#camera-overlay .slot-mark');
+                  const c = g.querySelector('circle'), t = g.querySelector('text');
+                  return { key: g.dataset.key, cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'),
+                    label: t.textContent, px: t.getBoundingClientRect().height,
+                    legend: document.getElementById('camera-legend').hidden ? ''
+                      : document.getElementById('camera-legend').textContent } }"""
+            )
+            assert mark["key"] == "3" and mark["label"] == "3"
+            assert abs(mark["cx"] - x) <= 0.1 and abs(mark["cy"] - y) <= 0.1  # 640: scale 1
+            assert mark["px"] >= 12  # readable at every size
+            assert mark["legend"] == sentence(
+                "de", "The numbers mark where the last die from each key landed"
+            )
+            ctx.close()
