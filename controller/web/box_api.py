@@ -229,7 +229,7 @@ class LiveReading:
                 "pips": [[round(x * scale, 1), round(y * scale, 1)] for x, y in overlay["pips"]],
                 "landed": {
                     str(key): [round(x * scale, 1), round(y * scale, 1)]
-                    for key, (x, y) in sorted(camera.landed.items())
+                    for key, (x, y) in sorted(dict(camera.landed).items())  # a copy: it grows
                 },
             }
             self._at = time.monotonic()
