@@ -34,6 +34,8 @@ class Camera(Protocol):
     last_frame: np.ndarray | None
     """The last frame grabbed (RGB, full size), at ``last_frame_at`` (monotonic s)."""
     last_frame_at: float
+    landed: dict[int, tuple[float, float]]
+    """Where the last die popped from each key landed (frame pixels), learnt in play."""
 
     def baseline(self) -> None:
         """Keep a frame of the table as it is now (before the next press)."""

@@ -4,7 +4,7 @@
 worker thread never waits on it). ``baseline()`` keeps a frame of the table as it lies before
 the next press (the service calls it whenever the popper may press); ``read_pop(key, done)``
 grabs frames for at most ``read_s`` seconds, reads the die that appeared since the baseline
-(the frames' difference), and calls ``done(CameraRead)`` with the best read and a 160×120
+(the frames' difference), and calls ``done(CameraRead)`` with the best read and a 640×480
 JPEG snapshot. A camera that fails is marked down and every later read returns at once with
 ``face=None`` (the referee taps, as without a camera).
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .teach import Teacher
 
 log = logging.getLogger(__name__)
-SNAPSHOT_SIZE = (160, 120)
+SNAPSHOT_SIZE = (640, 480)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class CameraRead:
     face: int | str | None
     confidence: float
     snapshot: bytes
-    """A 160×120 JPEG of the frame read (empty when the camera gave none)."""
+    """A 640×480 JPEG of the frame read (empty when the camera gave none)."""
     error: str = ""
 
 
@@ -86,6 +86,9 @@ class CameraWatch:
         self.last_frame: np.ndarray | None = None
         """The last frame grabbed (RGB, full size), at ``last_frame_at``."""
         self.last_frame_at = 0.0
+        self.landed: dict[int, tuple[float, float]] = {}
+        """Where the last die read from each key lay (its centre, frame pixels): the Box
+        page marks it on the live view (the calibration does not know where the slots are)."""
         self._before: np.ndarray | None = None
         self.teacher: Teacher | None = None
         """The Box page's teaching session (:func:`controller.camera.service.teacher`)."""
@@ -199,6 +202,8 @@ class CameraWatch:
             result = read_face(frame, self.profile, changed)
             if result.face is not None and (best is None or result.confidence > best[0]):
                 best = (result.confidence, result.face, frame)
+                if result.box is not None:
+                    self.landed[key] = (float(result.box[0][0]), float(result.box[0][1]))
             if best is not None and best[0] >= self.profile.auto_threshold:
                 break
             if time.monotonic() + self.frame_gap_s > deadline:

@@ -378,7 +378,7 @@ def camera_view() -> Response:
 
 @bp.get("/games/<int:game_id>/snapshots/<name>.jpg")
 def face_snapshot(game_id: int, name: str) -> Response:
-    """The camera's 160×120 snapshot of a popped die, ``name`` = ``<round>-<hiding>-<key>``
+    """The camera's 640×480 snapshot of a popped die, ``name`` = ``<round>-<hiding>-<key>``
     as in the round history (listed in a game's ``extras.snapshots``); 404 if none."""
     _viewer_for(game_id)
     from controller.camera.service import snapshot_path

@@ -42,6 +42,7 @@ PAGE_WORDS = (
     words("The camera finds no die it can read"),
     words("Skip this face"),
     words("the camera's picture of the table, with the die it found"),
+    words("The numbers mark where the last die from each key landed"),
 )
 """What the Box page's scripts say in its own words (``t(english)``, made in the page's
 language from the catalogs like an engine's sentence)."""
@@ -224,6 +225,10 @@ class LiveReading:
                 "pips": [
                     [round(x * scale, 1), round(y * scale, 1)] for x, y in _points(overlay["pips"])
                 ],
+                "landed": {
+                    str(key): [round(x * scale, 1), round(y * scale, 1)]
+                    for key, (x, y) in sorted(dict(camera.landed).items())  # a copy: it grows
+                },
             }
             self._at = time.monotonic()
             return self._reading
@@ -263,7 +268,8 @@ def _camera() -> Camera:
 @bp.get("/box/camera/reading")
 def camera_reading() -> Response:
     """What the camera reads on the table now: ``face`` (1-6, ``"devil"`` or ``null``),
-    ``confidence``, the die's corners and the pips counted (pixels of the picture
+    ``confidence``, the die's corners, the pips counted and ``landed`` (key -> where the last
+    die read from it lay) (pixels of the picture
     ``/api/box/camera/reading/<frame>.jpg``, ``width`` × ``height``). 404 ``no-camera``;
     while the camera's thread gives no frame (it is reading a popped die): the last reading,
     or 503 ``busy`` before the first."""

@@ -268,7 +268,7 @@ ROUTES: list[
     (
         "get",
         "/api/games/{game_id}/snapshots/{name}.jpg",
-        "The camera's 160x120 JPEG of a popped die (names in the game's extras.snapshots)",
+        "The camera's 640x480 JPEG of a popped die (names in the game's extras.snapshots)",
         False,
         None,
         [_GAME_ID, _SNAPSHOT],
@@ -299,7 +299,8 @@ ROUTES: list[
     (
         "get",
         "/api/box/camera/reading",
-        "What the camera reads now: face, confidence, the die's corners and the pips counted "
+        "What the camera reads now: face, confidence, the die's corners, the pips counted, "
+        "where the last die from each key landed "
         "(pixels of /api/box/camera/reading/{frame}.jpg); one reading a second at most",
         False,
         None,

@@ -81,8 +81,8 @@ def _the_dashboard_shows_the_camera(svc: Service, gid: int) -> None:
     assert sorted(names) == payload["extras"]["snapshots"]
     snap = client.get(f"/api/games/{gid}/snapshots/{names[-1]}.jpg")
     assert snap.status_code == 200
-    small = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
-    assert small.shape == (120, 160, 3)
+    kept = cv2.imdecode(np.frombuffer(snap.data, np.uint8), cv2.IMREAD_COLOR)
+    assert kept.shape == (480, 640, 3)  # the whole frame: a tap on the page enlarges it
     for missing in ("99-1-1", "1-1-5", "..%2Fsecret", "1-1"):
         assert client.get(f"/api/games/{gid}/snapshots/{missing}.jpg").status_code == 404
 

@@ -73,6 +73,7 @@ ENGLISH: dict[str, str] = {
     "history.results": "Rounds",
     "history.round_result": "Round {r}: {p} brought {n} home, {pts} points",
     "history.race_result": "Race {r}: {p} completed the lap",
+    "history.snap_close": "Close",
     "track.devil": "Devil",
     "track.finish": "Finish",
     "figure.blue": "blue",

@@ -148,6 +148,8 @@ async function teach(button, body) {
   }
 }
 
+$("camera-legend").textContent = t("The numbers mark where the last die from each key landed");
+
 if (referee && $("teach")) {
   $("teach-start").addEventListener("click", (e) => teach(e.currentTarget, { do: "start" }));
   $("teach-snap").addEventListener("click", (e) => teach(e.currentTarget, { do: "snap" }));
@@ -171,17 +173,25 @@ async function showReading() {
   } catch { /* the camera went down: the card says so */ } finally { asking = false; }
 }
 
-/** The reading over its picture: the die's outline, the pips counted, the face in words. */
+/** The reading over its picture: the die's outline, the pips counted, the face in words,
+ *  and where the last die from each key landed (its number in a dashed ring): the
+ *  calibration does not know where the slots are, the box learns it from the dice it reads. */
 function drawReading() {
   const r = shown;
   if (!r) return;
   const overlay = $("camera-overlay");
   overlay.setAttribute("viewBox", `0 0 ${r.width} ${r.height}`);
   const stroke = Math.max(2, r.width / 200);
+  const ring = r.width / 16; // about a die's size at 640 pixels
+  const landed = Object.entries(r.landed || {});
   fill(overlay, [
+    ...landed.map(([key, [x, y]]) => svgEl("g", { class: "slot-mark", "data-key": key },
+      svgEl("circle", { cx: x, cy: y, r: ring, "stroke-width": stroke }),
+      svgEl("text", { x, y, "font-size": ring * 0.9, "text-anchor": "middle", "dominant-baseline": "central" }, key))),
     r.die.length ? svgEl("polygon", { class: "die-outline", points: r.die.map((p) => p.join(",")).join(" "), "stroke-width": stroke }) : null,
     ...r.pips.map(([x, y]) => svgEl("circle", { class: "die-pip", cx: x, cy: y, r: stroke * 2.5 })),
   ].filter(Boolean));
+  $("camera-legend").hidden = !landed.length;
   const caption = r.face === null ? t("The camera finds no die it can read")
     : t("The camera reads {face} ({c} %)", { face: faceWord(r.face), c: Math.round(r.confidence * 100) });
   $("camera-caption").textContent = caption;

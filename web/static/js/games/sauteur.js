@@ -212,13 +212,29 @@ function renderComputer() {
   }));
 }
 
-/** The camera's picture of the die behind a history line, when the box kept one. */
+/** The camera's picture of the die behind a history line, when the box kept one: a
+ *  thumbnail as wide as a die can be seen in (160 px), a tap (or Enter) shows it whole. */
 function snapshot(h) {
   const name = `${h.round}-${h.hiding}-${h.key}`;
   if (h.face === null || !(extras.snapshots || []).includes(name)) return null;
-  return el("img", { class: "h-snap", src: `/api/games/${gameId}/snapshots/${name}.jpg`,
-    width: "64", height: "48", loading: "lazy", decoding: "async",
-    alt: t("camera.snapshot", { k: h.key }) });
+  const src = `/api/games/${gameId}/snapshots/${name}.jpg`;
+  const alt = t("camera.snapshot", { k: h.key });
+  return el("button", { type: "button", class: "h-snap-open", "aria-haspopup": "dialog",
+    onclick: () => enlarge(h, src, alt) },
+  el("img", { class: "h-snap", src, width: "160", height: "120", loading: "lazy", decoding: "async", alt }));
+}
+
+/** The snapshot in a dialog, the whole frame as wide as the screen allows, with its reading
+ *  (the history line: where, the key, the face and what it did). */
+function enlarge(h, src, alt) {
+  const dialog = $("snap-dialog");
+  $("snap-dialog-title").textContent = alt;
+  $("snap-dialog-img").src = src;
+  $("snap-dialog-img").alt = alt;
+  const face = h.face === "devil" ? t("face.devil") : h.face;
+  $("snap-dialog-text").textContent = `${h.round}.${h.hiding} · ${t("odds.key")} ${h.key} · ${face} · ${effectText(h)}`;
+  dialog.showModal();
+  $("snap-dialog-close").focus();
 }
 
 function renderHistory(s) {
