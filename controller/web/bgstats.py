@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Collection, Mapping, Sequence
 from urllib.parse import quote
 
 from controller.games import registry
@@ -47,6 +48,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
     facts = game_facts(record, entries)
     scores = game_scores(record, entries)
     stored = record.seats or [{} for _ in facts.seats]
+    rank = ranks(list(facts.seats), facts.winners, scores)
     players = []
     for (key, _name), seat in zip(facts.seats.items(), stored, strict=False):
         person: dict[str, object] = {
@@ -54,6 +56,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
             "sourcePlayerId": _player_id(key, seat),
             "winner": key in facts.winners,
             "startPlayer": key == facts.first,
+            "rank": rank[key],
         }
         if scores is not None:
             person["score"] = scores[key]
@@ -72,6 +75,20 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
         },
         "players": players,
     }
+
+
+def ranks(
+    seats: Sequence[str], winners: Collection[str], scores: Mapping[str, float] | None
+) -> dict[str, int]:
+    """Seat -> BG Stats ``rank``: 1 for the winner(s); then by score, highest first (no
+    points: all the others together); equal places share a rank, the next skips (1, 2, 2, 4)."""
+
+    def place(seat: str) -> tuple[int, float]:
+        if seat in winners:
+            return (0, 0.0)
+        return (1, -scores[seat] if scores is not None else 0.0)
+
+    return {seat: 1 + sum(place(other) < place(seat) for other in seats) for seat in seats}
 
 
 def link(play_data: dict[str, object]) -> str:

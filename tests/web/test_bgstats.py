@@ -72,18 +72,22 @@ def check_documented(play: dict[str, Any]) -> None:
     player: dict[str, str] = {}
     for shown in EXAMPLE["players"]:
         player |= example_types(shown)
-    assert {n: json_type(v) for n, v in play.items()} == {n: top[n] for n in play}
+    assert {n: json_type(v) for n, v in play.items()} == {n: top.get(n) for n in play}
     assert FILLED | set(NOT_IN_EXAMPLE) <= set(play)
     assert PLAY_DATE.fullmatch(play["playDate"])
-    assert {n: json_type(v) for n, v in play["game"].items()} == {n: game[n] for n in play["game"]}
+    ours = play["game"]
+    assert {n: json_type(v) for n, v in ours.items()} == {n: game.get(n) for n in ours}
     assert set(play["game"]) >= GAME_FILLED
     for person in play["players"]:
-        assert {n: json_type(v) for n, v in person.items()} == {n: player[n] for n in person}
+        assert {n: json_type(v) for n, v in person.items()} == {n: player.get(n) for n in person}
         assert PLAYER_FILLED | (set() if play["game"]["noPoints"] else {"score"}) <= set(person)
     ranks = sorted(p["rank"] for p in play["players"])
     assert ranks[0] == 1 and all(r == 1 + ranks.index(r) for r in ranks)  # 1, 1, 3: ties share
     for person in play["players"]:
-        assert (person["rank"] == 1) is person["winner"], person
+        if any(p["winner"] for p in play["players"]):  # nobody wins a draw, or Teufel's end
+            assert (person["rank"] == 1) is person["winner"], person
+        elif "score" not in person:
+            assert person["rank"] == 1  # nobody won, no points: all in the same place
         for other in play["players"]:
             if "score" in person and not person["winner"] and not other["winner"]:
                 if person["score"] > other["score"]:
@@ -140,6 +144,14 @@ def test_a_finished_tail_tile_game_is_a_documented_play(
     winners = set(state["winning_seats"])
     assert [p["winner"] for p in play["players"]] == [i in winners for i in range(3)]
     assert [p["startPlayer"] for p in play["players"]] == [True, False, False]
+    assert winners  # the tail-tile game always has a winner: rank 1, the rest by total
+    better = [
+        [j for j in range(3) if j in winners or (i not in winners and totals[j] > totals[i])]
+        for i in range(3)
+    ]
+    assert [p["rank"] for p in play["players"]] == [
+        1 if i in winners else 1 + len(better[i]) for i in range(3)
+    ]
     assert play["players"][0]["sourcePlayerId"] != play["players"][1]["sourcePlayerId"]
     # the game's page and its history page carry the link, for everyone
     for page in (f"/games/{gid}", f"/history/{gid}"):
@@ -250,6 +262,8 @@ def test_the_check_follows_the_apps_example() -> None:
         ({"a", "b"}, {"a": 5, "b": 5, "c": 9}, [1, 1, 3]),  # winners first, whatever the score
         ({"b"}, None, [2, 1, 2]),  # no points: the winner, then the rest together
         ({"a", "c"}, None, [1, 3, 1]),
+        (set(), None, [1, 1, 1]),  # Teufel's judgment day: every player lost
+        (set(), {"a": 4, "b": 4}, [1, 1]),  # a drawn Diable sauteur
     ],
 )
 def test_ranks_one_for_the_winners_then_by_score_ties_sharing(
