@@ -1,10 +1,10 @@
 """A finished game as a play for BG Stats, the app many board gamers log their plays in.
 
-BG Stats documents a link that opens its "new play" dialog, pre-filled, on the phone:
-``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`` ("Linking and pushing
-to BG Stats from other apps or websites", BG Stats' developer notes; see docs/dashboard.md
-for the fields and where they are described). The JSON is :func:`play`; the box sends
-nothing anywhere: the phone opens the link.
+BG Stats documents, on its own page "Push plays to BG Stats from other apps or websites",
+a link that opens its import dialog, pre-filled, on the phone:
+``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`` (its example is in
+tests/data/bgstats/; docs/dashboard.md lists the fields and where each is described). The
+JSON is :func:`play`; the box sends nothing anywhere: the phone opens the link.
 
 Only a finished game is a play (not one in play, not an abandoned one): :func:`play`
 raises :class:`Refused` ``not-finished`` otherwise.
@@ -26,7 +26,8 @@ from .i18n import translate
 
 CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 SOURCE_NAME = "Diablotin"
-"""``sourceName``: BG Stats remembers how it matched this app's games and players by it."""
+"""``sourceName``: the app the play comes from (not in BG Stats' example; apps that use the
+link send it, see docs/dashboard.md)."""
 PLAY_DATE = "%Y-%m-%d %H:%M:%S"
 """``playDate``: UTC, ``yyyy-MM-dd HH:mm:ss``."""
 
