@@ -1,10 +1,10 @@
 """A finished game as a play for BG Stats, the app many board gamers log their plays in.
 
-BG Stats documents a link that opens its "new play" dialog, pre-filled, on the phone:
-``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`` ("Linking and pushing
-to BG Stats from other apps or websites", BG Stats' developer notes; see docs/dashboard.md
-for the fields and where they are described). The JSON is :func:`play`; the box sends
-nothing anywhere: the phone opens the link.
+BG Stats documents, on its own page "Push plays to BG Stats from other apps or websites",
+a link that opens its import dialog, pre-filled, on the phone:
+``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`` (its example is in
+tests/data/bgstats/; docs/dashboard.md lists the fields and where each is described). The
+JSON is :func:`play`; the box sends nothing anywhere: the phone opens the link.
 
 Only a finished game is a play (not one in play, not an abandoned one): :func:`play`
 raises :class:`Refused` ``not-finished`` otherwise.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Collection, Mapping, Sequence
 from urllib.parse import quote
 
 from controller.games import registry
@@ -25,7 +26,8 @@ from .i18n import translate
 
 CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 SOURCE_NAME = "Diablotin"
-"""``sourceName``: BG Stats remembers how it matched this app's games and players by it."""
+"""``sourceName``: the app the play comes from (not in BG Stats' example; apps that use the
+link send it, see docs/dashboard.md)."""
 PLAY_DATE = "%Y-%m-%d %H:%M:%S"
 """``playDate``: UTC, ``yyyy-MM-dd HH:mm:ss``."""
 
@@ -47,6 +49,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
     facts = game_facts(record, entries)
     scores = game_scores(record, entries)
     stored = record.seats or [{} for _ in facts.seats]
+    rank = ranks(list(facts.seats), facts.winners, scores)
     players = []
     for (key, _name), seat in zip(facts.seats.items(), stored, strict=False):
         person: dict[str, object] = {
@@ -54,6 +57,7 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
             "sourcePlayerId": _player_id(key, seat),
             "winner": key in facts.winners,
             "startPlayer": key == facts.first,
+            "rank": rank[key],
         }
         if scores is not None:
             person["score"] = scores[key]
@@ -72,6 +76,20 @@ def play(journal: Journal, game_id: int, lang: str = "en") -> dict[str, object]:
         },
         "players": players,
     }
+
+
+def ranks(
+    seats: Sequence[str], winners: Collection[str], scores: Mapping[str, float] | None
+) -> dict[str, int]:
+    """Seat -> BG Stats ``rank``: 1 for the winner(s); then by score, highest first (no
+    points: all the others together); equal places share a rank, the next skips (1, 2, 2, 4)."""
+
+    def place(seat: str) -> tuple[int, float]:
+        if seat in winners:
+            return (0, 0.0)
+        return (1, -scores[seat] if scores is not None else 0.0)
+
+    return {seat: 1 + sum(place(other) < place(seat) for other in seats) for seat in seats}
 
 
 def link(play_data: dict[str, object]) -> str:

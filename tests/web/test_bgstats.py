@@ -8,6 +8,7 @@ import json
 import random
 import re
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -18,37 +19,34 @@ from controller.service import Service
 
 from .conftest import REFEREE
 
-# BG Stats' createPlay fields ("Linking and pushing to BG Stats from other apps or
-# websites"; the sources are in docs/dashboard.md): name -> JSON type(s)
-PLAY_FIELDS: dict[str, tuple[type, ...]] = {
-    "sourceName": (str,),
-    "sourcePlayId": (str,),
-    "playDate": (str,),
-    "durationMin": (int,),
-    "location": (str,),
-    "comments": (str,),
-    "game": (dict,),
-    "players": (list,),
-}
-REQUIRED = {"sourceName", "sourcePlayId", "playDate", "game", "players"}
-GAME_FIELDS = {
-    "name": (str,),
-    "sourceGameId": (str,),
-    "bggId": (int,),
-    "highestWins": (bool,),
-    "noPoints": (bool,),
-    "cooperative": (bool,),
-}
-PLAYER_FIELDS = {
-    "name": (str,),
-    "sourcePlayerId": (str,),
-    "score": (int, float),
-    "winner": (bool,),
-    "startPlayer": (bool,),
-    "rank": (int,),
-    "role": (str,),
-    "team": (str,),
-}
+# BG Stats' own example of a play (tests/data/bgstats/, see SOURCE.md there): the fields the
+# app's format has, and their JSON types
+EXAMPLE: dict[str, Any] = json.loads(
+    (Path(__file__).parents[1] / "data" / "bgstats" / "app-example.json").read_text("utf-8")
+)
+# Fields the readable part of the app's page does not show, which other apps that use the
+# link send (docs/dashboard.md names them): name -> JSON type
+NOT_IN_EXAMPLE = {"sourceName": "string", "sourcePlayId": "string"}
+# The example's fields a play from the journal fills (board, comments, location, bggId and
+# role it leaves out: docs/dashboard.md says why)
+FILLED = {"durationMin", "game", "playDate", "players"}
+GAME_FILLED = {"name", "highestWins", "noPoints", "sourceGameId"}
+PLAYER_FILLED = {"name", "rank", "sourcePlayerId", "startPlayer", "winner"}  # + score if any
+
+
+def json_type(value: object) -> str:
+    """The JSON type of a decoded value (JSON has one number type)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {str: "string", dict: "object", list: "array"}[type(value)]
+
+
+def example_types(example: dict[str, Any]) -> dict[str, str]:
+    return {name: json_type(value) for name, value in example.items()}
+
+
 PLAY_DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")  # UTC
 
 
@@ -66,19 +64,36 @@ def decode(url: str) -> dict[str, Any]:
 
 
 def check_documented(play: dict[str, Any]) -> None:
-    assert REQUIRED <= set(play) <= set(PLAY_FIELDS), set(play) - set(PLAY_FIELDS)
-    for name, value in play.items():
-        assert isinstance(value, PLAY_FIELDS[name]) and not isinstance(value, bool), name
+    """Every field of ``play`` is in the app's example (or NOT_IN_EXAMPLE) with the same
+    JSON type, at the top, in ``game`` and in ``players[]``; the example's fields a play
+    from the journal fills are there."""
+    top = example_types(EXAMPLE) | NOT_IN_EXAMPLE
+    game = example_types(EXAMPLE["game"])
+    player: dict[str, str] = {}
+    for shown in EXAMPLE["players"]:
+        player |= example_types(shown)
+    assert {n: json_type(v) for n, v in play.items()} == {n: top.get(n) for n in play}
+    assert FILLED | set(NOT_IN_EXAMPLE) <= set(play)
     assert PLAY_DATE.fullmatch(play["playDate"])
-    assert set(play["game"]) <= set(GAME_FIELDS) and "name" in play["game"]
-    for name, value in play["game"].items():
-        assert isinstance(value, GAME_FIELDS[name]), name
+    ours = play["game"]
+    assert {n: json_type(v) for n, v in ours.items()} == {n: game.get(n) for n in ours}
+    assert set(play["game"]) >= GAME_FILLED
     for person in play["players"]:
-        assert {"name", "winner"} <= set(person) <= set(PLAYER_FIELDS), person
-        for name, value in person.items():
-            assert isinstance(value, PLAYER_FIELDS[name]), (name, value)
-            if name == "score":
-                assert not isinstance(value, bool)
+        assert {n: json_type(v) for n, v in person.items()} == {n: player.get(n) for n in person}
+        assert PLAYER_FILLED | (set() if play["game"]["noPoints"] else {"score"}) <= set(person)
+    ranks = sorted(p["rank"] for p in play["players"])
+    assert ranks[0] == 1 and all(r == 1 + ranks.index(r) for r in ranks)  # 1, 1, 3: ties share
+    for person in play["players"]:
+        if any(p["winner"] for p in play["players"]):  # nobody wins a draw, or Teufel's end
+            assert (person["rank"] == 1) is person["winner"], person
+        elif "score" not in person:
+            assert person["rank"] == 1  # nobody won, no points: all in the same place
+        for other in play["players"]:
+            if "score" in person and not person["winner"] and not other["winner"]:
+                if person["score"] > other["score"]:
+                    assert person["rank"] < other["rank"]
+                if person["score"] == other["score"]:
+                    assert person["rank"] == other["rank"]
 
 
 def finish(service: Service, game_id: int, seed: int = 3) -> None:
@@ -129,6 +144,14 @@ def test_a_finished_tail_tile_game_is_a_documented_play(
     winners = set(state["winning_seats"])
     assert [p["winner"] for p in play["players"]] == [i in winners for i in range(3)]
     assert [p["startPlayer"] for p in play["players"]] == [True, False, False]
+    assert winners  # the tail-tile game always has a winner: rank 1, the rest by total
+    better = [
+        [j for j in range(3) if j in winners or (i not in winners and totals[j] > totals[i])]
+        for i in range(3)
+    ]
+    assert [p["rank"] for p in play["players"]] == [
+        1 if i in winners else 1 + len(better[i]) for i in range(3)
+    ]
     assert play["players"][0]["sourcePlayerId"] != play["players"][1]["sourcePlayerId"]
     # the game's page and its history page carry the link, for everyone
     for page in (f"/games/{gid}", f"/history/{gid}"):
@@ -208,3 +231,45 @@ def test_a_sauteur_game_scores_its_points_and_the_first_popper_starts(
     }
     start, minutes = journal_times(service, gid)
     assert (play["playDate"], play["durationMin"]) == (start, minutes)
+
+
+def test_the_check_follows_the_apps_example() -> None:
+    """The app's example has the fields we fill (with ours), and a wrong type or an unknown
+    field fails the check."""
+    assert set(EXAMPLE) >= FILLED and set(EXAMPLE["game"]) >= GAME_FILLED
+    assert PLAYER_FILLED | {"score"} <= set(EXAMPLE["players"][0])
+    play = {**EXAMPLE, "sourceName": "Diablotin", "sourcePlayId": "x"}
+    play["players"] = [
+        {**EXAMPLE["players"][0]},
+        {**EXAMPLE["players"][0], "winner": False, "rank": 2, "score": 40},
+    ]
+    check_documented(play)
+    for broken in (
+        {**play, "durationMin": "36"},
+        {**play, "players": [{**play["players"][0], "rank": "1"}, play["players"][1]]},
+        {**play, "game": {**play["game"], "bggId": "132531"}},
+        {**play, "sourcePlayIdentifier": "x"},
+        {**play, "players": [play["players"][0], {**play["players"][1], "rank": 3}]},
+    ):
+        with pytest.raises(AssertionError):
+            check_documented(broken)
+
+
+@pytest.mark.parametrize(
+    ("winners", "scores", "ranks"),
+    [
+        ({"a"}, {"a": 10, "b": 7, "c": 7, "d": 3}, [1, 2, 2, 4]),
+        ({"a", "b"}, {"a": 5, "b": 5, "c": 9}, [1, 1, 3]),  # winners first, whatever the score
+        ({"b"}, None, [2, 1, 2]),  # no points: the winner, then the rest together
+        ({"a", "c"}, None, [1, 3, 1]),
+        (set(), None, [1, 1, 1]),  # Teufel's judgment day: every player lost
+        (set(), {"a": 4, "b": 4}, [1, 1]),  # a drawn Diable sauteur
+    ],
+)
+def test_ranks_one_for_the_winners_then_by_score_ties_sharing(
+    winners: set[str], scores: dict[str, int] | None, ranks: list[int]
+) -> None:
+    from controller.web.bgstats import ranks as ranked
+
+    seats = list(scores) if scores else ["a", "b", "c"]
+    assert ranked(seats, winners, scores) == dict(zip(seats, ranks, strict=True))
