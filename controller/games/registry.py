@@ -80,6 +80,10 @@ class GameKind:
     """The engine's names for a game's seats, in order, from its options (``p1``/``p2``,
     Teufel's colours, the tail-tile game's ``0``..``n-1``): what a seat's player
     (:mod:`controller.players`) stands for."""
+    cli: str | None = None
+    """``"module:NAME"`` of this kind's part of the ``diablotin`` command (a
+    :class:`controller.commands.base.KindCli`: its terminal game for ``play``, its
+    simulator for ``sim``, its own commands); ``None``: none."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``

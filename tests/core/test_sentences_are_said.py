@@ -24,6 +24,7 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("camera/reader.py", "ValueError"): "images come from our own loaders",
     ("camera/render.py", "OSError"): "the renderer writes test datasets",
     ("camera/render.py", "ValueError"): "styles and backgrounds are the code's own names",
+    ("commands/base.py", "TypeError"): "a kind whose cli names no KindCli: a code bug",
     ("games/sauteur/hider.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ValueError"): "a table of the code's own making",

@@ -41,6 +41,7 @@ KIND = GameKind(
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",
+    cli="controller.tails_cli:CLI",
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
 )
 
