@@ -24,6 +24,7 @@ from .commands import COMMANDS as ORDER
 from .commands.tools import BENCH_AREAS as BENCH_AREAS
 from .config import (
     CONFIG_ORDER,
+    DATA_DIR_ENV,
     EXIT_CONFIG,
     Config,
     ConfigError,
@@ -47,15 +48,19 @@ COMMANDS = {command.name: command for command in ORDER}
 
 def build_parser() -> argparse.ArgumentParser:
     """The options every command takes, then each command's own (its ``arguments``)."""
+    from .games import registry
+
+    games = " · ".join(kind.title.english() for kind in registry.kinds())
     parser = argparse.ArgumentParser(
         prog="diablotin",
-        description="A Raspberry Pi games box: the Diable sauteur played by solenoids, "
-        "Teufel Teufel and the tail-tile game kept by a referee's phone.",
+        description=f"A Raspberry Pi games box that plays or keeps the books of: {games}.",
     )
     parser.add_argument("--version", action="version", version=f"diablotin {__version__}")
     parser.add_argument("--config", metavar="PATH", help=f"the config file (TOML): {CONFIG_ORDER}")
     parser.add_argument(
-        "--data-dir", metavar="DIR", help="where the journal lives (overrides the config)"
+        "--data-dir",
+        metavar="DIR",
+        help=f"where the journal lives (before ${DATA_DIR_ENV} and the config's [data] dir)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

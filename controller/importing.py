@@ -62,7 +62,7 @@ def check(raw: object) -> dict[str, Any]:
         raise Refused(said_of(exc), "bad-export") from None
 
 
-def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[Any], Any]:
+def replay_export(data: dict[str, Any], config: Config) -> tuple[Rules[object], object]:
     """Replay a checked export with its rules; returns ``(rules, final state)``. Raises
     :class:`Refused`: ``bad-game`` for an unknown game, ``bad-export`` naming the options or
     the action the rules refuse."""

@@ -22,7 +22,7 @@ def words(template: str) -> str:
 
 class Said(str):
     """An English sentence that keeps its template and parameters, so a page can make it in
-    its own language (a Teufel Teufel event). It is the English text itself for everything
+    its own language (a game's event). It is the English text itself for everything
     else (logs, exports, comparisons). ``english`` overrides the English when it words a
     parameter differently (a card's name, an ordinal); the template is found by the
     catalogs' extractor (keyword ``Said``)."""

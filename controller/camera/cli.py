@@ -11,7 +11,7 @@ import random
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import cv2
 
@@ -52,6 +52,23 @@ def cmd_calibrate(source: str, output: str) -> int:
     return 0
 
 
+class Tally(TypedDict):
+    """How one evaluation went: counts of images, the confidences, the read times (ms)."""
+
+    style: str
+    light: str | None
+    images: int
+    answered: int
+    right: int
+    devil_number_confusions: int
+    auto: int
+    auto_wrong: int
+    auto_threshold: float
+    worst_wrong_confidence: float | None
+    read_ms_p50: float
+    read_ms_p99: float
+
+
 def cmd_read(profile_path: Path, images: list[str]) -> int:
     try:
         profile = load_profile(profile_path)
@@ -59,7 +76,7 @@ def cmd_read(profile_path: Path, images: list[str]) -> int:
         fail(exc)
         return 2
     for name in images:
-        line: dict[str, Any] = {"image": name}
+        line: dict[str, object] = {"image": name}
         try:
             result = read_face(load_image(Path(name)), profile)
         except ValueError as exc:
@@ -72,7 +89,7 @@ def cmd_read(profile_path: Path, images: list[str]) -> int:
 
 def evaluate(
     style: str, fresh_per_face: int, seed: int, workdir: Path, light: str | None = None
-) -> dict[str, Any]:
+) -> Tally:
     """Calibrate on 6 renders per face of ``style``, then read ``fresh_per_face`` new renders
     per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`) if given.
     Returns the counts, the confidences and the read times (ms, one thread)."""
@@ -98,7 +115,7 @@ def evaluate(
     return _tally(style, light, results, times, profile.auto_threshold)
 
 
-def evaluate_real(folder: Path) -> dict[str, Any]:
+def evaluate_real(folder: Path) -> Tally:
     """Calibrate on a real photo set's first two devil frames and first two frames of face 3
     (``labels.json``: frame name -> face), then read every other frame of the set."""
     import shutil
@@ -131,7 +148,7 @@ def _tally(
     results: list[tuple[int | str, int | str | None, float]],
     times: list[float],
     auto_threshold: float,
-) -> dict[str, Any]:
+) -> Tally:
     answered = [(t, f, c) for t, f, c in results if f is not None]
     auto = [(t, f) for t, f, c in answered if c >= auto_threshold]
     times.sort()
@@ -151,7 +168,7 @@ def _tally(
     }
 
 
-def _line(name: str, r: dict[str, Any], coverage: float) -> tuple[str, bool]:
+def _line(name: str, r: Tally, coverage: float) -> tuple[str, bool]:
     ok = (
         r["answered"] >= coverage * r["images"]
         and r["right"] >= 0.995 * r["answered"]

@@ -4,6 +4,7 @@ it runs (:class:`Command`); the options several commands share (``--box``)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -62,3 +63,46 @@ def box_option(p: argparse.ArgumentParser) -> None:
         type=_box_arg,
         help="simulated | gpio | serial[:PORT] | virtual (default: the config's, simulated)",
     )
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """How ``diablotin play KIND`` or ``diablotin sim KIND`` runs one game kind.
+
+    ``summary``: what it plays, in the game argument's help (``KIND: summary``).
+    ``arguments``: the options of this kind's own (they must not clash with another
+    kind's). ``seats``, for ``sim``: the names its seats' players take, for the help of
+    ``--p1``/``--p2``, and the two seats' defaults.
+    """
+
+    summary: str
+    run: Run
+    arguments: Callable[[argparse.ArgumentParser], None] = no_arguments
+    seats: tuple[str, str, str] | None = None
+
+
+@dataclass(frozen=True)
+class KindCli:
+    """A game kind's part of ``diablotin``; its :class:`~controller.games.registry.GameKind`
+    names it (``cli = "module:NAME"``). ``play``/``sim``: its terminal game and its
+    simulator, if any; ``commands``: commands of its own (a record scorer, say)."""
+
+    play: Terminal | None = None
+    sim: Terminal | None = None
+    commands: tuple[Command, ...] = ()
+
+
+def kind_clis() -> dict[str, KindCli]:
+    """Every registered kind that has a part of ``diablotin``, by kind name, in the
+    registry's order (imports each kind's ``cli`` module)."""
+    from ..games.registry import kinds
+
+    found = {}
+    for kind in kinds():
+        if kind.cli is not None:
+            module, _, name = kind.cli.partition(":")
+            part = getattr(importlib.import_module(module), name)
+            if not isinstance(part, KindCli):
+                raise TypeError(f"{kind.cli} is not a KindCli")
+            found[kind.name] = part
+    return found

@@ -1,20 +1,22 @@
-"""The commands that hand over to a tool of their own: ``tails score``, ``faces``,
-``bench`` and ``reliability``."""
+"""The commands that hand over to a tool of their own: ``faces``, ``bench`` and
+``reliability`` (a game kind's own tools come with its ``cli``: :func:`kind_commands`)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..config import Config
 from ..console import fail
-from .base import Command
+from ..games.registry import names
+from .base import Command, kind_clis
 
+_BENCH = Path(__file__).resolve().parent.parent / "bench"
+"""controller/bench/: ``bench AREA`` runs ``controller.bench.AREA``."""
 BENCH_AREAS = (
     "attack_load",
-    "sauteur",
+    *(name for name in names() if (_BENCH / f"{name}.py").is_file()),  # a kind's own bench
     "solver",
-    "tails",
-    "teufel",
     "box",
     "serial",
     "web",
@@ -28,16 +30,9 @@ BENCH_AREAS = (
 )
 
 
-def tails_arguments(p: argparse.ArgumentParser) -> None:
-    tails = p.add_subparsers(dest="tails_command", required=True, metavar="COMMAND")
-    ts = tails.add_parser("score", help="score a game record (see docs/rules-tails.md)")
-    ts.add_argument("file", help="the record file (its format: docs/rules-tails.md)")
-
-
-def cmd_tails(args: argparse.Namespace, config: Config) -> int:
-    from ..tails_cli import score_main
-
-    return score_main(args.file)
+def kind_commands() -> tuple[Command, ...]:
+    """The commands the registered game kinds bring (each kind's ``KindCli.commands``)."""
+    return tuple(command for part in kind_clis().values() for command in part.commands)
 
 
 def faces_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,7 +77,6 @@ def cmd_reliability(args: argparse.Namespace, config: Config) -> int:
     return int(reliability_main(args.rest) or 0)
 
 
-TAILS = Command("tails", "the tail-tile game's tools", cmd_tails, tails_arguments)
 FACES = Command(
     "faces",
     "the camera's face reader: calibrate, read, evaluate (diablotin[camera])",

@@ -178,6 +178,10 @@ class GameKind:
     """``rng -> (options, actions)``: a random legal game for the reliability suite's
     kill -9 part to enter (it adds undos and cuts long games); no actions: the kind's
     computer plays every seat (:attr:`computer`); ``None``: the kind is left out there."""
+    cli: str | None = None
+    """``"module:NAME"`` of this kind's part of the ``diablotin`` command (a
+    :class:`controller.commands.base.KindCli`: its terminal game for ``play``, its
+    simulator for ``sim``, its own commands); ``None``: none."""
 
     rules_examples: Callable[[], dict[str, object]] | None = None
     """The positions its rules page draws (``<svg data-example="<name>">`` in

@@ -59,6 +59,7 @@ KIND = GameKind(
     computer=True,
     page="sauteur",
     box_player="controller.boxplay:BoxPlay",
+    cli="controller.sauteur_cli:CLI",
     seat_keys=lambda options: list(PLAYERS),
     stats=STATS,
     crash_script=crash_script,

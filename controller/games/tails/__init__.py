@@ -49,6 +49,7 @@ KIND = GameKind(
     web="controller.web.kinds.tails",
     rules_page=True,
     page="tails",
+    cli="controller.tails_cli:CLI",
     seat_keys=lambda options: [str(seat) for seat in range(int(options.get("players", 2)))],
     stats=STATS,
     crash_script=crash_script,

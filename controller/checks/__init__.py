@@ -25,35 +25,55 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import getpass
 import importlib.metadata
-import itertools
 import logging
 import os
 import re
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, TextIO, TypedDict, Unpack
 
-from .config import Config, ConfigError, find_config_path, load_config
-from .sentences import Said
+from ..config import Config, ConfigError, find_config_path, load_config
+from ..sentences import Said
+from .journal_file import journal_check
+from .pico import SERIAL_WAIT_S, _serial_checks
+from .pins import (
+    FLAP_CHANGES,
+    SAMPLE_INTERVAL_S,
+    SAMPLE_S,
+    PinFactory,
+    _claim_and_watch,
+    sensor_sanity,
+)
+from .results import CheckResult, current_user, format_results, safely, summary
+
+__all__ = [
+    "FLAP_CHANGES",
+    "GPIOZERO_PI5_MIN",
+    "SAMPLE_INTERVAL_S",
+    "SAMPLE_S",
+    "SERIAL_WAIT_S",
+    "CheckResult",
+    "PinFactory",
+    "clock_check",
+    "doctor",
+    "format_results",
+    "journal_check",
+    "main",
+    "pi_model",
+    "preflight",
+    "prepare_lgpio_workdir",
+    "sensor_sanity",
+    "start_checks",
+    "summary",
+]
 
 if TYPE_CHECKING:
-    from .box.pins import PinMap
+    from ..box.pins import PinMap
 
-SAMPLE_S = 0.3
-"""How long the gpio check watches the sensors (seconds)."""
-SAMPLE_INTERVAL_S = 0.005
-"""Time between two sensor readings while watching them (seconds)."""
-FLAP_CHANGES = 5
-"""A sensor changing this many times or more while watched is flapping."""
-SERIAL_WAIT_S = 3.0
-"""How long the serial check waits for the Pico's handshake (seconds)."""
 GPIOZERO_PI5_MIN = (2, 0, 1, 3)
 """gpiozero 2.0.1.post3: pip-installed releases before it are broken on a Pi 5."""
 
@@ -75,32 +95,12 @@ FACTORY_FIXES = {
 }
 
 
-class PinFactory(Protocol):
-    """A gpiozero pin factory, as far as the checks use one (its devices take it as is)."""
+class StartOptions(TypedDict, total=False):
+    """What :func:`preflight` and :func:`doctor` pass on to :func:`start_checks`."""
 
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """One check: ``name``, ``ok``, what was found (``message``) and, if not ok, the ``fix``.
-
-    ``hard``: when this check fails the service must not start; a failed soft check is a
-    warning.
-    """
-
-    name: str
-    ok: bool
-    message: str
-    fix: str = ""
-    hard: bool = True
-
-    @property
-    def level(self) -> str:
-        """``"ok"``, ``"FAIL"`` (hard) or ``"warn"`` (soft)."""
-        if self.ok:
-            return "ok"
-        return "FAIL" if self.hard else "warn"
+    factory: PinFactory | None
+    sample_s: float
+    sleep: Callable[[float], None]
 
 
 def start_checks(
@@ -116,22 +116,22 @@ def start_checks(
     (tests pass a ``MockFactory``; it is not closed). ``sample_s``/``sleep``: how long to
     watch the sensors and how to wait between readings.
     """
-    results = _safely("data dir", lambda: [_data_dir(config.data_dir)])
-    results += _safely("port", lambda: _port(config.server.host, config.server.port))
+    results = safely("data dir", lambda: [_data_dir(config.data_dir)])
+    results += safely("port", lambda: _port(config.server.host, config.server.port))
     backend = config.box.backend
     section = "pico" if backend in ("serial", "virtual") else "pi"
     pins, pin_result = _pin_map(config.box.pins, section)
     results.append(pin_result)
     if backend == "gpio":
-        results += _safely("gpio", lambda: _gpio_checks(config, pins, factory, sample_s, sleep))
+        results += safely("gpio", lambda: _gpio_checks(config, pins, factory, sample_s, sleep))
     elif backend == "serial":
-        results += _safely("Pico", lambda: _serial_checks(config, pins))
+        results += safely("Pico", lambda: _serial_checks(config, pins))
     return results
 
 
 def clock_synchronised() -> bool | None:
     """systemd's answer (:meth:`controller.system.System.clock_synchronised`)."""
-    from .system import System
+    from ..system import System
 
     return System().clock_synchronised()
 
@@ -156,27 +156,12 @@ def clock_check(synchronised: Callable[[], bool | None] | None = None) -> CheckR
     )
 
 
-def _safely(name: str, run: Callable[[], list[CheckResult]]) -> list[CheckResult]:
-    """``run()``, or one failed check ``name`` saying what broke (a check never raises)."""
-    try:
-        return run()
-    except Exception as exc:
-        return [
-            CheckResult(
-                name,
-                False,
-                f"the check itself failed: {type(exc).__name__}: {exc}",
-                "report it, with this message",
-            )
-        ]
-
-
 # -- every backend ---------------------------------------------------------------------
 
 
 def _data_dir(path: Path) -> CheckResult:
     """The data dir (or the nearest folder it would be created in) is writable."""
-    user = _user()
+    user = current_user()
     fix = (
         f"make it writable for {user}: `sudo chown -R {user}: {path}` (scripts/install-pi "
         "makes /var/lib/diablotin the service user's), or set [data] dir in the config"
@@ -230,7 +215,7 @@ def _port(host: str, port: int) -> list[CheckResult]:
 
 
 def _pin_map(path: Path, section: str) -> tuple[PinMap | None, CheckResult]:
-    from .box.pins import PinMapError, load_pin_map
+    from ..box.pins import PinMapError, load_pin_map
 
     try:
         pins = load_pin_map(path, section)
@@ -309,7 +294,7 @@ def _gpio_devices(name: str) -> CheckResult:
         )
     usable = [path for path in found if os.access(path, os.R_OK | os.W_OK)]
     if not usable:
-        user = _user()
+        user = current_user()
         return CheckResult(
             "gpio access",
             False,
@@ -347,15 +332,15 @@ def prepare_lgpio_workdir(data_dir: Path) -> CheckResult:
         name,
         False,
         f"import lgpio creates a pipe in the working directory, and {where} is not writable "
-        f"by {_user()}",
+        f"by {current_user()}",
         "run from a folder you can write to, or set LG_WD to one; the systemd unit sets "
         "WorkingDirectory=/var/lib/diablotin",
     )
 
 
 def _load_factory(name: str) -> tuple[PinFactory | None, CheckResult]:
-    from .box.base import FactoryUnavailable
-    from .box.pin_factory import load_pin_factory
+    from ..box.base import FactoryUnavailable
+    from ..box.pin_factory import load_pin_factory
 
     model = pi_model()
     if name == "rpigpio" and model and PI5_MODEL.search(model):
@@ -413,262 +398,7 @@ def _gpiozero_version() -> list[CheckResult]:
     ]
 
 
-def _claim_and_watch(
-    pins: PinMap, factory: PinFactory, sample_s: float, sleep: Callable[[float], None]
-) -> list[CheckResult]:
-    """Claim every pin (coils as outputs, off), watch the inputs, release everything."""
-    from gpiozero import DigitalInputDevice, DigitalOutputDevice
-
-    devices: list[Any] = []
-    busy: list[str] = []
-    inputs: dict[str, Any] = {}
-
-    def claim(role: str, make: Callable[[], Any]) -> Any:
-        try:
-            device = make()
-        except Exception as exc:
-            busy.append(f"{role} ({type(exc).__name__}: {exc})")
-            return None
-        devices.append(device)
-        return device
-
-    try:
-        for key, pin in enumerate(pins.coils, 1):
-            claim(
-                f"coil {key} (GPIO{pin})",
-                partial(
-                    DigitalOutputDevice,
-                    pin,
-                    active_high=True,
-                    initial_value=False,
-                    pin_factory=factory,
-                ),
-            )
-        pull_up = pins.sensor_present == "low"
-        for key, pin in enumerate(pins.sensors, 1):
-            inputs[f"slot {key}"] = claim(
-                f"sensor {key} (GPIO{pin})",
-                partial(DigitalInputDevice, pin, pull_up=pull_up, pin_factory=factory),
-            )
-        if pins.lid is not None:
-            lid = pins.lid
-            inputs["lid"] = claim(
-                f"lid (GPIO{lid})",
-                partial(DigitalInputDevice, lid, pull_up=True, pin_factory=factory),
-            )
-        if pins.led is not None:
-            led = pins.led
-            claim(
-                f"led (GPIO{led})",
-                partial(DigitalOutputDevice, led, initial_value=False, pin_factory=factory),
-            )
-        if busy:
-            return [
-                CheckResult(
-                    "pins free",
-                    False,
-                    "cannot claim " + "; ".join(busy),
-                    "another program holds the pin: is diablotin already running "
-                    "(`systemctl status diablotin`)? `gpioinfo` shows who holds each line; "
-                    "an overlay in /boot/firmware/config.txt (I2C, SPI, 1-Wire) may own it; "
-                    "or move the wire and change hardware pins.toml",
-                )
-            ]
-        readers = {name: _reader(device) for name, device in inputs.items()}
-        samples = _sample(readers, sample_s, sleep)
-        return [
-            CheckResult("pins free", True, f"{len(devices)} pins claimed and released"),
-            sensor_sanity(samples, has_lid=pins.lid is not None),
-        ]
-    finally:
-        for device in devices:
-            with contextlib.suppress(Exception):
-                device.close()
-
-
-def _reader(device: Any) -> Callable[[], bool]:
-    return lambda: bool(device.is_active)
-
-
-def _sample(
-    readers: dict[str, Callable[[], bool]], duration_s: float, sleep: Callable[[float], None]
-) -> list[dict[str, bool]]:
-    """Read every input ``duration_s / SAMPLE_INTERVAL_S`` times (at least once)."""
-    count = max(1, round(duration_s / SAMPLE_INTERVAL_S))
-    samples = []
-    for index in range(count):
-        if index:
-            sleep(SAMPLE_INTERVAL_S)
-        samples.append({name: read() for name, read in readers.items()})
-    return samples
-
-
-def sensor_sanity(samples: list[dict[str, bool]], *, has_lid: bool) -> CheckResult:
-    """Judge readings of ``slot 1``..``slot 4`` (True: present) and ``lid`` (True: closed).
-
-    Suspicious (a soft failure): an input that changes ``FLAP_CHANGES`` times or more, or
-    all four slots "present" while the lid switch reads open (dice are hidden with the lid
-    open only for a moment; an inverted ``sensor_present`` reads empty slots as full).
-    """
-    names = list(samples[0])
-    changes = {
-        name: sum(a[name] != b[name] for a, b in itertools.pairwise(samples)) for name in names
-    }
-    flapping = [f"{name} ({n} changes)" for name, n in changes.items() if n >= FLAP_CHANGES]
-    if flapping:
-        return CheckResult(
-            "sensors",
-            False,
-            f"flapping while watched for {len(samples)} readings: {', '.join(flapping)}",
-            "check the wire and the ground of each; a TCRT5000 needs its potentiometer "
-            "turned away from the edge; a switch needs sensor_present matching its wiring",
-            hard=False,
-        )
-    last = samples[-1]
-    slots = [name for name in names if name.startswith("slot")]
-    state = ", ".join(f"{name} {'present' if last[name] else 'empty'}" for name in slots)
-    if has_lid:
-        state += f", lid {'closed' if last['lid'] else 'open'}"
-    if has_lid and not last["lid"] and slots and all(last[name] for name in slots):
-        return CheckResult(
-            "sensors",
-            False,
-            f"all four slots read 'present' while the lid is open ({state})",
-            "if the slots are empty, sensor_present in pins.toml is inverted (try the other "
-            'of "low"/"high"); else check the sensors\' 3.3 V supply and potentiometers',
-            hard=False,
-        )
-    return CheckResult("sensors", True, state)
-
-
-# -- serial ----------------------------------------------------------------------------------
-
-
-def _serial_checks(config: Config, pins: PinMap | None) -> list[CheckResult]:
-    from .box.serial import PortNotFound, resolve_port
-
-    setting = config.box.serial_port
-    try:
-        path = resolve_port(setting)
-    except PortNotFound as exc:
-        return [
-            CheckResult(
-                "Pico port",
-                False,
-                str(exc),
-                "plug the Pico in (a data cable, not a charge-only one), flash MicroPython "
-                "and `diablotin firmware flash` (docs/firmware.md), or set box.serial_port",
-                hard=False,
-            )
-        ]
-    device = Path(path)
-    if "://" not in path and not device.exists():
-        return [
-            CheckResult(
-                "Pico port",
-                False,
-                f"{path} does not exist",
-                'plug the Pico in, or set box.serial_port = "auto" to find it under '
-                "/dev/serial/by-id",
-                hard=False,
-            )
-        ]
-    if "://" not in path and not os.access(device, os.R_OK | os.W_OK):
-        user = _user()
-        return [
-            CheckResult(
-                "Pico port",
-                False,
-                f"{user} may not open {path}",
-                f"add {user} to the dialout group: `sudo usermod -aG dialout {user}`, then "
-                "log in again (scripts/install-pi does this for the diablotin user)",
-                hard=False,
-            )
-        ]
-    results = [CheckResult("Pico port", True, path)]
-    if pins is not None:
-        results.extend(_handshake(path, pins, config))
-    return results
-
-
-def _handshake(path: str, pins: PinMap, config: Config) -> list[CheckResult]:
-    from .box.serial import SerialBox
-    from .clock import RealClock
-
-    clock = RealClock()
-    box = SerialBox(path, pins, config.box.limits, clock)
-    try:
-        deadline = time.monotonic() + SERIAL_WAIT_S
-        up = box.wait_until_up(0.05)
-        while not up and time.monotonic() < deadline:
-            if box.status()["link"]["phase"] == "mismatch":
-                break  # the handshake came back and does not fit: no need to wait longer
-            up = box.wait_until_up(0.05)
-        status = box.status()
-        slots, lid = box.slots(), box.lid_closed()
-    finally:
-        box.close()
-        clock.close()
-    link = status["link"]
-    if up:
-        results = [CheckResult("Pico firmware", True, f"{path}: {link['detail']}")]
-        reading = {f"slot {key}": present for key, present in slots.items()}
-        if lid is not None:
-            reading["lid"] = lid
-        results.append(sensor_sanity([reading], has_lid=lid is not None))
-        return results
-    if link["phase"] == "mismatch":
-        fix = (
-            "stop the service (`sudo systemctl stop diablotin`), run `diablotin firmware "
-            "flash`, start it again; if the message says so, update the service instead"
-        )
-        return [CheckResult("Pico firmware", False, link["detail"], fix, hard=False)]
-    return [
-        CheckResult(
-            "Pico firmware",
-            False,
-            f"the Pico on {path} did not complete the handshake in {SERIAL_WAIT_S:g} s: "
-            f"{link['detail']}",
-            "is MicroPython and the firmware on it (`diablotin firmware flash`)? does another "
-            "program hold the port (a serial console, mpremote, the service itself)?",
-            hard=False,
-        )
-    ]
-
-
-# -- reporting ---------------------------------------------------------------------------
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return str(os.getuid())
-
-
-def format_results(results: Iterable[CheckResult]) -> str:
-    """One line per check (``ok``/``warn``/``FAIL``), a ``fix:`` line under each problem."""
-    results = list(results)
-    width = max((len(r.name) for r in results), default=0)
-    lines = []
-    for result in results:
-        lines.append(f"  {result.level:4s}  {result.name:{width}s}  {result.message}")
-        if not result.ok and result.fix:
-            lines.append(f"  {'':4s}  {'':{width}s}  fix: {result.fix}")
-    return "\n".join(lines)
-
-
-def summary(results: Iterable[CheckResult]) -> str:
-    """``"7 checks: 6 ok, 1 warning, 0 failed"``."""
-    results = list(results)
-    failed = sum(1 for r in results if not r.ok and r.hard)
-    warned = sum(1 for r in results if not r.ok and not r.hard)
-    ok = len(results) - failed - warned
-    plural = "" if warned == 1 else "s"
-    return f"{len(results)} checks: {ok} ok, {warned} warning{plural}, {failed} failed"
-
-
-def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool:
+def preflight(config: Config, out: TextIO | None = None, **options: Unpack[StartOptions]) -> bool:
     """For ``serve``: run the checks, report the problems and a summary.
 
     Without ``out`` they go to the log: a failure as an error, a warning as a warning, the
@@ -685,7 +415,7 @@ def preflight(config: Config, out: TextIO | None = None, **options: Any) -> bool
         print(format_results(problems), file=stream)
     blocking = [r for r in problems if r.hard]
     if blocking:
-        from .console import say
+        from ..console import say
 
         why = Said(
             "refusing to start: {summary} (`diablotin doctor` shows every check)",
@@ -711,7 +441,13 @@ def _log_preflight(results: list[CheckResult]) -> bool:
     return True
 
 
-def doctor(config: Config, out: TextIO | None = None, **options: Any) -> int:
+def doctor(
+    config: Config,
+    out: TextIO | None = None,
+    *,
+    synchronised: Callable[[], bool | None] | None = None,
+    **options: Unpack[StartOptions],
+) -> int:
     """``diablotin doctor``: print every check (the start checks and the clock's); 0 when all
     are ok, 1 on any failure or warning. ``options`` go to :func:`start_checks`, except
     ``synchronised`` (:func:`clock_check`)."""
@@ -722,66 +458,12 @@ def doctor(config: Config, out: TextIO | None = None, **options: Any) -> int:
         + (f", pin factory {config.box.pin_factory}" if config.box.backend == "gpio" else ""),
         file=stream,
     )
-    synchronised = options.pop("synchronised", None)
     results = start_checks(config, **options)
-    results += _safely("journal", lambda: [journal_check(config.data_dir)])
-    results += _safely("clock", lambda: [clock_check(synchronised)])
+    results += safely("journal", lambda: [journal_check(config.data_dir)])
+    results += safely("clock", lambda: [clock_check(synchronised)])
     print(format_results(results), file=stream)
     print(summary(results), file=stream)
     return 0 if all(r.ok for r in results) else 1
-
-
-def journal_check(data_dir: Path) -> CheckResult:
-    """The journal file passes SQLite's full ``integrity_check`` and every row decodes
-    (read-only; safe while the service runs), and is not missing or empty while its marker
-    says it existed."""
-    from .journal import inspect_file, marker_path, wal_lost
-    from .service import JOURNAL_NAME
-
-    path = data_dir / JOURNAL_NAME
-    marker = marker_path(path)
-    lost = wal_lost(path)  # before inspect_file: its connection would make a new -wal
-    if lost is not None:
-        return CheckResult("journal", False, str(lost).split(". ")[0], str(lost))
-    found = inspect_file(path, full=True)
-    salvage_fix = (
-        "restore a copy of the file; or save what can be read with `diablotin export --raw -o "
-        "FOLDER`, start a new journal with `diablotin serve --new-journal` and import each "
-        "saved game with `diablotin replay FILE --import` (docs/install-pi.md, Troubleshooting)"
-    )
-    if found.state == "damaged":
-        return CheckResult("journal", False, f"{path} is damaged: {found.detail}", salvage_fix)
-    if found.state == "unreadable":
-        fix = f"make it readable for {_user()}: `sudo chown -R diablotin: {data_dir}`"
-        return CheckResult("journal", False, f"{path} cannot be read: {found.detail}", fix)
-    if found.state in ("missing", "empty") and marker.exists():
-        what = "is missing" if found.state == "missing" else "is empty"
-        fix = (
-            "restore a copy of the file; or, to start a new empty journal on purpose, "
-            f"`diablotin serve --new-journal` (or delete {marker})"
-        )
-        return CheckResult(
-            "journal", False, f"{path} {what}, but {marker.name} says one existed", fix
-        )
-    if found.state in ("missing", "empty"):
-        return CheckResult("journal", True, f"no journal yet: {path} is made at the first start")
-    if found.unreadable:
-        fix = (
-            "the service starts and sets these games aside as damaged; save what can be read "
-            "with `diablotin export --raw -o FOLDER`, then delete the damaged games on the "
-            "dashboard (or restore a copy of the file)"
-        )
-        rows = "; ".join(found.unreadable)
-        return CheckResult(
-            "journal",
-            False,
-            f"{path}: integrity ok, but {len(found.unreadable)} row(s) cannot be read: {rows}",
-            fix,
-        )
-    size = path.stat().st_size / 1e6
-    return CheckResult(
-        "journal", True, f"{path}: integrity ok, {found.games} game(s), {size:.1f} MB"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -789,8 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.checks", description=__doc__)
     parser.add_argument("--config", help="config file (default: $DIABLOTIN_CONFIG, /etc/...)")
     args = parser.parse_args(argv)
-    from .console import fail
-    from .sentences import Said, said_of
+    from ..console import fail
+    from ..sentences import Said, said_of
 
     try:
         config = load_config(find_config_path(args.config))
@@ -801,7 +483,3 @@ def main(argv: list[str] | None = None) -> int:
         fail(Said("cannot read the config: {reason} (try sudo)", reason=str(exc)))
         return 2
     return doctor(config)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
