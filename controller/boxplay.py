@@ -22,7 +22,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .box.base import KEYS, BoxError, BoxFault, LimitRefused
@@ -34,6 +34,7 @@ from .solver_cache import Solvers
 from .table import Table
 
 if TYPE_CHECKING:
+    from .box.toy import Face
     from .camera.play import CameraRead
     from .service import Service
 
@@ -66,6 +67,16 @@ class BoxPlay:
         """The id of the game that holds the box."""
         self._check_sensors = False
         """The holder has not yet compared its dice with the sensors (it waits for ``pop``)."""
+
+    def refusal(self) -> Refused:
+        """Why a game of another kind cannot be put on the box (``put_on_box``)."""
+        return Refused("only a Diable sauteur game can be put on the box", "not-box-game")
+
+    def number_faces(self) -> Sequence[Face]:
+        """The faces of the toy's dice (the ``[sauteur]`` config section's)."""
+        from .games.sauteur.config import SauteurSection
+
+        return self.service.config.section(self.kind, SauteurSection).number_faces
 
     # -- life cycle ---------------------------------------------------------------
     def attach(self, table: Table) -> None:

@@ -17,10 +17,10 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .announce import Announcer, Speaker
 from .box.base import Box, BoxEvent
@@ -32,6 +32,9 @@ from .hub import Hub
 from .journal import GameNotFound, Journal, JournalError, RowDamaged
 from .system import PinFile
 from .table import Table
+
+if TYPE_CHECKING:
+    from .box.toy import Face
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -94,6 +97,13 @@ class BoxGame(Protocol):
 
     def box_game(self) -> Table | None:
         """The table that holds the box now, if any."""
+
+    def number_faces(self) -> Sequence[Face]:
+        """The faces of the toy's dice, from the kind's config section (what the box's
+        camera reads)."""
+
+    def refusal(self) -> Refused:
+        """Why a game of another kind cannot be put on the box (``not-box-game``)."""
 
     def take_box(self, table: Table) -> None:
         """``table`` holds the box from now (new, or put there by the referee); its game
@@ -181,9 +191,9 @@ class Service:
             self.journal = Journal(self.config.data_dir / JOURNAL_NAME, new=self.new_journal)
         if self.box is None:
             from .box.factory import make_box
-            from .games.sauteur.config import SauteurSection
+            from .box.toy import DEFAULT_NUMBER_FACES
 
-            faces = self.config.section("sauteur", SauteurSection).number_faces
+            faces = DEFAULT_NUMBER_FACES if self.box_play is None else self.box_play.number_faces()
             self.box, self.toy = make_box(self.config.box, self.clock, number_faces=faces)
         if self.camera is None and self.config.camera.kind != "none":
             from .camera.service import start_camera
@@ -360,10 +370,15 @@ class Service:
         self.hub.publish("games", self.games)
 
     def put_on_box(self, game_id: int) -> None:
-        """The referee gives the box to this unfinished sauteur game; raises :class:`Refused`."""
+        """The referee gives the box to this unfinished game of the box player's kind; raises
+        :class:`Refused`."""
         table = self.table(game_id)
-        if self.box_play is None or table.rules.name != self.box_play.kind:
-            raise Refused("only a Diable sauteur game can be put on the box", "not-box-game")
+        if self.box_play is None:
+            raise Refused(
+                "game {game_id} is not the game on the box", "not-box-game", game_id=game_id
+            )
+        if table.rules.name != self.box_play.kind:
+            raise self.box_play.refusal()
         if table.finished:
             raise Refused("game {game_id} is over", "finished", game_id=game_id)
         self.box_play.take_box(table)

@@ -13,6 +13,8 @@ from flask import Blueprint, Response, jsonify
 from controller import __version__
 from controller.games import registry
 
+from .kinds import hooks
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: dict[str, Any] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
@@ -82,7 +84,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "post",
         "/api/games/{game_id}/actions",
-        "Apply an action (the body is the action; a sauteur pop fires the key's solenoid)",
+        "Apply an action (the body is the action; in {box}, a pop fires the key's solenoid)",
         True,
         {"$ref": "#/components/schemas/Action"},
         [_GAME_ID],
@@ -123,7 +125,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "post",
         "/api/games/{game_id}/box",
-        "Put this unfinished Diable sauteur game on the box (it checks the sensors first)",
+        "Put this unfinished game of {box} on the box (it checks the sensors first)",
         True,
         None,
         [_GAME_ID],
@@ -202,7 +204,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "put",
         "/api/games/{game_id}/computer",
-        "Let the computer pop for a player (Diable sauteur)",
+        "Let the computer play a seat ({computer})",
         True,
         {
             "type": "object",
@@ -221,10 +223,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/games/{game_id}/odds",
-        "Odds or advice: the popper's odds per key (Diable sauteur); the tail-tile advisor "
-        "(query `kind=A..G` for the card drawn, `lookahead=1`; no kind: cells before the draw); "
-        "Teufel Teufel: per face-down square the chance of a devil, a tower or one of the "
-        "player's missing letters (query `player=<colour>`, default: whose turn it is)",
+        "Odds or advice: {odds}",
         False,
         None,
         [_GAME_ID],
@@ -348,8 +347,7 @@ ROUTES: list[tuple[str, str, str, bool, dict[str, Any] | None, list[dict[str, An
     (
         "get",
         "/api/stats/games/{game_id}",
-        "One game's chart data (sauteur chase or race, tails score, Teufel letters); "
-        "a game in play: referee only",
+        "One game's chart data ({charts}); a game in play: referee only",
         False,
         None,
         [_GAME_ID],
@@ -451,12 +449,35 @@ def _operation(
     return op
 
 
+def _kind_words() -> dict[str, str]:
+    """What the summaries' ``{box}``, ``{computer}``, ``{odds}`` and ``{charts}`` say,
+    from the kinds registered now (their titles and their web modules' ``ODDS``)."""
+    kinds = registry.kinds()
+
+    def titles(chosen: list[registry.GameKind]) -> str:
+        return " or ".join(kind.title.english() for kind in chosen) or "no game"
+
+    odds = [
+        f"{kind.title.english()}: {hooks(kind.name).odds_summary or 'see docs/api.md'}"
+        for kind in kinds
+        if hooks(kind.name).odds is not None
+    ]
+    charts = [kind.title.english() for kind in kinds if kind.stats and kind.stats.chart]
+    return {
+        "box": titles([kind for kind in kinds if kind.box_player is not None]),
+        "computer": titles([kind for kind in kinds if kind.computer]),
+        "odds": "; ".join(odds) or "no game has odds",
+        "charts": "its kind's chart: " + ("; ".join(charts) or "none"),
+    }
+
+
 def document() -> dict[str, Any]:
     """The OpenAPI 3.0 document as a dict."""
     paths: dict[str, dict[str, Any]] = {}
+    words = _kind_words()
     for method, path, summary, referee, body, params in ROUTES:
         paths.setdefault(path, {})[method] = _operation(
-            method, path, summary, referee, body, params
+            method, path, summary.format_map(words), referee, body, params
         )
     new_game = paths["/api/games"]["post"]["requestBody"]["content"]["application/json"]
     kind = {"type": "string", "enum": list(registry.names())}  # as registered now

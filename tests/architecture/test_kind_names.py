@@ -42,9 +42,6 @@ PENDING_OTHER_BRANCHES: dict[str, str] = {
 
 LEFT: dict[str, str] = {
     # Not done in issue 23's first round (C2's report lists them): each still names a kind.
-    "controller/service.py": "put_on_box's refusal and the box's number_faces (config)",
-    "controller/web/openapi.py": "descriptions naming each game's odds and the box",
-    "controller/web/operations.py": "the sauteur's adaptive memory, reset from the dashboard",
     "controller/bench/all.py": "the bench's per-game stages",
     "controller/bench/attack_load.py": "plays a sauteur game under load",
     "controller/bench/exploit.py": "the adaptive popper's bench",

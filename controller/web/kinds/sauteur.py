@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.games.sauteur.levels import coach_hider, coach_popper
 from controller.games.sauteur.odds import odds as sauteur_odds
 from controller.games.sauteur.rules import SauteurState
+
+if TYPE_CHECKING:
+    from controller.journal import Journal
+
+
+ODDS = "the popper's odds per key"
+"""What ``GET /api/games/<id>/odds`` says for this game (the OpenAPI summary)."""
 
 
 def odds(state: SauteurState, args: Mapping[str, str]) -> dict[str, Any]:
@@ -28,3 +35,11 @@ def coach(solvers: Any, state: SauteurState, hider: bool) -> dict[str, Any]:
     if hider:
         report["hider"] = coach_hider(solvers.tables, state)
     return report
+
+
+def coach_read(journal: Journal, game_id: int, state: SauteurState, solvers: Any) -> Any:
+    """The coach's read of the hider from what the game's memory holds (the referee only;
+    see :func:`controller.sauteur_memory.coach_read`)."""
+    from controller.sauteur_memory import coach_read as read
+
+    return read(journal, game_id, state, solvers.tables)
