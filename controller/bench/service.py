@@ -26,6 +26,7 @@ from pathlib import Path
 
 from controller.boxplay import box_play
 from controller.config import Config
+from controller.games import registry
 from controller.service import Service
 from controller.sim import simulate_parallel
 from controller.table import Table
@@ -56,7 +57,8 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
     press_ms: list[float] = []
     edge_ms: list[float] = []
     try:
-        game_id = service.new_game("sauteur", {"rule": "A", "rounds": 100})
+        kind = registry.on_box()  # the game the box's toy plays
+        game_id = service.new_game(kind.name, dict(kind.long_game or {}))
         table = service.table(game_id)
         changed = threading.Event()
         changed_at = [0.0]
@@ -115,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     press_ms, edge_ms, games_per_s = run(args.samples)
     ok = True
-    print("Diable sauteur through the service, simulated box on gpiozero MockFactory pins")
+    title = registry.on_box().title.english()
+    print(f"{title} through the service, simulated box on gpiozero MockFactory pins")
     print(f"{'measure':52s} {'n':>5s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}  target")
     for name, samples in (
         ("pop request -> coil pin high", press_ms),

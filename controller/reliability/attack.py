@@ -48,7 +48,7 @@ from .attack_plan import (
     STREAM_ATTACKS,
     Attack,
     AttackPlan,
-    new_tails_game,
+    new_walk_game,
     quantile_ms,
 )
 from .attack_startup import (
@@ -69,6 +69,7 @@ from .hostile import (
     hostile_requests,
     send_hostile,
 )
+from .live import walk_body
 from .loopback import (
     CLOSED,
     NO_ANSWER,
@@ -101,11 +102,11 @@ def _logout(port: int) -> Attack:
     if referee is None:
         attack.problems.append(f"the login answered {answer.status}")
         return attack
-    before = new_tails_game(port, referee, LOGOUT_ADDRESS).status
+    before = new_walk_game(port, referee, LOGOUT_ADDRESS).status
     out = request(
         port, "DELETE", "/api/session", headers=referee.headers, source=LOGOUT_ADDRESS
     ).status
-    after = new_tails_game(port, referee, LOGOUT_ADDRESS).status
+    after = new_walk_game(port, referee, LOGOUT_ADDRESS).status
     attack.figures = f"a game before the logout {before}, logout {out}, old cookie after {after}"
     if before != 201 or out != 200:
         attack.problems.append("the session did not work before the logout")
@@ -188,7 +189,7 @@ HOSTILE_TITLE = '<!--<script>alert("diablotin")</script><!--'
 
 def _hostile_title(port: int, referee: Referee) -> Attack:
     attack = Attack("hostile title escaped in its page")
-    body = {"kind": "tails", "options": {"players": 2}, "title": HOSTILE_TITLE}
+    body = walk_body(2) | {"title": HOSTILE_TITLE}
     answer = request(port, "POST", "/api/games", body, headers=referee.headers)
     if 400 <= answer.status < 500:
         attack.figures = f"title refused ({answer.status}): nothing stored"
@@ -257,7 +258,7 @@ def _pin_guessing(
     plays: list[float] = []
     failed: list[int] = []
     while not done.wait(0.25):
-        answer = new_tails_game(port, referee, SESSION_ADDRESS)
+        answer = new_walk_game(port, referee, SESSION_ADDRESS)
         if answer.status == 201:
             plays.append(answer.ms)
         else:
@@ -292,7 +293,7 @@ def run_guessing(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
     server = ServeProcess(workdir / "attack-pin", seed=seed)
     server.start()
     try:
-        game = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
+        game = server.api.call("POST", "/api/games", walk_body(2))
         referee = _log_in(server.port, SESSION_ADDRESS)
         log(f"  PIN guessing for {plan.guess_s:g} s")
         gid = int(game["view"]["id"])

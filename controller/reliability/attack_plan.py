@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .hostile import HOSTILE_GROUPS
+from .live import walk_body
 from .loopback import Answer, Referee, request
 
 IDLE_ACTIONS = "idle: referee actions p99 < 100 ms"
@@ -160,8 +161,9 @@ config: :mod:`.attack_data`)."""
 # --- HTTP from any loopback address ------------------------------------------------------------
 
 
-def new_tails_game(port: int, referee: Referee, source: str, timeout: float = 5.0) -> Answer:
-    body = {"kind": "tails", "options": {"players": 2}}
+def new_walk_game(port: int, referee: Referee, source: str, timeout: float = 5.0) -> Answer:
+    """A new two-player game of the walked kind (:func:`.live.walk_body`), as ``referee``."""
+    body = walk_body(2)
     return request(
         port, "POST", "/api/games", body, headers=referee.headers, source=source, timeout=timeout
     )

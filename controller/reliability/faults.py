@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..games import registry
 from .common import PIN, Api, HttpError, Log
 
 # --- part 3: box faults -----------------------------------------------------------------------
@@ -84,8 +85,9 @@ class FaultRig:
     # -- the game, over HTTP ------------------------------------------------------------
 
     def new_game(self) -> None:
-        options = {"rule": "A", "rounds": 100, "track_length": 1000}
-        game = self.api.call("POST", "/api/games", {"kind": "sauteur", "options": options})
+        kind = registry.on_box()  # the game the box's toy plays
+        body = {"kind": kind.name, "options": dict(kind.long_game or {})}
+        game = self.api.call("POST", "/api/games", body)
         self.game_id = int(game["view"]["id"])
 
     def state(self) -> dict[str, Any]:

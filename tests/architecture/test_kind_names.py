@@ -42,25 +42,10 @@ PENDING_OTHER_BRANCHES: dict[str, str] = {
 
 LEFT: dict[str, str] = {
     # Not done in issue 23's first round (C2's report lists them): each still names a kind.
-    "controller/bench/all.py": "the bench's per-game stages",
-    "controller/bench/attack_load.py": "plays a sauteur game under load",
     "controller/bench/exploit.py": "the adaptive popper's bench",
-    "controller/bench/journal.py": "journal bench games",
-    "controller/bench/service.py": "the service bench plays a sauteur game",
     "controller/bench/solver.py": "the sauteur solver's bench",
-    "controller/bench/stages.py": "the tail-tile walk's stages",
-    "controller/bench/stats.py": "the stats bench's games",
-    "controller/bench/web.py": "the sauteur page's weight",
-    "controller/reliability/__init__.py": "the tail-tile walk",
     "controller/reliability/attack.py": "attack scenarios per game",
-    "controller/reliability/attack_plan.py": "attack scenarios per game (split from attack.py)",
-    "controller/reliability/attack_streams.py": "attack scenarios per game (split from attack.py)",
-    "controller/terminal.py": "the Diable sauteur's terminal player (diablotin play)",
-    "controller/reliability/attack_data.py": "attack scenarios per game",
-    "controller/reliability/faults.py": "box faults during a sauteur game",
     "controller/reliability/hostile.py": "hostile bodies per game",
-    "controller/reliability/live.py": "the live part plays the tail-tile game",
-    "controller/reliability/siege.py": "the siege plays the tail-tile game",
 }
 """Generic code that still names a kind, and what is left: the reliability and bench
 scenarios should be declared by each kind as its kill -9 scenario is."""
