@@ -37,7 +37,6 @@ from .attack_plan import (
     ATTACKS,
     DATA_ATTACKS,
     FULL_ATTACK,
-    GIVE_UP_SEED,
     GUESS_ATTACKS,
     GUESSES_PER_MINUTE,
     LOGOUT_ADDRESS,
@@ -67,6 +66,7 @@ from .hostile import (
     Rotation,
     holds,
     hostile_requests,
+    kind_hostiles,
     send_hostile,
 )
 from .live import walk_body
@@ -302,29 +302,6 @@ def run_guessing(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
         server.stop()
 
 
-def give_up_script() -> tuple[dict[str, object], list[dict[str, object]], str]:
-    """A Teufel game's options and actions that end waiting for "devil, devil: give up two
-    letters", and the colour who must (``bench teufel``'s random games from
-    :data:`GIVE_UP_SEED` on; the first that gets there within 200 actions)."""
-    from ..bench.teufel import random_game
-    from ..games.teufel import TeufelRules
-
-    rules = TeufelRules()
-    for seed in range(GIVE_UP_SEED, GIVE_UP_SEED + 500):
-        game = random_game(seed)
-        state = rules.setup(game.options)
-        for index, action in enumerate(game.actions[:200]):
-            state = rules.apply(state, action)
-            if state.pending.kind == "give_up":
-                assert state.pending.player is not None
-                return (
-                    game.options,
-                    game.actions[: index + 1],
-                    state.players[state.pending.player].colour,
-                )
-    raise RuntimeError("no random Teufel game reached devil, devil")
-
-
 def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
     """Server B: logout, hostile requests, memory, the hostile title; then, while it
     runs, the start-up attacks (a second ``serve`` on its data dir), and after it
@@ -334,16 +311,15 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
     attacks: list[Attack] = []
     try:
         port = server.port
-        options, script, who = give_up_script()
-        teufel = server.api.call("POST", "/api/games", {"kind": "teufel", "options": options})
-        ids = {"tails": 0, "teufel": int(teufel["view"]["id"])}
-        for action in script:
-            server.api.call("POST", f"/api/games/{ids['teufel']}/actions", action)
-        tails = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
-        ids["tails"] = int(tails["view"]["id"])
+        contexts = {  # the games each kind's own hostile requests go to
+            name: module.prepare(server.api)
+            for name, module in kind_hostiles()
+            if hasattr(module, "prepare")
+        }
+        game = int(server.api.call("POST", "/api/games", walk_body(2))["view"]["id"])
         referee = _log_in(port, "127.0.0.1")
         attacks.append(_logout(port))
-        cases = hostile_requests(port, ids, who, referee)
+        cases = hostile_requests(port, game, contexts, referee)
         log(f"  {len(cases)} hostile requests, then {plan.hostile} in a mix")
         rotation = Rotation(2)
         attacks += _hostile(port, cases, referee, rotation)

@@ -45,9 +45,6 @@ ATTACK_RSS_GROWTH_MB = 10.0
 """The server's RSS may grow at most this over the hostile-request mix."""
 START_TIMEOUT_S = 15.0
 """A ``serve`` that should refuse to start and neither exits nor answers within this fails."""
-GIVE_UP_SEED = 152
-"""``bench teufel``'s random game from this seed reaches "devil, devil" (give up two
-letters) after 70 actions: the Teufel game the hostile ``give_up_letters`` go to."""
 
 STREAM_FLOOD_FIRST = 2
 """Flood addresses are 127.0.0.2, 127.0.0.3, …; fresh ones (referee, phone) 127.0.0.200 …"""

@@ -42,10 +42,7 @@ PENDING_OTHER_BRANCHES: dict[str, str] = {
 
 LEFT: dict[str, str] = {
     # Not done in issue 23's first round (C2's report lists them): each still names a kind.
-    "controller/bench/exploit.py": "the adaptive popper's bench",
     "controller/bench/solver.py": "the sauteur solver's bench",
-    "controller/reliability/attack.py": "attack scenarios per game",
-    "controller/reliability/hostile.py": "hostile bodies per game",
 }
 """Generic code that still names a kind, and what is left: the reliability and bench
 scenarios should be declared by each kind as its kill -9 scenario is."""
