@@ -14,7 +14,6 @@ import importlib
 import json
 import threading
 from dataclasses import dataclass
-from functools import cache
 from types import ModuleType
 
 from ..games import registry
@@ -34,15 +33,17 @@ HOST = "wrong Host on a mutation: 403"
 ORIGIN = "cross-site Origin: 403"
 
 
-@cache
 def kind_hostiles() -> tuple[tuple[str, ModuleType], ...]:
     """(kind, module) of each registered kind's ``controller.reliability.hostile_<kind>``,
     in the registry's order (a kind without one is left out)."""
     found = []
     for name in registry.names():
+        module = f"{__package__}.hostile_{name}"
         try:
-            found.append((name, importlib.import_module(f"{__package__}.hostile_{name}")))
-        except ModuleNotFoundError:
+            found.append((name, importlib.import_module(module)))
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise  # the kind's module is there but needs something missing
             continue
     return tuple(found)
 

@@ -25,6 +25,7 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("camera/render.py", "OSError"): "the renderer writes test datasets",
     ("camera/render.py", "ValueError"): "styles and backgrounds are the code's own names",
     ("config.py", "TypeError"): "the code asked for a section as another class than its own",
+    ("games/registry.py", "LookupError"): "only the benches and reliability ask (on_box, walked)",
     ("games/sauteur/hider.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ValueError"): "a table of the code's own making",
