@@ -26,7 +26,3 @@ def main(argv: list[str] | None = None) -> int:
             continue
         status = max(0 if status == 2 else status, int(bench.main(argv) or 0))
     return status
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
