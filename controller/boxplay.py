@@ -22,7 +22,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .box.base import KEYS, BoxError, BoxFault, LimitRefused, status_faults
@@ -34,6 +34,7 @@ from .solver_cache import Solvers
 from .table import Table
 
 if TYPE_CHECKING:
+    from .box.toy import Face
     from .camera.play import CameraRead
     from .service import BoxGame, Service
 
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 PLAYERS = ("p1", "p2")
 
 
-def sauteur_state(table: Table) -> SauteurState:
+def box_game_state(table: Table) -> SauteurState:
     """The state of a Diable sauteur table (the box's game); ``TypeError`` for another game."""
     state = table.state
     if not isinstance(state, SauteurState):
@@ -75,6 +76,24 @@ class BoxPlay:
         self._check_sensors = False
         """The holder has not yet compared its dice with the sensors (it waits for ``pop``)."""
 
+    def refusal(self) -> Refused:
+        """Why a game of another kind cannot be put on the box (``put_on_box``)."""
+        return Refused(
+            "only a game of {game} can be put on the box", "not-box-game", game=self._title()
+        )
+
+    def _title(self) -> Said:
+        """The box's game's name, in the reader's language (a catalog message)."""
+        from .games import registry
+
+        return Said(registry.get(self.kind).title.english())
+
+    def number_faces(self) -> Sequence[Face]:
+        """The faces of the toy's dice (the ``[sauteur]`` config section's)."""
+        from .games.sauteur.config import SauteurSection
+
+        return self.service.config.section(self.kind, SauteurSection).number_faces
+
     # -- life cycle ---------------------------------------------------------------
     def attach(self, table: Table) -> None:
         """A sauteur table was opened: follow its changes, and its computer seats."""
@@ -95,15 +114,15 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        mid_hiding = table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE)
+        mid_hiding = table is not None and box_game_state(table).phase in (POP, FACE, ADVANCE)
         if mid_hiding and svc.toy is not None and table is not None:
             self._resume_toy(table)
         self.watch = ToyWatch(svc.box, svc.clock, self._on_watch_event, steady_s=svc.steady_s)
         if mid_hiding:
             assert table is not None
-            self.watch.resume_hidden(sauteur_state(table).popped)
-            if sauteur_state(table).phase == FACE and svc.toy is not None:
-                self._face_later(table, sauteur_state(table).popped[-1])
+            self.watch.resume_hidden(box_game_state(table).popped)
+            if box_game_state(table).phase == FACE and svc.toy is not None:
+                self._face_later(table, box_game_state(table).popped[-1])
         svc.post(self._after_change)
 
     def reset(self) -> None:
@@ -125,8 +144,8 @@ class BoxPlay:
         if table is None or table.finished or table.rules.name != self.kind:
             table = self._next_holder()
         self._hold(table)
-        if table is not None and sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch:
-            self.watch.resume_hidden(sauteur_state(table).popped)
+        if table is not None and box_game_state(table).phase in (POP, FACE, ADVANCE) and self.watch:
+            self.watch.resume_hidden(box_game_state(table).popped)
         svc.post(self._after_change)
 
     def new_game_options(self, options: dict[str, object]) -> dict[str, object]:
@@ -181,8 +200,8 @@ class BoxPlay:
         if table.game_id == self.owner:
             return
         self._hold(table)
-        if sauteur_state(table).phase in (POP, FACE, ADVANCE) and self.watch is not None:
-            self.watch.resume_hidden(sauteur_state(table).popped)  # the sensors decide at "pop"
+        if box_game_state(table).phase in (POP, FACE, ADVANCE) and self.watch is not None:
+            self.watch.resume_hidden(box_game_state(table).popped)  # the sensors decide at "pop"
         self.service.notice(words("game {game_id} is on the box now"), game_id=table.game_id)
         self.service.post(self._after_change)
 
@@ -214,7 +233,7 @@ class BoxPlay:
         if table.rules.name != self.kind:
             return None
         if action.get("type") == "hidden" and table.game_id == self.owner:
-            if sauteur_state(table).phase == HIDING:
+            if box_game_state(table).phase == HIDING:
                 self.service.call(self._referee_hidden)
             return None  # the table takes it (or refuses it out of turn)
         if action.get("type") != "pop":
@@ -254,7 +273,7 @@ class BoxPlay:
         action = {
             "type": "pop",
             "key": key,
-            "by": sauteur_state(table).popper if by is None else by,
+            "by": box_game_state(table).popper if by is None else by,
         }
         table.check(action)
         if self.service.box is not None and self.service.box.slots().get(key) is False:
@@ -284,7 +303,7 @@ class BoxPlay:
         svc = self.service
         table = svc.table(game_id)
         if table.rules.name != self.kind:
-            raise Refused("only the Diable sauteur has a computer popper", "no-computer")
+            raise Refused("only {game} has a computer popper", "no-computer", game=self._title())
         if player not in PLAYERS:
             raise Refused("player must be p1 or p2", "bad-player")
         try:
@@ -345,7 +364,7 @@ class BoxPlay:
                 "(menu ☰) for it to play"
             )
         faults = self.active_faults()
-        if faults and sauteur_state(table).popper in seats:
+        if faults and box_game_state(table).popper in seats:
             return Said("the computer waits until this is cleared: {reason}", reason=faults[0])
         return None
 
@@ -393,9 +412,9 @@ class BoxPlay:
         if table is None:
             return
         match event:
-            case HidingDone() if sauteur_state(table).phase == HIDING:
+            case HidingDone() if box_game_state(table).phase == HIDING:
                 self._submit_quietly(table, {"type": "hidden"})
-            case Popped(key=key) if sauteur_state(table).phase in (FACE, ADVANCE):
+            case Popped(key=key) if box_game_state(table).phase in (FACE, ADVANCE):
                 # A second die out before the first one's face (or figure) is in: it is
                 # journaled right after, in the order the dice came out.
                 self._queued_pops.append(key)
@@ -412,7 +431,7 @@ class BoxPlay:
                 pass
 
     def _pop(self, table: Table, key: int) -> None:
-        state = sauteur_state(table)
+        state = box_game_state(table)
         if not self._submit_quietly(table, {"type": "pop", "key": key, "by": state.popper}):
             return
         camera = self.service.camera
@@ -428,7 +447,7 @@ class BoxPlay:
         from .camera.service import save_snapshot, snapshot_name
 
         svc = self.service
-        state = sauteur_state(table)
+        state = box_game_state(table)
         if state.phase != FACE or not state.popped or state.popped[-1] != read.key:
             return  # entered by the referee meanwhile
         if read.snapshot:  # the die's picture, beside its face whoever enters it
@@ -468,7 +487,7 @@ class BoxPlay:
     def _resume_toy(self, table: Table) -> None:
         """The simulated toy forgot everything on restart: seat the dice as the game says."""
         svc = self.service
-        state = sauteur_state(table)
+        state = box_game_state(table)
         pending = state.popped[-1] if state.phase == FACE else None
         assert svc.toy is not None  # called only with a simulated toy
         svc.toy.resume(state.popped, pending)
@@ -493,7 +512,7 @@ class BoxPlay:
         svc.clock.call_later(svc.face_delay_s, lambda: svc.post(lambda: self._face(table, face)))
 
     def _face(self, table: Table, face: int | str) -> None:
-        if sauteur_state(table).phase == FACE:
+        if box_game_state(table).phase == FACE:
             self._submit_quietly(table, {"type": "face", "face": face})
 
     def _submit_quietly(self, table: Table, action: Mapping[str, object]) -> bool:
@@ -521,7 +540,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state = sauteur_state(table)
+        state = box_game_state(table)
         if self._check_sensors and state.phase == HIDING:
             self._check_sensors = False  # a hiding loads every die again
         if self._check_sensors and state.phase == POP and not self._queued_pops:
@@ -565,7 +584,7 @@ class BoxPlay:
     def _toy_hide(self) -> None:
         table = self.box_game()
         toy = self.service.toy
-        if table is not None and sauteur_state(table).phase == HIDING and toy is not None:
+        if table is not None and box_game_state(table).phase == HIDING and toy is not None:
             toy.hide()
 
     def _computer_move(self) -> None:
@@ -575,7 +594,7 @@ class BoxPlay:
         table = self.box_game()
         if table is None or self.watch is None:
             return
-        state = sauteur_state(table)
+        state = box_game_state(table)
         if state.popper not in self.computer.get(table.game_id, ()):
             return
         if state.phase not in (POP, ADVANCE) or self._queued_pops:

@@ -42,7 +42,7 @@ def play(args: argparse.Namespace, config: Config) -> int:
 
     from .games.sauteur.config import SauteurSection
     from .journal import Journal, JournalError
-    from .terminal import play_sauteur
+    from .terminal_sauteur import play_sauteur
 
     if args.rule:
         config.section("sauteur", SauteurSection).rule = args.rule

@@ -17,7 +17,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -34,6 +34,7 @@ from .system import PinFile
 from .table import Table
 
 if TYPE_CHECKING:
+    from .box.toy import Face
     from .camera import Camera
     from .datadir import DataDirLock
 
@@ -98,6 +99,13 @@ class BoxGame(Protocol):
 
     def box_game(self) -> Table | None:
         """The table that holds the box now, if any."""
+
+    def number_faces(self) -> Sequence[Face]:
+        """The faces of the toy's dice, from the kind's config section (what the box's
+        camera reads)."""
+
+    def refusal(self) -> Refused:
+        """Why a game of another kind cannot be put on the box (``not-box-game``)."""
 
     def take_box(self, table: Table) -> None:
         """``table`` holds the box from now (new, or put there by the referee); its game
@@ -185,9 +193,9 @@ class Service:
             self.journal = Journal(self.config.data_dir / JOURNAL_NAME, new=self.new_journal)
         if self.box is None:
             from .box.factory import make_box
-            from .games.sauteur.config import SauteurSection
+            from .box.toy import DEFAULT_NUMBER_FACES
 
-            faces = self.config.section("sauteur", SauteurSection).number_faces
+            faces = DEFAULT_NUMBER_FACES if self.box_play is None else self.box_play.number_faces()
             self.box, self.toy = make_box(self.config.box, self.clock, number_faces=faces)
         if self.camera is None and self.config.camera.kind != "none":
             from .camera.service import start_camera
@@ -365,10 +373,15 @@ class Service:
         self.hub.publish("games", self.games)
 
     def put_on_box(self, game_id: int) -> None:
-        """The referee gives the box to this unfinished sauteur game; raises :class:`Refused`."""
+        """The referee gives the box to this unfinished game of the box player's kind; raises
+        :class:`Refused`."""
         table = self.table(game_id)
-        if self.box_play is None or table.rules.name != self.box_play.kind:
-            raise Refused("only a Diable sauteur game can be put on the box", "not-box-game")
+        if self.box_play is None:
+            raise Refused(
+                "game {game_id} is not the game on the box", "not-box-game", game_id=game_id
+            )
+        if table.rules.name != self.box_play.kind:
+            raise self.box_play.refusal()
         if table.finished:
             raise Refused("game {game_id} is over", "finished", game_id=game_id)
         self.box_play.take_box(table)

@@ -42,10 +42,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from controller import reliability as rel
+from controller.bench import kind_benches
+from controller.games import registry
 
 CLIENT_COUNTS = (1, 10, 50, 100)
 TARGET_COIL_MS = 10.0
@@ -87,10 +88,10 @@ IDLE = "idle CPU of diablotin serve (%)"
 RSS_IDLE = "server RSS idle (MB)"
 RSS_BUSY = "server RSS, 100 clients (MB)"
 START = "start-up to first 200 (s)"
-SIM = "sauteur sim, rule A (games/s, all cores)"
-TAILS = "tails: score a full board (ms)"
-TEUFEL = "teufel: apply one action (ms)"
+SIM = f"{registry.on_box().name} sim, rule A (games/s, all cores)"
 CAMERA = "camera: read a 640x480 frame, 1 core (ms)"
+
+
 ROWS = (
     *LATENCY.values(),
     ACK,
@@ -107,8 +108,7 @@ ROWS = (
     RSS_BUSY,
     START,
     SIM,
-    TAILS,
-    TEUFEL,
+    *(bench.ENGINE_ROW for bench in kind_benches("ENGINE_ROW")),
     CAMERA,
 )
 """Every row of the table, in order (the smoke test checks them all)."""
@@ -121,10 +121,10 @@ class Sizes:
     idle_s: float
     starts: int
     coil_samples: int
-    boards: int
-    teufel_games: int
     camera_reads: int = 200
     stage_actions: int = 300
+    quick: bool = False
+    """The kinds' engine rows (:func:`~controller.bench.kind_benches`) take their short sizes."""
 
 
 FULL = Sizes(
@@ -133,8 +133,6 @@ FULL = Sizes(
     idle_s=60.0,
     starts=3,
     coil_samples=200,
-    boards=20,
-    teufel_games=100,
 )
 QUICK = Sizes(
     actions=20,
@@ -142,10 +140,9 @@ QUICK = Sizes(
     idle_s=3.0,
     starts=1,
     coil_samples=10,
-    boards=3,
-    teufel_games=8,
     camera_reads=20,
     stage_actions=10,
+    quick=True,
 )
 
 
@@ -193,7 +190,7 @@ class ServerBench:
         self.server = rel.ServeProcess(workdir / "serve", seed=seed)
         self.rows: list[Row] = []
         self.errors: list[str] = []
-        self.walk = rel.TailsWalk(random.Random(seed), players=4)
+        self.walk = rel.Walk(random.Random(seed), players=4)
         self.game_id = 0
         self.ack_ms: list[float] = []
 
@@ -218,9 +215,10 @@ class ServerBench:
 
     def _idle(self) -> None:
         api = self.server.api
-        game = api.call("POST", "/api/games", {"kind": "tails", "options": self.walk.options})
+        game = api.call("POST", "/api/games", self.walk.body)
         self.game_id = int(game["view"]["id"])
-        api.call("POST", "/api/games", {"kind": "sauteur", "options": {"rule": "A"}})
+        box = registry.on_box()  # the box's game: its toy hides, then sits still
+        api.call("POST", "/api/games", {"kind": box.name, "options": dict(box.long_game or {})})
         time.sleep(1.8)  # the simulated toy hides (1 s), the box sees the dice settle (0.5 s)
         pid, seconds = self.server.pid, self.sizes.idle_s
         self.log(f"idle CPU over {seconds:g} s")
@@ -353,31 +351,18 @@ def stage_rows(
 
 
 def engine_rows(sizes: Sizes, seed: int) -> list[Row]:
-    """Tap -> coil and sim games/s (``bench service``), tails scoring, Teufel apply."""
-    from controller.games.tails import score
-
-    from . import service, tails, teufel
+    """Tap -> coil and sim games/s (``bench service``), each kind's engine row (tails
+    scoring, Teufel apply: :func:`~controller.bench.kind_benches`), the camera."""
+    from . import service
 
     press_ms, _edges, games_per_s = service.run(sizes.coil_samples)
     rows = [
         spread(COIL, press_ms, TARGET_COIL_MS),
         judged(SIM, 4000, games_per_s, service.TARGET_GAMES_PER_S, above=True),
     ]
-    rng = random.Random(seed)
-    score_ms: list[float] = []
-    for players in (2, 3, 4):
-        for _ in range(sizes.boards):
-            state = tails._play(rng, players)
-            score_ms += tails._times_ms(partial(score, state.board, state.cards, state.players), 10)
-    rows.append(spread(TAILS, score_ms, tails.TARGET_SCORE_MS))
-    apply_ms: list[float] = []
-    for index in range(sizes.teufel_games):
-        game = teufel.random_game(seed + index, keep_states=True)
-        before = teufel.RULES.setup(game.options)
-        for action, after in zip(game.actions, game.states, strict=True):
-            apply_ms.append(teufel._time_ms(partial(teufel.RULES.apply, before, action)))
-            before = after
-    rows.append(spread(TEUFEL, apply_ms, teufel.TARGET_APPLY_MS))
+    for bench in kind_benches("ENGINE_ROW"):
+        samples = bench.engine_samples(sizes.quick, seed)
+        rows.append(spread(bench.ENGINE_ROW, samples, bench.ENGINE_TARGET_MS))
     from . import camera
 
     with contextlib.suppress(ImportError):  # no [camera] extra: the row is reported missing

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from controller.games import registry
+
 TARGET_REFEREE_P99_MS = 100.0
 TARGET_RSS_GROWTH_MB = 10.0
 
@@ -178,9 +180,8 @@ def stream_flood(
         slow_open = len(trickle.socks)
         time.sleep(hold_s)
         if game_id is None:
-            status, _ = _referee(
-                base_url, "127.0.2.1", pin, "POST", "/api/games", {"kind": "sauteur"}
-            )
+            new = {"kind": registry.on_box().name}  # the box's game, its defaults
+            status, _ = _referee(base_url, "127.0.2.1", pin, "POST", "/api/games", new)
             game_id = 1 if status == 201 else 0
         latencies, ok = [], 0
         for i in range(actions):
@@ -365,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     limit_malloc_arenas()  # as `diablotin serve` does, before any thread starts
     base, service, server, thread = _serve(service_threads := 16, args.server)
     try:
-        game_id = service.new_game("sauteur", {"rule": "A"})
+        kind = registry.on_box()  # the box's game, long enough for the flood
+        game_id = service.new_game(kind.name, dict(kind.long_game or {}))
         flood = stream_flood(
             base,
             pin=service.referee_pin,

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.games import registry
 from controller.journal import Journal, inspect_file
 from controller.journal import connection as journal_module
 
@@ -56,7 +57,7 @@ def wal_after(folder: Path, actions: int, failures: int) -> tuple[int, int]:
 
     journal = FlakyJournal(folder / f"wal-{failures}.sqlite3")
     try:
-        gid = journal.create_game("teufel", {})
+        gid = journal.create_game(registry.names()[0], {})  # the journal checks no rules
         for n in range(actions):
             journal.append(gid, {"type": "place", "n": n, "pad": "x" * 200})
             time.sleep(PACE_S)
@@ -70,8 +71,10 @@ def check_times(folder: Path, games: int, actions: int) -> tuple[float, float, f
     """(journal MB, quick_check ms, integrity_check ms)."""
     path = folder / "big.sqlite3"
     journal = Journal(path)
+    walked = registry.walked()  # the tail-tile game: its placements below
+    assert walked.walk is not None
     for _ in range(games):
-        gid = journal.create_game("tails", {"players": 2})
+        gid = journal.create_game(walked.name, walked.walk(2))
         for n in range(actions):
             journal.append(gid, {"type": "place", "cell": "14n", "kind": "E", "n": n})
     journal.close()

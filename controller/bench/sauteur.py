@@ -26,6 +26,8 @@ from controller.games.sauteur.odds import choose, clear_cache, odds
 from controller.sim import HIDERS, STRATEGIES, Game, play_match, simulate
 
 TARGET_GAMES_PER_S = 2000.0
+STATS_GAMES = [(4, {"rule": "A"}), (2, {"rule": "B", "first_hider": "p2"})]
+"""``bench stats``'s sauteur games: (share, options), played at random to the end."""
 RULES = SauteurRules()
 
 

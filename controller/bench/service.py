@@ -25,8 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.boxplay import box_play, sauteur_state
+from controller.boxplay import box_game_state, box_play
 from controller.config import Config
+from controller.games import registry
 from controller.service import Service
 from controller.sim import simulate_parallel
 from controller.table import Table
@@ -57,7 +58,8 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
     press_ms: list[float] = []
     edge_ms: list[float] = []
     try:
-        game_id = service.new_game("sauteur", {"rule": "A", "rounds": 100})
+        kind = registry.on_box()  # the game the box's toy plays
+        game_id = service.new_game(kind.name, dict(kind.long_game or {}))
         table = service.table(game_id)
         changed = threading.Event()
         changed_at = [0.0]
@@ -71,26 +73,26 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
         box = service.box
         assert box is not None
         while len(press_ms) < samples or len(edge_ms) < samples:
-            _wait(lambda: sauteur_state(table).phase in ("pop", "advance"))
-            if sauteur_state(table).phase == "advance":
+            _wait(lambda: box_game_state(table).phase in ("pop", "advance"))
+            if box_game_state(table).phase == "advance":
                 figure = next(
                     n
                     for n, s in zip(
-                        sauteur_state(table).config.figure_names,
-                        sauteur_state(table).status,
+                        box_game_state(table).config.figure_names,
+                        box_game_state(table).status,
                         strict=True,
                     )
                     if s == "in-play"
                 )
                 service.submit(
                     game_id,
-                    {"type": "advance", "figure": figure, "by": sauteur_state(table).popper},
+                    {"type": "advance", "figure": figure, "by": box_game_state(table).popper},
                 )
                 continue
-            if sauteur_state(table).numbers >= 3:
-                service.submit(game_id, {"type": "rehide", "by": sauteur_state(table).popper})
+            if box_game_state(table).numbers >= 3:
+                service.submit(game_id, {"type": "rehide", "by": box_game_state(table).popper})
                 continue
-            free = [k for k in (1, 2, 3, 4) if k not in sauteur_state(table).popped]
+            free = [k for k in (1, 2, 3, 4) if k not in box_game_state(table).popped]
             key = min(free, key=lambda k: box.cooldown_s(k))
             time.sleep(box.cooldown_s(key))
             before = table.version
@@ -108,7 +110,7 @@ def run(samples: int) -> tuple[list[float], list[float], float]:
                 t0 = time.monotonic()
                 box_play(service).press(game_id, key)
                 press_ms.append((pin._last_change - t0) * 1000)
-            _wait(lambda v=before: table.version >= v + 2 and sauteur_state(table).phase != "face")
+            _wait(lambda v=before: table.version >= v + 2 and box_game_state(table).phase != "face")
     finally:
         service.stop()
     report = simulate_parallel("A", 4000, 1, {"p1": "computer", "p2": "random"})
@@ -121,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     press_ms, edge_ms, games_per_s = run(args.samples)
     ok = True
-    print("Diable sauteur through the service, simulated box on gpiozero MockFactory pins")
+    title = registry.on_box().title.english()
+    print(f"{title} through the service, simulated box on gpiozero MockFactory pins")
     print(f"{'measure':52s} {'n':>5s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}  target")
     for name, samples in (
         ("pop request -> coil pin high", press_ms),

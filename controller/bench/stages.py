@@ -77,10 +77,10 @@ def _referee(
     import random
 
     from controller.reliability.common import Api, HttpError, send_op
-    from controller.reliability.live import TailsWalk
+    from controller.reliability.live import Walk
 
     api = Api(port, PIN, keep_alive=True)
-    walk = TailsWalk(random.Random(5))
+    walk = Walk(random.Random(5))
     floor_db = sqlite3.connect(Path(floor_dir) / "floor.sqlite3", isolation_level=None)
     floor_db.execute("PRAGMA journal_mode=WAL")
     floor_db.execute("PRAGMA synchronous=FULL")
@@ -223,6 +223,7 @@ def _server(data_dir: str, max_phones: int, pipe: Connection) -> None:
     ask, ``("stop",)`` by stopping."""
     from controller import server as server_module
     from controller.config import Config
+    from controller.reliability.live import walk_body
     from controller.service import Service
     from controller.web import create_app
 
@@ -241,7 +242,8 @@ def _server(data_dir: str, max_phones: int, pipe: Connection) -> None:
         with instrumented(timer):
             while (message := pipe.recv()) != ("stop",):
                 if message == ("game",):
-                    pipe.send(service.new_game("tails", {"players": 4}))
+                    body = walk_body(4)
+                    pipe.send(service.new_game(body["kind"], body["options"]))
                 elif message[0] == "drain":  # end the streams of phones that left
                     service.hub.publish(f"game:{message[1]}", {"drain": True})
                     pipe.send(True)

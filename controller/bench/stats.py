@@ -17,35 +17,20 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from controller.bench import kind_benches
+from controller.games import registry
 from controller.games.base import Rules
 from controller.journal import Journal
 from controller.stats import StatsCache, game_series
 
-TEUFEL_END = {
-    "players": ["blue", "green"],
-    "position": {
-        "sleds": {"blue": "c3", "green": "g7"},
-        "face_up": {"c4": "blue-F"},
-        "letters": {"blue": ["A", "B", "C", "D", "E"]},
-    },
-}
-"""Blue holds five letters next to the sixth: a Teufel Teufel game a few moves from its end."""
-
 
 def _random_game(rules: Rules[Any], options: dict[str, Any], rng: random.Random) -> list[Any]:
-    if options is TEUFEL_END:
-        return [{"type": "step", "player": "blue", "to": "c4"}]
-    if rules.name == "tails":
-        from controller.bench.tails import _play
-
-        state = _play(rng, 2)
-        from controller.games.tails import parse_move
-
-        return [parse_move(move) for move in state.moves]
+    """Random legal actions from ``options`` to the end (``[]``: no end within 5000)."""
     state = rules.setup(options)
     actions: list[Any] = []
     while not rules.is_over(state) and len(actions) < 5000:
@@ -57,24 +42,21 @@ def _random_game(rules: Rules[Any], options: dict[str, Any], rng: random.Random)
 
 def build(path: Path, games: int, seed: int) -> dict[str, int]:
     """Write ``games`` finished games to a new journal at ``path``; returns games per kind."""
-    from controller.games.sauteur import SauteurRules
-    from controller.games.tails import TailsRules
-    from controller.games.teufel import TeufelRules
-
-    mix: list[tuple[str, Rules[Any], dict[str, Any]]] = [
-        ("sauteur", SauteurRules(), {"rule": "A"}),
-        ("sauteur", SauteurRules(), {"rule": "B", "first_hider": "p2"}),
-        ("tails", TailsRules(), {"players": 2}),
-        ("teufel", TeufelRules(), TEUFEL_END),
-    ]
-    weights = [4, 2, 3, 1]
+    mix: list[tuple[str, dict[str, Any], Callable[..., list[Any]]]] = []
+    weights: list[int] = []
+    for bench in kind_benches("STATS_GAMES"):  # each kind's games and their share
+        name = bench.__name__.rsplit(".", 1)[-1]
+        play = getattr(bench, "stats_actions", partial(_random_game, registry.get(name).rules()))
+        for weight, options in bench.STATS_GAMES:
+            mix.append((name, options, play))
+            weights.append(weight)
     rng = random.Random(seed)
     journal = Journal(path)
     made: dict[str, int] = {}
     start = 1_700_000_000.0
     while sum(made.values()) < games:
-        kind, rules, options = rng.choices(mix, weights)[0]
-        actions = _random_game(rules, options, rng)
+        kind, options, play = rng.choices(mix, weights)[0]
+        actions = play(options, rng)
         if not actions:
             continue
         entries = [{"at": start + 20.0 * i, "action": a} for i, a in enumerate(actions)]

@@ -74,6 +74,34 @@ def _row(label: str, samples: list[float], target: float | None) -> str:
     )
 
 
+ENGINE_ROW = "tails: score a full board (ms)"
+"""``bench all``'s row for this engine (:func:`engine_samples`, against TARGET_SCORE_MS)."""
+ENGINE_TARGET_MS = TARGET_SCORE_MS
+
+
+def engine_samples(quick: bool, seed: int) -> list[float]:
+    """``bench all``'s engine row: full boards of 2, 3 and 4 players (3 each when
+    ``quick``, else 20) scored 10 times each (ms per scoring)."""
+    rng = random.Random(seed)
+    score_ms: list[float] = []
+    for players in (2, 3, 4):
+        for _ in range(3 if quick else 20):
+            state = _play(rng, players)
+            score_ms += _times_ms(partial(score, state.board, state.cards, state.players), 10)
+    return score_ms
+
+
+STATS_GAMES = [(3, {"players": 2})]
+"""``bench stats``'s tail-tile games: (share, options), played by :func:`stats_actions`."""
+
+
+def stats_actions(options: dict[str, object], rng: random.Random) -> list[dict[str, object]]:
+    """A random two-player game to its end (:func:`_play`), as the journal's actions."""
+    from controller.games.tails import parse_move
+
+    return [parse_move(move) for move in _play(rng, 2).moves]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench tails", description=__doc__)
     parser.add_argument("--seed", type=int, default=1, help="first seed")

@@ -51,6 +51,42 @@ def _time_ms(run: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+ENGINE_ROW = "teufel: apply one action (ms)"
+"""``bench all``'s row for this engine (:func:`engine_samples`, against TARGET_APPLY_MS)."""
+ENGINE_TARGET_MS = TARGET_APPLY_MS
+
+
+def engine_samples(quick: bool, seed: int) -> list[float]:
+    """``bench all``'s engine row: ``apply`` timed on every action of random games (8
+    games when ``quick``, else 100) replayed from their seeded start (ms per action)."""
+    apply_ms: list[float] = []
+    for index in range(8 if quick else 100):
+        game = random_game(seed + index, keep_states=True)
+        before = RULES.setup(game.options)
+        for action, after in zip(game.actions, game.states, strict=True):
+            apply_ms.append(_time_ms(partial(RULES.apply, before, action)))
+            before = after
+    return apply_ms
+
+
+STATS_END = {
+    "players": ["blue", "green"],
+    "position": {
+        "sleds": {"blue": "c3", "green": "g7"},
+        "face_up": {"c4": "blue-F"},
+        "letters": {"blue": ["A", "B", "C", "D", "E"]},
+    },
+}
+"""Blue holds five letters next to the sixth: a Teufel Teufel game a few moves from its end."""
+STATS_GAMES = [(1, STATS_END)]
+"""``bench stats``'s Teufel games (random legal Teufel play rarely ends): (share, options)."""
+
+
+def stats_actions(options: dict[str, object], rng: object) -> list[dict[str, object]]:
+    """Blue steps onto the sixth letter and wins."""
+    return [{"type": "step", "player": "blue", "to": "c4"}]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench teufel", description=__doc__)
     parser.add_argument("--games", type=int, default=300, help="random games to play")

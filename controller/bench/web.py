@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 from urllib.parse import urljoin, urlsplit
 
+from controller.games import registry
+
 PIN = "246810"
 TARGET_P99_MS = 20.0
 TARGET_RSS_MB = 120.0
@@ -263,7 +265,7 @@ def run(clients: int, actions: int, server_name: str, interval_s: float) -> WebR
             published[service.table(game_id).version] = time.monotonic()
         return original(topic, data)
 
-    game_id = service.new_game("sauteur", {"rule": "A"})
+    game_id = service.new_game(registry.on_box().name, {"rule": "A"})  # the box's game
     # why the ignore below: the bench times a stand-in publish
     service.hub.publish = publish  # type: ignore[method-assign]
     from controller.web import create_app
@@ -335,6 +337,7 @@ def _quantile(values: list[float], q: float) -> float:
 def report(result: WebResult) -> str:
     lat = result["latencies_ms"]
     weight = result["weight"]
+    page = registry.on_box().name  # the page measured: the box's game's
     p50, p99 = _quantile(lat, 50), _quantile(lat, 99)
     rows = [
         ("server", result["server"], ""),
@@ -346,9 +349,9 @@ def report(result: WebResult) -> str:
         ("accepted -> receipt max (ms)", f"{max(lat) if lat else float('nan'):.2f}", ""),
         ("server RSS idle (MB)", f"{result['rss_idle_mb']:.1f}", ""),
         ("server RSS with clients (MB)", f"{result['rss_busy_mb']:.1f}", f"< {TARGET_RSS_MB:g}"),
-        ("sauteur page weight (bytes)", weight["bytes"], ""),
-        ("sauteur page weight gzipped (bytes)", weight["gzipped"], ""),
-        ("sauteur page requests", weight["requests"], ""),
+        (f"{page} page weight (bytes)", weight["bytes"], ""),
+        (f"{page} page weight gzipped (bytes)", weight["gzipped"], ""),
+        (f"{page} page requests", weight["requests"], ""),
         ("external requests", len(weight["external"]), "0"),
     ]
     width = max(len(r[0]) for r in rows)

@@ -188,6 +188,14 @@ class GameKind:
     ``web/rules/<name>.<lang>.md``): ``{name: state}``, made by the engine from a fixed
     start (see :func:`played`)."""
 
+    long_game: Options | None = None
+    """Options of a game that outlasts the benches and reliability parts that play it on
+    the box (:func:`on_box`); ``None``: the kind's defaults."""
+    walk: Callable[[int], dict[str, object]] | None = None
+    """``players -> options`` of a game the load tests and the reliability suite walk
+    with seeded random legal actions and undos, entered by the referee (:func:`walked`);
+    ``None``: the kind is not walked."""
+
     def check_options(self, options: Options) -> None:
         """Raise :class:`Refused` when the engine's own option parser refuses ``options``
         (the config's defaults, completed as a new game would complete them)."""
@@ -249,6 +257,24 @@ def kinds() -> tuple[GameKind, ...]:
 
 def names() -> tuple[str, ...]:
     return tuple(kind.name for kind in kinds())
+
+
+def on_box() -> GameKind:
+    """The kind whose :attr:`~GameKind.box_player` plays on the box's toy (the first);
+    ``LookupError`` when none does."""
+    for kind in kinds():
+        if kind.box_player is not None:
+            return kind
+    raise LookupError("no game kind plays on the box")
+
+
+def walked() -> GameKind:
+    """The kind the load tests walk (the first with :attr:`~GameKind.walk`);
+    ``LookupError`` when none has one."""
+    for kind in kinds():
+        if kind.walk is not None:
+            return kind
+    raise LookupError("no game kind declares a walk")
 
 
 def get(name: str) -> GameKind:

@@ -37,7 +37,6 @@ from .attack_plan import (
     ATTACKS,
     DATA_ATTACKS,
     FULL_ATTACK,
-    GIVE_UP_SEED,
     GUESS_ATTACKS,
     GUESSES_PER_MINUTE,
     LOGOUT_ADDRESS,
@@ -48,7 +47,7 @@ from .attack_plan import (
     STREAM_ATTACKS,
     Attack,
     AttackPlan,
-    new_tails_game,
+    new_walk_game,
     quantile_ms,
 )
 from .attack_startup import (
@@ -67,8 +66,10 @@ from .hostile import (
     Rotation,
     holds,
     hostile_requests,
+    kind_hostiles,
     send_hostile,
 )
+from .live import walk_body
 from .loopback import (
     CLOSED,
     NO_ANSWER,
@@ -101,11 +102,11 @@ def _logout(port: int) -> Attack:
     if referee is None:
         attack.problems.append(f"the login answered {answer.status}")
         return attack
-    before = new_tails_game(port, referee, LOGOUT_ADDRESS).status
+    before = new_walk_game(port, referee, LOGOUT_ADDRESS).status
     out = request(
         port, "DELETE", "/api/session", headers=referee.headers, source=LOGOUT_ADDRESS
     ).status
-    after = new_tails_game(port, referee, LOGOUT_ADDRESS).status
+    after = new_walk_game(port, referee, LOGOUT_ADDRESS).status
     attack.figures = f"a game before the logout {before}, logout {out}, old cookie after {after}"
     if before != 201 or out != 200:
         attack.problems.append("the session did not work before the logout")
@@ -188,7 +189,7 @@ HOSTILE_TITLE = '<!--<script>alert("diablotin")</script><!--'
 
 def _hostile_title(port: int, referee: Referee) -> Attack:
     attack = Attack("hostile title escaped in its page")
-    body = {"kind": "tails", "options": {"players": 2}, "title": HOSTILE_TITLE}
+    body = walk_body(2) | {"title": HOSTILE_TITLE}
     answer = request(port, "POST", "/api/games", body, headers=referee.headers)
     if 400 <= answer.status < 500:
         attack.figures = f"title refused ({answer.status}): nothing stored"
@@ -257,7 +258,7 @@ def _pin_guessing(
     plays: list[float] = []
     failed: list[int] = []
     while not done.wait(0.25):
-        answer = new_tails_game(port, referee, SESSION_ADDRESS)
+        answer = new_walk_game(port, referee, SESSION_ADDRESS)
         if answer.status == 201:
             plays.append(answer.ms)
         else:
@@ -292,36 +293,13 @@ def run_guessing(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
     server = ServeProcess(workdir / "attack-pin", seed=seed)
     server.start()
     try:
-        game = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
+        game = server.api.call("POST", "/api/games", walk_body(2))
         referee = _log_in(server.port, SESSION_ADDRESS)
         log(f"  PIN guessing for {plan.guess_s:g} s")
         gid = int(game["view"]["id"])
         return list(_pin_guessing(server.port, plan, gid, referee, Rotation(3)))
     finally:
         server.stop()
-
-
-def give_up_script() -> tuple[dict[str, object], list[dict[str, object]], str]:
-    """A Teufel game's options and actions that end waiting for "devil, devil: give up two
-    letters", and the colour who must (``bench teufel``'s random games from
-    :data:`GIVE_UP_SEED` on; the first that gets there within 200 actions)."""
-    from ..bench.teufel import random_game
-    from ..games.teufel import TeufelRules
-
-    rules = TeufelRules()
-    for seed in range(GIVE_UP_SEED, GIVE_UP_SEED + 500):
-        game = random_game(seed)
-        state = rules.setup(game.options)
-        for index, action in enumerate(game.actions[:200]):
-            state = rules.apply(state, action)
-            if state.pending.kind == "give_up":
-                assert state.pending.player is not None
-                return (
-                    game.options,
-                    game.actions[: index + 1],
-                    state.players[state.pending.player].colour,
-                )
-    raise RuntimeError("no random Teufel game reached devil, devil")
 
 
 def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack]:
@@ -333,16 +311,15 @@ def run_requests(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[A
     attacks: list[Attack] = []
     try:
         port = server.port
-        options, script, who = give_up_script()
-        teufel = server.api.call("POST", "/api/games", {"kind": "teufel", "options": options})
-        ids = {"tails": 0, "teufel": int(teufel["view"]["id"])}
-        for action in script:
-            server.api.call("POST", f"/api/games/{ids['teufel']}/actions", action)
-        tails = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
-        ids["tails"] = int(tails["view"]["id"])
+        contexts = {  # the games each kind's own hostile requests go to
+            name: module.prepare(server.api)
+            for name, module in kind_hostiles()
+            if hasattr(module, "prepare")
+        }
+        game = int(server.api.call("POST", "/api/games", walk_body(2))["view"]["id"])
         referee = _log_in(port, "127.0.0.1")
         attacks.append(_logout(port))
-        cases = hostile_requests(port, ids, who, referee)
+        cases = hostile_requests(port, game, contexts, referee)
         log(f"  {len(cases)} hostile requests, then {plan.hostile} in a mix")
         rotation = Rotation(2)
         attacks += _hostile(port, cases, referee, rotation)

@@ -21,8 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..games import registry
 from .attack_plan import SERVER_G
 from .common import PIN, HttpError, Log, ServeProcess, free_port
+from .live import walk_body
 from .loopback import log_in, request
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ def run_data(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
 
 
 def _sessions(port: int) -> Attack:
-    from .attack_plan import Attack, new_tails_game
+    from .attack_plan import Attack, new_walk_game
 
     attack = Attack("sessions: web-sessions.json unwritable")
     referee, answer = log_in(port, SESSION_SOURCE)
@@ -94,9 +96,9 @@ def _sessions(port: int) -> Attack:
         attack.figures = f"login {answer.status}"
         attack.problems.append(f"the login answered {answer.status}")
         return attack
-    game = new_tails_game(port, referee, SESSION_SOURCE).status
+    game = new_walk_game(port, referee, SESSION_SOURCE).status
     out = request(port, "DELETE", "/api/session", headers=referee.headers, source=SESSION_SOURCE)
-    after = new_tails_game(port, referee, SESSION_SOURCE).status
+    after = new_walk_game(port, referee, SESSION_SOURCE).status
     attack.figures = f"login {answer.status}, a game {game}, logout {out.status}, then {after}"
     if game != 201 or out.status != 200 or after not in (401, 403):
         attack.problems.append("the session did not work as it does with a writable disk")
@@ -113,7 +115,7 @@ def _free_text(server: ServeProcess) -> Attack:
             server.port,
             "POST",
             "/api/games",
-            {"kind": "tails", "options": {"players": 2}, "title": title},
+            walk_body(2) | {"title": title},
             headers={"X-Referee-Pin": server.api.pin},
             source=TEXT_SOURCE,
         )
@@ -154,9 +156,7 @@ def _renames(server: ServeProcess, renames: int) -> Attack:
 
     attack = Attack("WAL: renames are checkpointed")
     api = server.api
-    gid = int(
-        api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})["view"]["id"]
-    )
+    gid = int(api.call("POST", "/api/games", walk_body(2))["view"]["id"])
     before = api.call("GET", "/api/box")["journal"]
     for n in range(renames):
         api.call("PATCH", f"/api/games/{gid}", {"title": f"rename {n}"})
@@ -184,9 +184,9 @@ def _wal_deleted(server: ServeProcess, attacks: list[Attack]) -> None:
         ("WAL and -shm deleted after kill -9", ("-wal", "-shm")),
     ):
         api = server.api
-        view = api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
+        view = api.call("POST", "/api/games", walk_body(2))
         gid = int(view["view"]["id"])
-        for move in tails_moves(30):
+        for move in walk_moves(30):
             api.call("POST", f"/api/games/{gid}/actions", move)
         time.sleep(1.0)  # the versions file is written 0.5 s after a write
         server.kill9()
@@ -205,12 +205,12 @@ def _wal_deleted(server: ServeProcess, attacks: list[Attack]) -> None:
         server.start()
 
 
-def tails_moves(n: int) -> list[dict[str, object]]:
-    """The first ``n`` moves of a 2-player tail-tile game, each the first legal one."""
-    from controller.games.tails import TailsRules
-
-    rules = TailsRules()
-    state, moves = rules.setup({"players": 2}), []
+def walk_moves(n: int) -> list[dict[str, object]]:
+    """The first ``n`` moves of a 2-player game of :func:`walk_body`, each the first legal
+    one."""
+    body = walk_body(2)
+    rules = registry.get(body["kind"]).rules()
+    state, moves = rules.setup(body["options"]), []
     for _ in range(n):
         move = rules.legal_actions(state)[0]
         state = rules.apply(state, move)
@@ -230,9 +230,9 @@ def _damaged_rows(server: ServeProcess) -> list[Attack]:
     api = server.api
     ids = []
     for _ in range(2):
-        view = api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
+        view = api.call("POST", "/api/games", walk_body(2))
         gid = int(view["view"]["id"])
-        api.call("POST", f"/api/games/{gid}/actions", tails_moves(1)[0])
+        api.call("POST", f"/api/games/{gid}/actions", walk_moves(1)[0])
         ids.append(gid)
     server.stop()
     db = sqlite3.connect(server.journal_path)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .hostile import HOSTILE_GROUPS
+from .live import walk_body
 from .loopback import Answer, Referee, request
 
 IDLE_ACTIONS = "idle: referee actions p99 < 100 ms"
@@ -44,9 +45,6 @@ ATTACK_RSS_GROWTH_MB = 10.0
 """The server's RSS may grow at most this over the hostile-request mix."""
 START_TIMEOUT_S = 15.0
 """A ``serve`` that should refuse to start and neither exits nor answers within this fails."""
-GIVE_UP_SEED = 152
-"""``bench teufel``'s random game from this seed reaches "devil, devil" (give up two
-letters) after 70 actions: the Teufel game the hostile ``give_up_letters`` go to."""
 
 STREAM_FLOOD_FIRST = 2
 """Flood addresses are 127.0.0.2, 127.0.0.3, …; fresh ones (referee, phone) 127.0.0.200 …"""
@@ -160,8 +158,9 @@ config: :mod:`.attack_data`)."""
 # --- HTTP from any loopback address ------------------------------------------------------------
 
 
-def new_tails_game(port: int, referee: Referee, source: str, timeout: float = 5.0) -> Answer:
-    body = {"kind": "tails", "options": {"players": 2}}
+def new_walk_game(port: int, referee: Referee, source: str, timeout: float = 5.0) -> Answer:
+    """A new two-player game of the walked kind (:func:`.live.walk_body`), as ``referee``."""
+    body = walk_body(2)
     return request(
         port, "POST", "/api/games", body, headers=referee.headers, source=source, timeout=timeout
     )

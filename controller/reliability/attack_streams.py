@@ -22,10 +22,11 @@ from .attack_plan import (
     Attack,
     AttackPlan,
     _ms,
-    new_tails_game,
+    new_walk_game,
     quantile_ms,
 )
 from .common import Log, ServeProcess
+from .live import walk_body
 from .loopback import close_all, http_status, log_in, open_many, status_text, stream_request
 
 __all__ = [  # with the plan's names and measures that the sieges (siege.py) share
@@ -178,7 +179,7 @@ def _referee_actions(
         if time.monotonic() - started > plan.action_budget_s:
             latencies.append(float("inf"))
             continue
-        answer = new_tails_game(port, referee, source, ACTION_TIMEOUT_S)
+        answer = new_walk_game(port, referee, source, ACTION_TIMEOUT_S)
         ok = 200 <= answer.status < 300
         latencies.append(answer.ms if ok else float("inf"))
         if not ok:
@@ -223,10 +224,8 @@ def run_streams(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[At
     server = ServeProcess(workdir / "attack-streams", seed=seed)
     server.start()
     try:
-        idle = server.api.call("POST", "/api/games", {"kind": "tails", "options": {"players": 2}})
-        watched = server.api.call(
-            "POST", "/api/games", {"kind": "tails", "options": {"players": 3}}
-        )
+        idle = server.api.call("POST", "/api/games", walk_body(2))
+        watched = server.api.call("POST", "/api/games", walk_body(3))
         idle_topic = f"game:{idle['view']['id']}"
         attacks = [_stream_cap(server.port, idle_topic), _stream_freed(server.port, idle_topic)]
         attacks += _flood(server.port, plan, idle_topic, f"game:{watched['view']['id']}", log)

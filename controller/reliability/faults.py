@@ -14,6 +14,7 @@ from typing import Any
 
 from ..box.base import Toy
 from ..config import Config
+from ..games import registry
 from .common import PIN, Api, HttpError, Log
 
 # --- part 3: box faults -----------------------------------------------------------------------
@@ -86,8 +87,9 @@ class FaultRig:
     # -- the game, over HTTP ------------------------------------------------------------
 
     def new_game(self) -> None:
-        options = {"rule": "A", "rounds": 100, "track_length": 1000}
-        game = self.api.call("POST", "/api/games", {"kind": "sauteur", "options": options})
+        kind = registry.on_box()  # the game the box's toy plays
+        body = {"kind": kind.name, "options": dict(kind.long_game or {})}
+        game = self.api.call("POST", "/api/games", body)
         self.game_id = int(game["view"]["id"])
 
     def state(self) -> dict[str, Any]:
@@ -211,13 +213,13 @@ class FaultRig:
     def check_truth(self, timeout: float = 1.5) -> None:
         """No lost and no invented pop: while the dice are hidden the journaled pops of this
         hiding are exactly the dice out of the toy; and every coil is low (after a pulse)."""
-        from ..boxplay import sauteur_state
+        from ..boxplay import box_game_state
 
         table = self.service.table(self.game_id)
         deadline = time.monotonic() + timeout
         while True:
             with table.lock:
-                state = sauteur_state(table)
+                state = box_game_state(table)
                 phase, popped = state.phase, set(state.popped)
             truth = dice_out(self.toy)
             hidden = phase in ("pop", "face", "advance")

@@ -2,14 +2,21 @@
 
 Grouped by attack (:data:`HOSTILE_GROUPS`); :func:`hostile_requests` builds them for a
 running server, :func:`send_hostile` sends one. See docs/reliability.md, "Attacks".
+A kind adds its own in ``controller.reliability.hostile_<kind>`` (:func:`kind_hostiles`):
+``NAN_OPTIONS`` and ``SURROGATE_OPTIONS`` (new games' options as JSON text), and
+``GROUPS``, ``prepare(api) -> context`` and ``add_cases(add, context)`` for attacks of
+its own.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from dataclasses import dataclass
+from types import ModuleType
 
+from ..games import registry
 from .common import PIN
 from .loopback import Referee, request, send_raw
 
@@ -20,14 +27,47 @@ HUGE_BYTES = 2 * 1024 * 1024
 DEEP = "deep JSON on every JSON endpoint"
 BIG_IDS = "game ids >= 2^63"
 SURROGATES = "lone surrogates"
-GIVE_UP = "teufel give_up_letters [[A],[B]]"
-POSITION = "teufel position with nested lists"
 NAN = "NaN and Infinity in JSON"
 HUGE = "huge bodies"
 HOST = "wrong Host on a mutation: 403"
 ORIGIN = "cross-site Origin: 403"
-HOSTILE_GROUPS = (DEEP, BIG_IDS, SURROGATES, GIVE_UP, POSITION, NAN, HUGE, HOST, ORIGIN)
+
+
+def kind_hostiles() -> tuple[tuple[str, ModuleType], ...]:
+    """(kind, module) of each registered kind's ``controller.reliability.hostile_<kind>``,
+    in the registry's order (a kind without one is left out)."""
+    found = []
+    for name in registry.names():
+        module = f"{__package__}.hostile_{name}"
+        try:
+            found.append((name, importlib.import_module(module)))
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise  # the kind's module is there but needs something missing
+            continue
+    return tuple(found)
+
+
+HOSTILE_GROUPS = (
+    DEEP,
+    BIG_IDS,
+    SURROGATES,
+    *(group for _, module in kind_hostiles() for group in getattr(module, "GROUPS", ())),
+    NAN,
+    HUGE,
+    HOST,
+    ORIGIN,
+)
 """The hostile-request attacks, in order: each a group of requests."""
+
+
+def _new_game(players: int, **fields: str) -> str:
+    """``POST /api/games``'s body, as JSON text, for the walked kind's game (``fields``:
+    more members, their values written as they are)."""
+    kind = registry.walked()
+    assert kind.walk is not None
+    more = "".join(f', "{name}": {value}' for name, value in fields.items())
+    return f'{{"kind": "{kind.name}", "options": {json.dumps(kind.walk(players))}{more}}}'
 
 
 @dataclass(frozen=True)
@@ -49,15 +89,15 @@ class Hostile:
     mix: bool = True
 
 
-def _json_endpoints(port: int, ids: dict[str, int]) -> list[tuple[str, str]]:
+def _json_endpoints(port: int, game: int) -> list[tuple[str, str]]:
     """(method, path) of every endpoint ``/api/openapi.json`` says takes a JSON body, and
-    ``POST /api/session``; path parameters filled with a tail-tile game, key 1, step 0."""
+    ``POST /api/session``; path parameters filled with ``game``, key 1, step 0."""
     doc = request(port, "GET", "/api/openapi.json").json()
     found = {("POST", "/api/session")}
     for path, methods in doc["paths"].items():
         for method, operation in methods.items():
             if "requestBody" in operation:
-                filled = path.format(game_id=ids["tails"], key=1, step=0)
+                filled = path.format(game_id=game, key=1, step=0)
                 found.add((method.upper(), filled))
     return sorted(found, key=lambda mp: (mp[1], mp[0]))
 
@@ -91,19 +131,27 @@ class _Cases:
         )
 
 
-def hostile_requests(port: int, ids: dict[str, int], who: str, referee: Referee) -> list[Hostile]:
-    """The hostile requests: ``ids`` of a tail-tile game and of a Teufel game waiting for
-    ``who`` to give up two letters. Hand-made (raw) requests carry ``referee``'s cookie
-    and token; the others get them when sent. JSON bodies are written as text:
-    ``\\ud800`` is sent as those six characters, as an attacker would."""
-    tails, teufel = ids["tails"], ids["teufel"]
+def hostile_requests(
+    port: int, game: int, contexts: dict[str, dict[str, object]], referee: Referee
+) -> list[Hostile]:
+    """The hostile requests: ``game`` is a game of the walked kind (:func:`_new_game`),
+    ``contexts`` what each kind's ``prepare`` made (:func:`kind_hostiles`). Hand-made
+    (raw) requests carry ``referee``'s cookie and token; the others get them when sent.
+    JSON bodies are written as text: ``\\ud800`` is sent as those six characters, as an
+    attacker would."""
     cases = _Cases()
-    _deep(cases, _json_endpoints(port, ids))
-    _big_ids(cases, tails)
-    _surrogates(cases, tails)
-    _teufel_nesting(cases, teufel, who)
-    _nan(cases, tails)
-    _huge(cases, port, tails, referee)
+    _deep(cases, _json_endpoints(port, game))
+    _big_ids(cases, game)
+    _surrogates(cases, game)
+    for name, module in kind_hostiles():
+        if name in contexts:
+
+            def add(attack: str, method: str, path: str, body: str, label: str) -> None:
+                cases.add(attack, method, path, body, label=label)
+
+            module.add_cases(add, contexts[name])
+    _nan(cases, game)
+    _huge(cases, port, game, referee)
     _host_and_origin(cases, port)
     return cases.cases
 
@@ -116,68 +164,51 @@ def _deep(cases: _Cases, endpoints: list[tuple[str, str]]) -> None:
         cases.add(DEEP, method, path, deep, label=f'{method} {path} {{"a":{{"a":…}}}}')
 
 
-def _big_ids(cases: _Cases, tails: int) -> None:
+def _big_ids(cases: _Cases, game: int) -> None:
     for big in (2**63, 2**64, 10**30):
         for path in (f"/api/games/{big}", f"/api/games/{big}/export", f"/games/{big}"):
             cases.add(BIG_IDS, "GET", path, None)
-        cases.add(BIG_IDS, "GET", f"/api/games/{tails}/steps/{big}", None)
+        cases.add(BIG_IDS, "GET", f"/api/games/{game}/steps/{big}", None)
         for path in (f"/api/games/{big}/actions", f"/api/games/{big}/undo"):
             cases.add(BIG_IDS, "POST", path, '{"type": "x"}')
         cases.add(BIG_IDS, "PUT", f"/api/games/{big}/computer", '{"player": "p1", "on": true}')
         for sign in ("", "-"):  # ids in bodies (issue 26): a seat's player, a roster id
             seat = f'[{{"player": {sign}{big}}}, null]'
-            cases.add(BIG_IDS, "POST", "/api/games", f'{{"kind": "tails", "seats": {seat}}}')
+            kind = registry.walked().name
+            cases.add(BIG_IDS, "POST", "/api/games", f'{{"kind": "{kind}", "seats": {seat}}}')
             cases.add(BIG_IDS, "POST", "/api/players", f'{{"id": {sign}{big}, "name": "Zoé"}}')
 
 
-def _surrogates(cases: _Cases, tails: int) -> None:
-    for body in (
-        '{"kind": "tails", "options": {"players": 2}, "title": "\\ud800"}',
-        '{"kind": "tails", "options": {"players": 3}, "title": "a\\udfffb"}',
-        '{"kind": "teufel", "options": {"players": ["\\ud800", "blue"]}}',
-    ):
+def _surrogates(cases: _Cases, game: int) -> None:
+    bodies = [_new_game(2, title='"\\ud800"'), _new_game(3, title='"a\\udfffb"')]
+    for name, module in kind_hostiles():
+        bodies += [
+            f'{{"kind": "{name}", "options": {o}}}'
+            for o in getattr(module, "SURROGATE_OPTIONS", ())
+        ]
+    for body in bodies:
         cases.add(SURROGATES, "POST", "/api/games", body)
-    cases.add(SURROGATES, "POST", f"/api/games/{tails}/actions", '{"type": "\\ud800"}')
+    cases.add(SURROGATES, "POST", f"/api/games/{game}/actions", '{"type": "\\ud800"}')
     computer = '{"player": "\\udc00", "on": true}'
-    cases.add(SURROGATES, "PUT", f"/api/games/{tails}/computer", computer)
+    cases.add(SURROGATES, "PUT", f"/api/games/{game}/computer", computer)
     cases.add(SURROGATES, "POST", "/api/session", '{"pin": "\\ud800"}')
 
 
-def _teufel_nesting(cases: _Cases, teufel: int, who: str) -> None:
-    """Lists where a Teufel action or position holds strings."""
-    for letters in ('[["A"], ["B"]]', '[{"A": 1}, {"B": 2}]', '[["A", "B"]]'):
-        action = f'{{"type": "give_up_letters", "player": "{who}", "letters": {letters}}}'
-        path = f"/api/games/{teufel}/actions"
-        cases.add(GIVE_UP, "POST", path, action, label=f"letters {letters}")
-    for position in (
-        '{"left": [["blue"]]}',
-        '{"devils": [["blue"]]}',
-        '{"letters": {"blue": [["A"]]}}',
-        '{"sleds": {"blue": ["c3"], "green": "e5"}}',
-        '{"sleds": {"blue": [["c3"]], "green": "e5"}}',
-        '{"face_up": {"c4": ["blue-A"]}}',
-        '{"empty": [["b2"]]}',
-    ):
-        options = f'{{"players": ["blue", "green"], "position": {position}}}'
-        body = f'{{"kind": "teufel", "options": {options}}}'
-        cases.add(POSITION, "POST", "/api/games", body, label=f"position {position}")
-
-
-def _nan(cases: _Cases, tails: int) -> None:
-    cases.add(NAN, "POST", "/api/games", '{"kind": "tails", "options": {"players": NaN}}')
-    cases.add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": Infinity}}')
-    cases.add(NAN, "POST", "/api/games", '{"kind": "sauteur", "options": {"rounds": 1e999}}')
+def _nan(cases: _Cases, game: int) -> None:
+    for name, module in kind_hostiles():
+        for options in getattr(module, "NAN_OPTIONS", ()):
+            cases.add(NAN, "POST", "/api/games", f'{{"kind": "{name}", "options": {options}}}')
     place = '{"type": "place", "x": NaN, "y": -Infinity}'
-    cases.add(NAN, "POST", f"/api/games/{tails}/actions", place)
+    cases.add(NAN, "POST", f"/api/games/{game}/actions", place)
     for pulse in ("NaN", "Infinity", "-Infinity"):
         cases.add(NAN, "POST", "/api/box/coils/1/fire", f'{{"pulse_ms": {pulse}}}')
-    cases.add(NAN, "PUT", f"/api/games/{tails}/computer", '{"player": "p1", "on": NaN}')
+    cases.add(NAN, "PUT", f"/api/games/{game}/computer", '{"player": "p1", "on": NaN}')
     cases.add(NAN, "POST", "/api/session", '{"pin": NaN}')
     for phone in ("nan", "inf", "-inf", "1e999"):  # numeric query parameters (issue 26)
         cases.add(NAN, "GET", f"/api/box/clock?phone={phone}", None)
 
 
-def _huge(cases: _Cases, port: int, tails: int, referee: Referee) -> None:
+def _huge(cases: _Cases, port: int, game: int, referee: Referee) -> None:
     """Bodies over the 1 MiB limit, some of them lying about their length."""
     auth = "".join(f"\r\n{name}: {value}" for name, value in referee.headers.items())
     for path in ("/api/import", "/api/games", "/api/session"):
@@ -193,16 +224,16 @@ def _huge(cases: _Cases, port: int, tails: int, referee: Referee) -> None:
     chunked = _head("POST", "/api/import", port, f"Transfer-Encoding: chunked{auth}") + chunks
     label = "POST /api/import, 1.1 MiB chunked"
     cases.add(HUGE, "POST", "/api/import", None, raw=chunked, label=label, mix=False)
-    title = '{"kind": "tails", "options": {"players": 2}, "title": "' + "x" * 900_000 + '"}'
+    title = _new_game(2, title='"' + "x" * 900_000 + '"')
     cases.add(HUGE, "POST", "/api/games", title, label="a title of 900,000 characters")
     wide = '{"type": "place", "x": [' + "0," * 300_000 + "0]}"
     label = "an action of 300,001 numbers"
-    cases.add(HUGE, "POST", f"/api/games/{tails}/actions", wide, label=label)
+    cases.add(HUGE, "POST", f"/api/games/{game}/actions", wide, label=label)
 
 
 def _host_and_origin(cases: _Cases, port: int) -> None:
     """A mutation with a wrong ``Host`` or from another site: exactly 403."""
-    game = '{"kind": "tails", "options": {"players": 2}}'
+    game = _new_game(2)
     login = json.dumps({"pin": PIN})
     forbidden = frozenset({403})
     for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..games import registry
 from ..service import rules_for
 from .common import Api, HttpError, Log, Op, ServeProcess, rss_mb, send_op
 
@@ -59,14 +60,24 @@ class LiveRun:
         return not self.problems
 
 
-class TailsWalk:
-    """A referee's random walk through a tail-tile game: legal placements, and now and
-    then an undo (always an undo once the game is over), mirrored by the engine here."""
+def walk_body(players: int) -> dict[str, Any]:
+    """``POST /api/games``'s body for a new game of the walked kind
+    (:func:`~controller.games.registry.walked`, the tail-tile game) for ``players``."""
+    kind = registry.walked()
+    assert kind.walk is not None
+    return {"kind": kind.name, "options": kind.walk(players)}
+
+
+class Walk:
+    """A referee's random walk through a game of the walked kind (the tail-tile game):
+    legal actions, and now and then an undo (always an undo once the game is over),
+    mirrored by the engine here. :attr:`body` starts its game."""
 
     def __init__(self, rng: random.Random, players: int = 4) -> None:
         self.rng = rng
-        self.rules = rules_for("tails", Config())
-        self.options = {"players": players}
+        self.body = walk_body(players)
+        self.rules = rules_for(self.body["kind"], Config())
+        self.options = self.body["options"]
         self.states = [self.rules.setup(self.options)]
 
     def next(self) -> Op:
@@ -115,8 +126,8 @@ def run_live(
     server.start()
     sampling = threading.Event()
     try:
-        walk = TailsWalk(random.Random(seed))
-        game = server.api.call("POST", "/api/games", {"kind": "tails", "options": walk.options})
+        walk = Walk(random.Random(seed))
+        game = server.api.call("POST", "/api/games", walk.body)
         gid = int(game["view"]["id"])
         run.first_version = int(game["view"]["version"]) + 1
         child, pipe = spawn_clients(server.port, clients, f"game:{gid}")
@@ -167,7 +178,7 @@ def _sample_rss(pid: int, samples: list[float], stop: threading.Event) -> None:
 def enter_actions(
     api: Api,
     gid: int,
-    walk: TailsWalk,
+    walk: Walk,
     times: Iterable[float],
     sent_at: dict[int, float],
     answered_at: dict[int, float] | None = None,
@@ -189,7 +200,7 @@ def enter_actions(
 
 
 def _drive(
-    api: Api, gid: int, walk: TailsWalk, rate: float, duration_s: float, run: LiveRun
+    api: Api, gid: int, walk: Walk, rate: float, duration_s: float, run: LiveRun
 ) -> dict[int, float]:
     """Enter actions at ``rate`` per second; returns the send time of each version."""
     sent_at: dict[int, float] = {}

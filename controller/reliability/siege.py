@@ -30,8 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..games import registry
 from .attack_plan import CPU_ACTIONS, FUZZ, IDLE_ACTIONS, IDLE_PHONE
 from .common import PIN, Log, ServeProcess
+from .live import walk_body
 from .loopback import Referee, close_all, log_in, open_many, request, stream_request
 
 if TYPE_CHECKING:
@@ -164,7 +166,7 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
     flood: Helper | None = None
     streams: list[tuple[socket.socket, int]] = []
     try:
-        body = {"kind": "tails", "options": {"players": 2}}
+        body = walk_body(2)
         idle_topic = f"game:{server.api.call('POST', '/api/games', body)['view']['id']}"
         watched = f"game:{server.api.call('POST', '/api/games', body)['view']['id']}"
         sources = [
@@ -233,7 +235,8 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
     server.start()
     hammers: Helper | None = None
     try:
-        options, script = scenario("tails", random.Random(seed))
+        kind = registry.walked().name
+        options, script = scenario(kind, random.Random(seed))
         referee, answer = log_in(server.port, CPU_REFEREE)
         if referee is None:
             raise RuntimeError(f"the referee's login answered {answer.status}")
@@ -241,7 +244,7 @@ def run_cpu(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attack
             server.port,
             "POST",
             "/api/games",
-            {"kind": "tails", "options": options},
+            {"kind": kind, "options": options},
             headers=referee.headers,
             source=CPU_REFEREE,
         )

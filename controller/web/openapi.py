@@ -13,6 +13,8 @@ from flask import Blueprint, Response, jsonify
 from controller import __version__
 from controller.games import registry
 
+from .kinds import hooks
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: Mapping[str, object] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
@@ -84,7 +86,7 @@ ROUTES: list[
     (
         "post",
         "/api/games/{game_id}/actions",
-        "Apply an action (the body is the action; a sauteur pop fires the key's solenoid)",
+        "Apply an action (the body is the action; in {box}, a pop fires the key's solenoid)",
         True,
         {"$ref": "#/components/schemas/Action"},
         [_GAME_ID],
@@ -125,7 +127,7 @@ ROUTES: list[
     (
         "post",
         "/api/games/{game_id}/box",
-        "Put this unfinished Diable sauteur game on the box (it checks the sensors first)",
+        "Put this unfinished game of {box} on the box (it checks the sensors first)",
         True,
         None,
         [_GAME_ID],
@@ -204,7 +206,7 @@ ROUTES: list[
     (
         "put",
         "/api/games/{game_id}/computer",
-        "Let the computer pop for a player (Diable sauteur)",
+        "Let the computer play a seat ({computer})",
         True,
         {
             "type": "object",
@@ -223,10 +225,7 @@ ROUTES: list[
     (
         "get",
         "/api/games/{game_id}/odds",
-        "Odds or advice: the popper's odds per key (Diable sauteur); the tail-tile advisor "
-        "(query `kind=A..G` for the card drawn, `lookahead=1`; no kind: cells before the draw); "
-        "Teufel Teufel: per face-down square the chance of a devil, a tower or one of the "
-        "player's missing letters (query `player=<colour>`, default: whose turn it is)",
+        "Odds or advice: {odds}",
         False,
         None,
         [_GAME_ID],
@@ -388,8 +387,7 @@ ROUTES: list[
     (
         "get",
         "/api/stats/games/{game_id}",
-        "One game's chart data (sauteur chase or race, tails score, Teufel letters); "
-        "a game in play: referee only",
+        "One game's chart data ({charts}); a game in play: referee only",
         False,
         None,
         [_GAME_ID],
@@ -492,6 +490,36 @@ def _operation(
     return op
 
 
+class _Words(dict[str, str]):
+    """The summaries' words; a ``{name}`` that is not one of them stays as written (a path
+    parameter such as ``{frame}``)."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _kind_words() -> _Words:
+    """What the summaries' ``{box}``, ``{computer}``, ``{odds}`` and ``{charts}`` say,
+    from the kinds registered now (their titles and their web modules' ``ODDS``)."""
+    kinds = registry.kinds()
+
+    def titles(chosen: list[registry.GameKind]) -> str:
+        return " or ".join(kind.title.english() for kind in chosen) or "no game"
+
+    odds = [
+        f"{kind.title.english()}: {hooks(kind.name).odds_summary or 'see docs/api.md'}"
+        for kind in kinds
+        if hooks(kind.name).odds is not None
+    ]
+    charts = [kind.title.english() for kind in kinds if kind.stats and kind.stats.chart]
+    return _Words(
+        box=titles([kind for kind in kinds if kind.box_player is not None]),
+        computer=titles([kind for kind in kinds if kind.computer]),
+        odds="; ".join(odds) or "no game has odds",
+        charts="its kind's chart: " + ("; ".join(charts) or "none"),
+    )
+
+
 def _with_kinds(body: Mapping[str, object]) -> dict[str, object]:
     """The new game's body schema, its ``kind`` one of the kinds registered now."""
     properties = body["properties"]
@@ -503,11 +531,12 @@ def _with_kinds(body: Mapping[str, object]) -> dict[str, object]:
 def document() -> dict[str, object]:
     """The OpenAPI 3.0 document as a dict."""
     paths: dict[str, dict[str, dict[str, object]]] = {}
+    words = _kind_words()
     for method, path, summary, referee, body, params in ROUTES:
         if (method, path) == ("post", "/api/games") and body is not None:
             body = _with_kinds(body)
         paths.setdefault(path, {})[method] = _operation(
-            method, path, summary, referee, body, params
+            method, path, summary.format_map(words), referee, body, params
         )
     paths["/api/session"]["post"].pop("security", None)  # logging in is how you get one
     return {

@@ -36,19 +36,17 @@ def odds(service: Service, game_id: int, args: Mapping[str, str]) -> dict[str, o
         state, version = table.state, table.version
     report: dict[str, object] = helper(state, args)
     report["version"] = version
-    coach = hooks(table.rules.name).coach
+    kind_hooks = hooks(table.rules.name)
+    coach = kind_hooks.coach
     if coach is not None and args.get("coach"):
         # The hider's advice only when asked, and the API lets only the referee ask.
         solvers = box_play(service).solvers
         advice = coach(solvers, state, bool(args.get("hider")))
         report["coach"] = advice
         ready = advice.get("status") == "ready"
-        if ready and args.get("hider") and table.rules.name == "sauteur" and service.journal:
-            from controller.games.sauteur.rules import SauteurState
-            from controller.sauteur_memory import coach_read  # the read of the hider, likewise
-
-            assert isinstance(state, SauteurState)  # a Diable sauteur table
-            advice["read"] = coach_read(service.journal, game_id, state, solvers.tables)
+        coach_read = kind_hooks.coach_read  # the read of the hider, likewise
+        if ready and args.get("hider") and coach_read is not None and service.journal:
+            advice["read"] = coach_read(service.journal, game_id, state, solvers)
     return report
 
 

@@ -6,7 +6,7 @@ import io
 
 from controller.config import Config
 from controller.journal import Journal
-from controller.terminal import play_sauteur
+from controller.terminal_sauteur import play_sauteur
 
 
 def test_the_terminal_uses_the_players_names_and_seats_roster_players(tmp_path):

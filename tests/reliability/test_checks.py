@@ -119,7 +119,8 @@ def test_views_by_version_follow_undos():
 
 
 def test_tails_walk_is_legal_for_long():
-    walk = rel.TailsWalk(random.Random(2), players=2)
+    walk = rel.Walk(random.Random(2), players=2)
+    assert walk.body == {"kind": "tails", "options": {"players": 2}}  # the walked kind
     rules, stack = TailsRules(), []
     for _ in range(400):
         op = walk.next()

@@ -79,7 +79,7 @@ def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
     import io
 
     from controller.config import Config
-    from controller.terminal import play_sauteur
+    from controller.terminal_sauteur import play_sauteur
 
     config = Config(data_dir=tmp_path)
     config.section("sauteur", SauteurSection).rule = "B"

@@ -64,6 +64,7 @@ KIND = GameKind(
     stats=STATS,
     crash_script=crash_script,
     rules_examples=rules_examples,
+    long_game={"rule": "A", "rounds": 100, "track_length": 1000},
 )
 
 __all__ = [

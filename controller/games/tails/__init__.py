@@ -54,6 +54,7 @@ KIND = GameKind(
     stats=STATS,
     crash_script=crash_script,
     rules_examples=rules_examples,
+    walk=lambda players: {"players": players},
 )
 
 __all__ = [

@@ -7,8 +7,11 @@ pure over the table's state):
 - ``odds(state, args) -> dict``: what ``GET /api/games/<id>/odds`` answers (``args`` are
   the query parameters); raise :class:`~controller.games.base.Refused` for bad ones;
 - ``coach(solvers, state, hider) -> dict``: the solved tables' advice (``?coach=1``);
+- ``coach_read(journal, game_id, state, solvers)``: the coach's read of the hider, added
+  to the referee's advice (``?coach=1&hider=1``);
 - ``extras(state, referee) -> dict``: merged into a game payload's ``extras``;
 - ``layout(state) -> dict``: the board's static geometry (tails);
+- ``ODDS``: what the odds say and their query, in one line (the OpenAPI document's);
 - ``LEGAL_IN_EXTRAS = False``: leave the (long) list of legal actions out of the referee's extras.
 
 :func:`hooks` reads them once per kind; nothing else looks into these modules.
@@ -30,9 +33,11 @@ class WebHooks:
 
     odds: Callable[..., dict[str, object]] | None = None
     coach: Callable[..., dict[str, object]] | None = None
+    coach_read: Callable[..., object] | None = None
     extras: Callable[..., dict[str, object]] | None = None
     layout: Callable[..., dict[str, object]] | None = None
     legal_in_extras: bool = True
+    odds_summary: str = ""
 
 
 @cache
@@ -45,7 +50,9 @@ def hooks(kind: str) -> WebHooks:
     return WebHooks(
         odds=getattr(module, "odds", None),
         coach=getattr(module, "coach", None),
+        coach_read=getattr(module, "coach_read", None),
         extras=getattr(module, "extras", None),
         layout=getattr(module, "layout", None),
         legal_in_extras=getattr(module, "LEGAL_IN_EXTRAS", True),
+        odds_summary=getattr(module, "ODDS", ""),
     )

@@ -10,7 +10,12 @@ from controller.games.sauteur.odds import odds as sauteur_odds
 from controller.games.sauteur.rules import SauteurState
 
 if TYPE_CHECKING:
+    from controller.journal import Journal
     from controller.solver_cache import Solvers
+
+
+ODDS = "the popper's odds per key"
+"""What ``GET /api/games/<id>/odds`` says for this game (the OpenAPI summary)."""
 
 
 def odds(state: SauteurState, args: Mapping[str, str]) -> dict[str, object]:
@@ -31,3 +36,11 @@ def coach(solvers: Solvers, state: SauteurState, hider: bool) -> dict[str, objec
     if hider:
         report["hider"] = coach_hider(solvers.tables, state)
     return report
+
+
+def coach_read(journal: Journal, game_id: int, state: SauteurState, solvers: Solvers) -> object:
+    """The coach's read of the hider from what the game's memory holds (the referee only;
+    see :func:`controller.sauteur_memory.coach_read`)."""
+    from controller.sauteur_memory import coach_read as read
+
+    return read(journal, game_id, state, solvers.tables)

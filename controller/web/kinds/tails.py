@@ -43,6 +43,13 @@ END_BUDGET_S = 0.5
 """Seconds the Monte Carlo advisor (``lookahead=end``) thinks on a request."""
 
 
+ODDS = (
+    "the advisor (query `kind=A..G` for the card drawn, `lookahead=1`; "
+    "no kind: cells before the draw)"
+)
+"""What ``GET /api/games/<id>/odds`` says for this game (the OpenAPI summary)."""
+
+
 def odds(state: TailsState, args: Mapping[str, str]) -> dict[str, object]:
     """The advisor for the player to move.
 

@@ -13,6 +13,13 @@ LEGAL_IN_EXTRAS = False
 """The page reads what is legal from the view itself: no long ``legal`` list per frame."""
 
 
+ODDS = (
+    "per face-down square the chance of a devil, a tower or one of the player's missing "
+    "letters (query `player=<colour>`, default: whose turn it is)"
+)
+"""What ``GET /api/games/<id>/odds`` says for this game (the OpenAPI summary)."""
+
+
 def odds(state: State, args: Mapping[str, str]) -> dict[str, object]:
     """For each face-down card, the chance (0–1) it is a devil, a tower or one of the
     player's missing letters: ``{"player", "missing", "face_down", "squares": {square:

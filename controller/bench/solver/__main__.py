@@ -1,0 +1,5 @@
+"""``python -m controller.bench.solver``, as ``diablotin bench solver``."""
+
+from controller.bench.solver import main
+
+raise SystemExit(main())
