@@ -76,6 +76,9 @@ class BoxGame(Protocol):
         """The journal was swapped (a restored backup) and the tables reopened: forget the
         games that went, hold the journal's box game again."""
 
+    def stop(self) -> None:
+        """The service stops: end the game's own threads (solvers), waiting for them."""
+
     def new_game_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """What a new game of this kind adds to its options (e.g. the drawn first hider)."""
 
@@ -217,6 +220,8 @@ class Service:
             self._inbox.put(None)
             self._worker.join(timeout=2)
             self._worker = None
+        if self.box_play is not None:
+            self.box_play.stop()
         self.hub.close_all()
         self.clock.close()
         if self.journal is not None:

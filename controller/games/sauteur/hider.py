@@ -23,6 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
 Vector = tuple[float, float, float, float]
@@ -241,18 +242,24 @@ class Equilibrium:
 
 
 def solve_hiding(
-    game: HidingGame, start: Hashable, rounds: int = 40, first: Sequence[float] = UNIFORM
+    game: HidingGame,
+    start: Hashable,
+    rounds: int = 40,
+    first: Sequence[float] = UNIFORM,
+    cancel: Flag | None = None,
 ) -> Equilibrium:
     """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
     game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
     popper's best reply to the hider's ``y`` is added, until it gains less than
     :data:`GAP`. ``first``: the placement whose best reply starts the plan list (a
     guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
-    open after ``rounds`` plans (it never was in the tests)."""
+    open after ``rounds`` plans (it never was in the tests), :class:`.cancel.Cancelled`
+    once ``cancel`` is set."""
     plan, _ = best_reply(game, first, start)
     keys: list[Vector] = [_vector(first)]
     plans: list[Vector] = [plan]
     for _ in range(rounds):
+        check(cancel)
         y, x, worth = matrix_game(plans)
         reply, _ = best_reply(game, y, start)
         gain = sum(y[h] * reply[h] for h in range(4))

@@ -18,11 +18,13 @@ import random
 import sys
 from array import array
 from collections.abc import Callable
+from functools import partial
 from importlib.resources import files
 from typing import Any
 
 from controller.games.base import Refused, Said
 from controller.games.sauteur import hider
+from controller.games.sauteur.cancel import Flag
 from controller.games.sauteur.odds import choose
 from controller.games.sauteur.rules import (
     ADVANCE,
@@ -48,6 +50,9 @@ LEVELS = ("random", "heuristic", "optimal", "adaptive")
 """The levels offered at the table (``oracle`` is the simulator's measuring stick)."""
 DEFAULT_LEVEL = "adaptive"
 """The computer's level at the table when nobody chose one."""
+FALLBACK = "heuristic"
+"""The level an ``optimal`` or ``adaptive`` computer plays while its tables for a new
+circuit are solved on the side (:class:`controller.solver_cache.Solvers`)."""
 ALIASES = {"computer": "heuristic"}
 """Old names still accepted (``computer`` was the only level before)."""
 
@@ -87,16 +92,19 @@ class Tables:
 
     ``load_race(circuit, faces, solve)`` and ``load_chase(config, goal, solve)`` may
     provide rule-B and rule-A tables (the service's data-dir cache); by default they are
-    solved in memory.
+    solved in memory. Once ``cancel`` is set, every solve still to do raises
+    :class:`.cancel.Cancelled` (the service stopping).
     """
 
     def __init__(
         self,
         load_race: Callable[..., RaceTable] | None = None,
         load_chase: Load | None = None,
+        cancel: Flag | None = None,
     ) -> None:
         self._load_race = load_race
         self._load_chase = load_chase
+        self._cancel = cancel
         self._race: dict[RaceKey, RaceTable] = {}
         self._race_equilibrium: dict[RaceKey, RaceTable] = {}
         self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
@@ -108,7 +116,8 @@ class Tables:
         table = self._race.get(key)
         if table is None:
             circuit, faces = key
-            table = self._load_race(circuit, faces, solve) if self._load_race else solve(*key)
+            made = partial(solve, cancel=self._cancel)
+            table = self._load_race(circuit, faces, made) if self._load_race else made(*key)
             self._race[key] = table
         return table
 
@@ -121,10 +130,11 @@ class Tables:
             circuit, faces = key
             table = shipped_race_equilibrium(circuit, faces)
             if table is None:
+                made = partial(solve_equilibrium, cancel=self._cancel)
                 table = (
-                    self._load_race(circuit, faces, solve_equilibrium, kind="race-equilibrium")
+                    self._load_race(circuit, faces, made, kind="race-equilibrium")
                     if self._load_race
-                    else solve_equilibrium(*key)
+                    else made(*key)
                 )
             self._race_equilibrium[key] = table
         return table
@@ -133,7 +143,7 @@ class Tables:
         key = chase_key(config)
         solver = self._chase.get(key)
         if solver is None:
-            solver = self._chase[key] = ChaseSolver(config, self._load_chase)
+            solver = self._chase[key] = ChaseSolver(config, self._load_chase, self._cancel)
         return solver
 
     # -- the hider's equilibrium --------------------------------------------------
@@ -158,7 +168,7 @@ class Tables:
         game, start, key = self.hiding_game(state)
         found = self._equilibria.get(key)
         if found is None:
-            found = self._equilibria[key] = hider.solve_hiding(game, start)
+            found = self._equilibria[key] = hider.solve_hiding(game, start, cancel=self._cancel)
         return found
 
     def has_equilibrium(self, state: SauteurState) -> bool:
