@@ -193,3 +193,27 @@ def test_a_game_journals_its_seed_and_a_roster_players_read_carries_over(service
     assert service.journal.setting(again, "adaptive_belief") == {"p2": [1.0, 1.0, 1.0, 2.0]}
     other_rule = service.new_game("sauteur", {"rule": "A"}, seats=[{"player": ana}, None])
     assert service.journal.setting(other_rule, "adaptive_belief") == {}
+
+
+def test_an_imported_game_gets_its_own_seed_journaled_at_the_computers_first_move(service):
+    from controller.sauteur_memory import computer_action
+
+    gid = service.new_game("sauteur", {"rule": "B", "first_hider": "p1"})
+    service.table(gid).submit({"type": "hidden"})
+    export = service.journal.export(gid)
+    assert "seed" not in str(export)  # an export does not carry the seed
+    first, second = service.import_game(export), service.import_game(export)
+    assert service.journal.setting(first, "seed") is None
+    tables = service.box_play.solvers.tables
+    state = service.table(first).state
+    moves = {
+        str(computer_action(service.journal, first, "optimal", state, tables, None))
+        for _ in range(3)
+    }
+    seed = service.journal.setting(first, "seed")
+    assert isinstance(seed, int)  # drawn once, journaled: every later move draws from it
+    assert len(moves) == 1
+    computer_action(service.journal, second, "adaptive", service.table(second).state, tables, None)
+    assert service.journal.setting(first, "seed") == seed
+    assert isinstance(service.journal.setting(second, "seed"), int)
+    assert service.journal.setting(second, "seed") != seed  # 1 in 2**32 to collide
