@@ -75,18 +75,22 @@ def best_reply(
     the first option in the order above). Figure choices (rule A) are not recorded.
     """
     memo: dict[tuple[int, Hashable], Vector] = {}
-
-    def posterior_weights(m: int) -> Sequence[float]:
-        if any(y[h] > 0 for h in range(4) if not m >> h & 1):
-            return y
-        return UNIFORM
+    # Per keys-popped mask: the posterior's weights with the popped slots zeroed, so a
+    # vector's worth is a plain dot product (the same sums, term for term, as _weighted).
+    zeroed: list[Vector] = []
+    for m in range(16):
+        free = [h for h in range(4) if not m >> h & 1]
+        weights = y if any(y[h] > 0 for h in free) else UNIFORM
+        zeroed.append(_vector([weights[h] if h in free else 0.0 for h in range(4)]))
+    numbers: dict[tuple[int, Hashable], Sequence[tuple[float, Sequence[Hashable]]]] = {}
+    q = game.q
 
     def options(m: int, inner: Hashable) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         if m:
             s = game.stop(inner)
             out["stop"] = (s, s, s, s)
-        if bin(m).count("1") >= MAX_NUMBERS:
+        if _COUNT[m] >= MAX_NUMBERS:
             return out
         for key in KEYS:
             bit = 1 << (key - 1)
@@ -94,47 +98,65 @@ def best_reply(
                 continue
             devil = game.devil(key, inner)
             after = m | bit
-            child_weights = posterior_weights(after)
-            total = [0.0, 0.0, 0.0, 0.0]
-            for share, choices in game.numbers(key, inner):
+            w0, w1, w2, w3 = zeroed[after]
+            t0 = t1 = t2 = t3 = 0.0
+            outcomes = numbers.get((key, inner))
+            if outcomes is None:
+                outcomes = numbers[(key, inner)] = game.numbers(key, inner)
+            for share, choices in outcomes:
                 best_vec: Vector | None = None
                 best_val = -1.0
                 for choice in choices:
                     vec = node(after, choice)
-                    val = _weighted(child_weights, vec, after)
+                    val = w0 * vec[0] + w1 * vec[1] + w2 * vec[2] + w3 * vec[3]
                     if val > best_val:
                         best_val, best_vec = val, vec
                 assert best_vec is not None
-                for h in range(4):
-                    total[h] += share * best_vec[h]
-            q = game.q
-            out[f"pop {key}"] = tuple(  # type: ignore[assignment]
+                t0 += share * best_vec[0]
+                t1 += share * best_vec[1]
+                t2 += share * best_vec[2]
+                t3 += share * best_vec[3]
+            total = (t0, t1, t2, t3)
+            out[_POP[key]] = tuple(  # type: ignore[assignment]
                 0.0 if m >> h & 1 else devil if h == key - 1 else q * devil + (1 - q) * total[h]
                 for h in range(4)
             )
         return out
 
+    def choose(m: int, choices: dict[str, Vector]) -> str:
+        """The option worth most against the posterior (ties: the first)."""
+        w0, w1, w2, w3 = zeroed[m]
+        best_name, best_val = "", -math.inf
+        for name, v in choices.items():
+            val = w0 * v[0] + w1 * v[1] + w2 * v[2] + w3 * v[3]
+            if val > best_val:
+                best_name, best_val = name, val
+        return best_name
+
     def node(m: int, inner: Hashable) -> Vector:
-        end = game.terminal(inner)
-        if end is not None:
-            return (end, end, end, end)
         found = memo.get((m, inner))
         if found is not None:
             return found
-        weights = posterior_weights(m)
+        end = game.terminal(inner)
+        if end is not None:
+            best = memo[(m, inner)] = (end, end, end, end)
+            return best
         choices = options(m, inner)
-        name = max(choices, key=lambda option: _weighted(weights, choices[option], m))
+        name = choose(m, choices)
         if plan is not None:
             plan[(m, inner)] = name
         best = memo[(m, inner)] = choices[name]
         return best
 
     now = options(mask, start)
-    weights = posterior_weights(mask)
-    name = max(now, key=lambda option: _weighted(weights, now[option], mask))
+    name = choose(mask, now)
     if plan is not None:
         plan[(mask, start)] = name
     return now[name], now
+
+
+_COUNT = [bin(m).count("1") for m in range(16)]
+_POP = {key: f"pop {key}" for key in KEYS}
 
 
 def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
