@@ -269,6 +269,7 @@ def solve_hiding(
     rounds: int = 40,
     first: Sequence[float] = UNIFORM,
     cancel: Flag | None = None,
+    moves: dict[Vector, dict[tuple[int, Hashable], str]] | None = None,
 ) -> Equilibrium:
     """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
     game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
@@ -276,14 +277,23 @@ def solve_hiding(
     :data:`GAP`. ``first``: the placement whose best reply starts the plan list (a
     guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
     open after ``rounds`` plans (it never was in the tests), :class:`.cancel.Cancelled`
-    once ``cancel`` is set."""
-    plan, _ = best_reply(game, first, start)
+    once ``cancel`` is set. ``moves``, when given, receives each plan's moves (as
+    :func:`best_reply`'s ``plan``), keyed by the placement it replies to."""
+
+    def reply_to(y: Vector) -> Vector:
+        recorded: dict[tuple[int, Hashable], str] | None = None if moves is None else {}
+        vector, _ = best_reply(game, y, start, plan=recorded)
+        if moves is not None and recorded is not None:
+            moves[y] = recorded
+        return vector
+
+    plan = reply_to(_vector(first))
     keys: list[Vector] = [_vector(first)]
     plans: list[Vector] = [plan]
     for _ in range(rounds):
         check(cancel)
         y, x, worth = matrix_game(plans)
-        reply, _ = best_reply(game, y, start)
+        reply = reply_to(y)
         gain = sum(y[h] * reply[h] for h in range(4))
         if gain <= worth + GAP:
             used = [j for j in range(len(plans)) if x[j] > 1e-12]

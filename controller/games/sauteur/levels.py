@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import sys
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from importlib.resources import files
@@ -109,7 +110,9 @@ class Tables:
         self._race_equilibrium: dict[RaceKey, RaceTable] = {}
         self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
         self._equilibria: dict[tuple[Any, ...], hider.Equilibrium] = {}
-        self._plans: dict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = {}
+        self._plans: OrderedDict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = (
+            OrderedDict()
+        )
 
     def race(self, config: SauteurConfig) -> RaceTable:
         key = race_key(config)
@@ -168,7 +171,16 @@ class Tables:
         game, start, key = self.hiding_game(state)
         found = self._equilibria.get(key)
         if found is None:
-            found = self._equilibria[key] = hider.solve_hiding(game, start, cancel=self._cancel)
+            # Rule B: the mixture's plans were found as best replies; keep their moves, so
+            # following one (:meth:`reply`, :func:`reply_action`) costs nothing more.
+            moves: dict[hider.Vector, dict[tuple[int, Any], str]] | None = (
+                {} if state.config.rule == "B" else None
+            )
+            found = hider.solve_hiding(game, start, cancel=self._cancel, moves=moves)
+            for y, payoff in zip(found.plans, found.payoffs, strict=True):
+                if moves is not None:
+                    self._keep_plan((key, y), (payoff, moves[y]))
+            self._equilibria[key] = found
         return found
 
     def has_equilibrium(self, state: SauteurState) -> bool:
@@ -186,16 +198,24 @@ class Tables:
     ) -> tuple[hider.Vector, dict[tuple[int, Any], str]]:
         """The best reply to ``y`` over this whole hiding: (its payoff per devil slot,
         the option it takes at each ``(mask, inner)``). Memoised, at most
-        :data:`PLANS_HELD` kept."""
+        :data:`PLANS_HELD` kept (the least recently used goes first)."""
         game, start, key = self.hiding_game(state)
         found = self._plans.get((key, y))
-        if found is None:
-            if len(self._plans) >= PLANS_HELD:
-                self._plans.clear()
+        if found is not None:
+            self._plans.move_to_end((key, y))
+        else:
             plan: dict[tuple[int, Any], str] = {}
             vector, _ = hider.best_reply(game, y, start, plan=plan)
-            found = self._plans[(key, y)] = (vector, plan)
+            found = (vector, plan)
+            self._keep_plan((key, y), found)
         return found
+
+    def _keep_plan(
+        self, name: tuple[Any, ...], found: tuple[hider.Vector, dict[tuple[int, Any], str]]
+    ) -> None:
+        while len(self._plans) >= PLANS_HELD:
+            self._plans.popitem(last=False)
+        self._plans[name] = found
 
 
 PLANS_HELD = 20_000
