@@ -54,6 +54,42 @@ class HidingGame(Protocol):
         """For each number a die from ``key`` may show: (chance, positions to choose from)."""
 
 
+class Memo:
+    """A hiding game whose answers (they do not depend on the hider's placement) are
+    worked out once: the best replies of one double oracle share them."""
+
+    def __init__(self, game: HidingGame) -> None:
+        self.game = game
+        self.q = game.q
+        self._terminal: dict[Hashable, float | None] = {}
+        self._stop: dict[Hashable, float] = {}
+        self._devil: dict[tuple[int, Hashable], float] = {}
+        self._numbers: dict[tuple[int, Hashable], Sequence[tuple[float, Sequence[Hashable]]]] = {}
+
+    def terminal(self, inner: Hashable) -> float | None:
+        if inner not in self._terminal:
+            self._terminal[inner] = self.game.terminal(inner)
+        return self._terminal[inner]
+
+    def stop(self, inner: Hashable) -> float:
+        found = self._stop.get(inner)
+        if found is None:
+            found = self._stop[inner] = self.game.stop(inner)
+        return found
+
+    def devil(self, key: int, inner: Hashable) -> float:
+        found = self._devil.get((key, inner))
+        if found is None:
+            found = self._devil[(key, inner)] = self.game.devil(key, inner)
+        return found
+
+    def numbers(self, key: int, inner: Hashable) -> Sequence[tuple[float, Sequence[Hashable]]]:
+        found = self._numbers.get((key, inner))
+        if found is None:
+            found = self._numbers[(key, inner)] = self.game.numbers(key, inner)
+        return found
+
+
 def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
     return sum(y[h] * vector[h] for h in range(4) if not mask >> h & 1)
 
@@ -82,7 +118,7 @@ def best_reply(
         free = [h for h in range(4) if not m >> h & 1]
         weights = y if any(y[h] > 0 for h in free) else UNIFORM
         zeroed.append(_vector([weights[h] if h in free else 0.0 for h in range(4)]))
-    numbers: dict[tuple[int, Hashable], Sequence[tuple[float, Sequence[Hashable]]]] = {}
+    game = game if isinstance(game, Memo) else Memo(game)
     q = game.q
 
     def options(m: int, inner: Hashable) -> dict[str, Vector]:
@@ -100,10 +136,7 @@ def best_reply(
             after = m | bit
             w0, w1, w2, w3 = zeroed[after]
             t0 = t1 = t2 = t3 = 0.0
-            outcomes = numbers.get((key, inner))
-            if outcomes is None:
-                outcomes = numbers[(key, inner)] = game.numbers(key, inner)
-            for share, choices in outcomes:
+            for share, choices in game.numbers(key, inner):
                 best_vec: Vector | None = None
                 best_val = -1.0
                 for choice in choices:
@@ -287,6 +320,7 @@ def solve_hiding(
             moves[y] = recorded
         return vector
 
+    game = Memo(game)
     plan = reply_to(_vector(first))
     keys: list[Vector] = [_vector(first)]
     plans: list[Vector] = [plan]
