@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable
@@ -110,6 +111,8 @@ class Tables:
         self._race_equilibrium: dict[RaceKey, RaceTable] = {}
         self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
         self._equilibria: dict[tuple[Any, ...], hider.Equilibrium] = {}
+        self._lock = threading.Lock()
+        self._games: OrderedDict[tuple[Any, ...], hider.Memo] = OrderedDict()
         self._plans: OrderedDict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = (
             OrderedDict()
         )
@@ -153,18 +156,33 @@ class Tables:
     def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Any, tuple[Any, ...]]:
         """(this hiding's game, its start position, a key naming that position).
 
-        In rule A, mid-hiding, the start is rebuilt from this hiding's moves."""
+        In rule A, mid-hiding, the start is rebuilt from this hiding's moves.
+        The game is a :class:`.hider.Memo`, kept for the last :data:`GAMES_HELD` hidings
+        asked about: the decisions of one hiding share its answers."""
         config = state.config
         if config.rule == "B":
             a, b = remaining(state)
-            table = self.race_equilibrium(config)
-            return RaceHiding(table, a, b), 0, ("B", race_key(config), a, b)
-        solver = self.chase(config)
-        goal = solver.goal(state)
-        figures, arrived = _hiding_start_figures(state)
-        values = solver.values(goal)
-        key = ("A", chase_key(config), goal, state.devil, figures, arrived)
-        return ChaseHiding(values, state.devil), (figures, arrived), key
+            key: tuple[Any, ...] = ("B", race_key(config), a, b)
+            start: Any = 0
+        else:
+            solver = self.chase(config)
+            goal = solver.goal(state)
+            figures, arrived = _hiding_start_figures(state)
+            key = ("A", chase_key(config), goal, state.devil, figures, arrived)
+            start = (figures, arrived)
+        game = self._games.get(key)
+        if game is None:
+            if config.rule == "B":
+                made: hider.HidingGame = RaceHiding(self.race_equilibrium(config), a, b)
+            else:
+                made = ChaseHiding(solver.values(goal), state.devil)
+            game = hider.Memo(made)
+        with self._lock:  # the service asks from its worker and its solver threads
+            self._games[key] = game
+            self._games.move_to_end(key)
+            while len(self._games) > GAMES_HELD:
+                self._games.popitem(last=False)
+        return game, start, key
 
     def equilibrium(self, state: SauteurState) -> hider.Equilibrium:
         """This hiding solved on both sides (memoised per hiding position)."""
@@ -202,7 +220,7 @@ class Tables:
         game, start, key = self.hiding_game(state)
         found = self._plans.get((key, y))
         if found is not None:
-            self._plans.move_to_end((key, y))
+            self._keep_plan((key, y), found)  # used last: kept longest
         else:
             plan: dict[tuple[int, Any], str] = {}
             vector, _ = hider.best_reply(game, y, start, plan=plan)
@@ -213,11 +231,15 @@ class Tables:
     def _keep_plan(
         self, name: tuple[Any, ...], found: tuple[hider.Vector, dict[tuple[int, Any], str]]
     ) -> None:
-        while len(self._plans) >= PLANS_HELD:
-            self._plans.popitem(last=False)
-        self._plans[name] = found
+        with self._lock:
+            self._plans[name] = found
+            self._plans.move_to_end(name)
+            while len(self._plans) > PLANS_HELD:
+                self._plans.popitem(last=False)
 
 
+GAMES_HELD = 4
+"""Hiding games kept with their answers (a rule-A one holds a 14 MB table)."""
 PLANS_HELD = 20_000
 """Rule-B plans kept in memory (a few hundred options each)."""
 
