@@ -19,6 +19,7 @@ untouched.
 
 from __future__ import annotations
 
+import random
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
@@ -91,9 +92,10 @@ def computer_action(
     level: str,
     state: SauteurState,
     tables: Tables,
-    rng: Any,
+    rng: random.Random,
 ) -> dict[str, Any]:
-    """The computer popper's move at ``level`` in journaled game ``game_id``."""
+    """The computer popper's move at ``level`` in journaled game ``game_id`` (``rng``: the
+    ``random`` level's and the heuristic's choices)."""
     seed = game_seed(journal, game_id)
     if level == "adaptive":
         return adaptive_action(tables, state, seed, journal.setting(game_id, BELIEF, {}))

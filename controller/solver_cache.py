@@ -30,7 +30,7 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from controller.games.base import words
 from controller.games.sauteur.cancel import Cancelled
@@ -83,7 +83,7 @@ def write(path: Path, table: RaceTable) -> None:
     _write_file(path, header, payload)
 
 
-def _write_file(path: Path, header: dict[str, Any], payload: bytes) -> None:
+def _write_file(path: Path, header: dict[str, object], payload: bytes) -> None:
     """``header`` (with the payload's ``sha256``) as a JSON line, then ``payload``; written
     to a temp file, then renamed (raises ``OSError``)."""
     header = header | {"sha256": hashlib.sha256(payload).hexdigest()}
@@ -94,7 +94,7 @@ def _write_file(path: Path, header: dict[str, Any], payload: bytes) -> None:
     os.replace(temp, path)
 
 
-def _read_file(path: Path, form: str) -> tuple[dict[str, Any], bytes]:
+def _read_file(path: Path, form: str) -> tuple[dict[str, object], bytes]:
     """(header, payload) of a ``form`` file whose checksum matches; ``ValueError`` else."""
     line, _, payload = path.read_bytes().partition(b"\n")
     try:

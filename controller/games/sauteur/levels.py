@@ -19,7 +19,7 @@ import sys
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import partial
 from importlib.resources import files
 from typing import Any
@@ -77,7 +77,16 @@ def race_key(config: SauteurConfig) -> RaceKey:
     return config.circuit_length, tuple(config.number_faces)
 
 
-def chase_key(config: SauteurConfig) -> tuple[Any, ...]:
+ChaseKey = tuple[int, int, tuple[int, ...], int, int, tuple[int | str, ...]]
+"""What a rule-A table depends on: rounds, track, figure starts, devil start, devil
+multiplier, number faces."""
+HidingKey = tuple[Hashable, ...]
+"""Names one hiding's start (:meth:`Tables.hiding_game`)."""
+Plan = dict[tuple[int, Hashable], str]
+"""The option a popper's plan takes at each ``(keys popped mask, inner position)``."""
+
+
+def chase_key(config: SauteurConfig) -> ChaseKey:
     """What a rule-A solver depends on (not who hides first)."""
     return (
         config.rounds,
@@ -109,11 +118,11 @@ class Tables:
         self._cancel = cancel
         self._race: dict[RaceKey, RaceTable] = {}
         self._race_equilibrium: dict[RaceKey, RaceTable] = {}
-        self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
-        self._equilibria: dict[tuple[Any, ...], hider.Equilibrium] = {}
+        self._chase: dict[ChaseKey, ChaseSolver] = {}
+        self._equilibria: dict[HidingKey, hider.Equilibrium] = {}
         self._lock = threading.Lock()
-        self._games: OrderedDict[tuple[Any, ...], hider.Memo] = OrderedDict()
-        self._plans: OrderedDict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = (
+        self._games: OrderedDict[HidingKey, hider.Memo] = OrderedDict()
+        self._plans: OrderedDict[tuple[HidingKey, hider.Vector], tuple[hider.Vector, Plan]] = (
             OrderedDict()
         )
 
@@ -153,7 +162,7 @@ class Tables:
         return solver
 
     # -- the hider's equilibrium --------------------------------------------------
-    def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Any, tuple[Any, ...]]:
+    def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Hashable, HidingKey]:
         """(this hiding's game, its start position, a key naming that position).
 
         In rule A, mid-hiding, the start is rebuilt from this hiding's moves.
@@ -162,8 +171,8 @@ class Tables:
         config = state.config
         if config.rule == "B":
             a, b = remaining(state)
-            key: tuple[Any, ...] = ("B", race_key(config), a, b)
-            start: Any = 0
+            key: HidingKey = ("B", race_key(config), a, b)
+            start: Hashable = 0
         else:
             solver = self.chase(config)
             goal = solver.goal(state)
@@ -191,9 +200,7 @@ class Tables:
         if found is None:
             # Rule B: the mixture's plans were found as best replies; keep their moves, so
             # following one (:meth:`reply`, :func:`reply_action`) costs nothing more.
-            moves: dict[hider.Vector, dict[tuple[int, Any], str]] | None = (
-                {} if state.config.rule == "B" else None
-            )
+            moves: dict[hider.Vector, Plan] | None = {} if state.config.rule == "B" else None
             found = hider.solve_hiding(game, start, cancel=self._cancel, moves=moves)
             for y, payoff in zip(found.plans, found.payoffs, strict=True):
                 if moves is not None:
@@ -211,9 +218,7 @@ class Tables:
         found = self.equilibrium(state)
         return found.y, found.value
 
-    def reply(
-        self, state: SauteurState, y: hider.Vector
-    ) -> tuple[hider.Vector, dict[tuple[int, Any], str]]:
+    def reply(self, state: SauteurState, y: hider.Vector) -> tuple[hider.Vector, Plan]:
         """The best reply to ``y`` over this whole hiding: (its payoff per devil slot,
         the option it takes at each ``(mask, inner)``). Memoised, at most
         :data:`PLANS_HELD` kept (the least recently used goes first)."""
@@ -222,14 +227,14 @@ class Tables:
         if found is not None:
             self._keep_plan((key, y), found)  # used last: kept longest
         else:
-            plan: dict[tuple[int, Any], str] = {}
+            plan: Plan = {}
             vector, _ = hider.best_reply(game, y, start, plan=plan)
             found = (vector, plan)
             self._keep_plan((key, y), found)
         return found
 
     def _keep_plan(
-        self, name: tuple[Any, ...], found: tuple[hider.Vector, dict[tuple[int, Any], str]]
+        self, name: tuple[HidingKey, hider.Vector], found: tuple[hider.Vector, Plan]
     ) -> None:
         with self._lock:
             self._plans[name] = found
