@@ -261,8 +261,13 @@ class Solvers:
                     load_race=partial(load_race_table, self.data_dir),
                     load_chase=partial(load_chase_table, self.data_dir),
                     cancel=self._cancel,
+                    progress=self._progress,
                 )
             return self._tables
+
+    def _progress(self, percent: int) -> None:
+        if self._notice is not None and percent < 100:
+            self._notice(words("the computer's tables: {percent} % solved"), percent=percent)
 
     @staticmethod
     def _key(state: SauteurState) -> tuple[object, ...]:

@@ -55,6 +55,12 @@ def test_stopping_the_service_stops_the_solves_it_started(tmp_path):
     assert not list((svc.config.data_dir / "solver").glob("race-equilibrium-*.bin"))
 
 
+def test_a_long_solve_tells_its_progress_by_tenths():
+    heard: list[int] = []
+    solve_equilibrium(4, [1, 2, 3, 4, 5, 6], progress=heard.append)  # 10 turn-start pairs
+    assert heard == [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+
+
 def test_a_cancelled_solve_raises_and_a_closed_solvers_starts_nothing(tmp_path):
     flag = threading.Event()
     flag.set()
@@ -106,6 +112,7 @@ def test_the_computer_moves_at_once_while_its_tables_solve_then_switches(tmp_pat
         assert ready_after == [True]
         notices = _notices(svc)
         assert any("solves its tables" in text for text in notices)
+        wait_for(lambda: any("% solved" in t for t in _notices(svc)), what="the solve's progress")
         wait_for(
             lambda: any("tables for this game are solved" in t for t in _notices(svc)),
             what="the referee told the tables are ready",

@@ -104,7 +104,8 @@ class Tables:
     ``load_race(circuit, faces, solve)`` and ``load_chase(config, goal, solve)`` may
     provide rule-B and rule-A tables (the service's data-dir cache); by default they are
     solved in memory. Once ``cancel`` is set, every solve still to do raises
-    :class:`.cancel.Cancelled` (the service stopping).
+    :class:`.cancel.Cancelled` (the service stopping); ``progress(percent)`` hears how far
+    a rule-B equilibrium table's solve is (the slow one: minutes).
     """
 
     def __init__(
@@ -112,8 +113,10 @@ class Tables:
         load_race: Callable[..., RaceTable] | None = None,
         load_chase: Load | None = None,
         cancel: Flag | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self._load_race = load_race
+        self._progress = progress
         self._load_chase = load_chase
         self._cancel = cancel
         self._race: dict[RaceKey, RaceTable] = {}
@@ -145,7 +148,7 @@ class Tables:
             circuit, faces = key
             table = shipped_race_equilibrium(circuit, faces)
             if table is None:
-                made = partial(solve_equilibrium, cancel=self._cancel)
+                made = partial(solve_equilibrium, cancel=self._cancel, progress=self._progress)
                 table = (
                     self._load_race(circuit, faces, made, kind="race-equilibrium")
                     if self._load_race

@@ -24,7 +24,7 @@ the data dir (``controller/solver_cache.py``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS, PLAYERS, POP, SauteurState
@@ -346,7 +346,10 @@ EQUILIBRIUM_TOLERANCE = 1e-9
 
 
 def solve_equilibrium(
-    circuit: int, faces: Sequence[int | str], cancel: Flag | None = None
+    circuit: int,
+    faces: Sequence[int | str],
+    cancel: Flag | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> RaceTable:
     """``W[a][b]`` when both sides play the hiding's equilibrium at every turn
     (Shapley's value iteration: one small matrix game per turn start, solved by
@@ -357,9 +360,12 @@ def solve_equilibrium(
     value), a contraction, found by the secant method to :data:`EQUILIBRIUM_TOLERANCE`.
     About 10 matrix games a pair: minutes in pure Python for 40 squares (cached by the
     service and the simulator). Raises :class:`.cancel.Cancelled` once ``cancel`` is set.
+    ``progress(percent)`` is told each tenth of the turn starts solved (10, 20, ... 100).
     """
     table = RaceTable(circuit, faces)
     row = circuit + 1
+    pairs = circuit * (circuit + 1) // 2
+    done = told = 0
     for total in range(2, 2 * circuit + 1):
         for a in range(max(1, total - circuit), total // 2 + 1):
             b = total - a
@@ -367,6 +373,10 @@ def solve_equilibrium(
             w_ab, w_ba = _equilibrium_pair(table, a, b)
             table.values[a * row + b] = w_ab
             table.values[b * row + a] = w_ba
+            done += 1
+            if progress is not None and 10 * done // pairs > told:
+                told = 10 * done // pairs
+                progress(10 * told)
     return table
 
 
