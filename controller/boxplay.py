@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from .box.base import KEYS, BoxError, BoxFault, LimitRefused, status_faults
 from .box.watch import HidingDone, HidingStarted, Jammed, Popped, ToyWatch, WatchEvent
 from .games.base import Action, Refused, Said, said_of, words
+from .games.sauteur.levels import FALLBACK
 from .games.sauteur.rules import ADVANCE, FACE, HIDING, OVER, POP, SauteurState
 from .journal import DiskFull
 from .solver_cache import Solvers
@@ -35,8 +36,9 @@ from .table import Table
 
 if TYPE_CHECKING:
     from .box.toy import Face
+    from .box_game import BoxGame
     from .camera.play import CameraRead
-    from .service import BoxGame, Service
+    from .service import Service
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,7 @@ class BoxPlay:
         """Per game, the seats the computer plays."""
         self.levels: dict[int, dict[str, str]] = {}
         """Per game, the computer's level per seat (``adaptive`` when not set)."""
-        self.solvers = Solvers(service.config.data_dir)
+        self.solvers = Solvers(service.config.data_dir, notice=self._solver_notice)
         self.stopped: dict[int, Said] = {}
         """Per game, why the computer popper's last move failed (until it moves again)."""
         self.camera_proposal: dict[str, object] | None = None
@@ -124,6 +126,14 @@ class BoxPlay:
             if box_game_state(table).phase == FACE and svc.toy is not None:
                 self._face_later(table, box_game_state(table).popped[-1])
         svc.post(self._after_change)
+
+    def stop(self) -> None:
+        """The service stops: cancel the solves running on threads and wait for them."""
+        self.solvers.close()
+
+    def _solver_notice(self, template: str, **params: object) -> None:
+        """A notice from a solver's thread, given on the service's worker."""
+        self.service.post(lambda: self.service.notice(template, **params))
 
     def reset(self) -> None:
         """The service swapped its journal (a restored backup) and reopened its tables:
@@ -607,9 +617,10 @@ class BoxPlay:
             def again() -> None:
                 svc.post(self._computer_move)
 
-            ready = self.solvers.when_ready(state, again)
-            if not ready or not (state.carried or self.solvers.when_hiding_ready(state, again)):
-                return  # solving on a thread; the move comes when it is ready
+            if not self.solvers.when_ready(state, again):
+                level = FALLBACK  # the circuit's tables solve on a thread (minutes)
+            elif not (state.carried or self.solvers.when_hiding_ready(state, again)):
+                return  # this hiding solves on a thread (about a second); the move follows
         assert svc.journal is not None
         action = computer_action(
             svc.journal, table.game_id, level, state, self.solvers.tables, self._rng

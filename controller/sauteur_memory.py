@@ -2,7 +2,10 @@
 
 - ``seed``: the game's own random seed (32 bits), drawn when the game is created. The
   ``optimal`` and ``adaptive`` poppers draw each hiding's plan from it
-  (:func:`controller.games.sauteur.levels.plan_draw`), so a replay plays the same.
+  (:func:`controller.games.sauteur.levels.plan_draw`), so a replay plays the same. An
+  export does not carry it: an imported game (``diablotin replay --import``, ``POST
+  /api/import``) draws its own seed when the computer or the coach first needs one, and
+  journals it then (:func:`game_seed`); its moves so far are the file's, already played.
 - ``adaptive_belief``: ``adaptive``'s counts at the game's start, per seat whose hiding it
   has read before (``{"p2": [a1, a2, a3, a4]}``). A roster player's counts carry over from
   their last game of the same rule (its start counts plus what that game revealed); a guest
@@ -16,7 +19,9 @@ untouched.
 
 from __future__ import annotations
 
+import random
 import secrets
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,16 +72,31 @@ def last_counts(journal: Journal, player: int, rule: str) -> list[float] | None:
     return None
 
 
+_SEEDING = threading.Lock()
+
+
+def game_seed(journal: Journal, game_id: int) -> int:
+    """The game's seed; a game without one (an imported game) gets one now, journaled, so
+    every later move and replay draws from the same."""
+    with _SEEDING:
+        seed = journal.setting(game_id, SEED)
+        if not isinstance(seed, int):
+            seed = secrets.randbits(32)
+            journal.set_setting(game_id, SEED, seed)
+        return seed
+
+
 def computer_action(
     journal: Journal,
     game_id: int,
     level: str,
     state: SauteurState,
     tables: Tables,
-    rng: Any,
+    rng: random.Random,
 ) -> dict[str, Any]:
-    """The computer popper's move at ``level`` in journaled game ``game_id``."""
-    seed = int(journal.setting(game_id, SEED, 0))
+    """The computer popper's move at ``level`` in journaled game ``game_id`` (``rng``: the
+    ``random`` level's and the heuristic's choices)."""
+    seed = game_seed(journal, game_id)
     if level == "adaptive":
         return adaptive_action(tables, state, seed, journal.setting(game_id, BELIEF, {}))
     return level_action(level, state, tables, rng, seed)
@@ -87,5 +107,5 @@ def coach_read(journal: Journal, game_id: int, state: SauteurState, tables: Tabl
     :func:`controller.games.sauteur.adaptive.read`)."""
     from .games.sauteur.adaptive import read
 
-    seed = int(journal.setting(game_id, SEED, 0))
+    seed = game_seed(journal, game_id)
     return read(tables, state, seed, journal.setting(game_id, BELIEF, {}))

@@ -219,7 +219,7 @@ def simulate_parallel(
     seed: int,
     popper_strategy: str | Mapping[str, str] = "computer",
     hider: str | Mapping[str, str] = "uniform",
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     workers: int | None = None,
 ) -> SimReport:
     """:func:`simulate` split over ``workers`` processes (default: one per core).
@@ -283,7 +283,7 @@ def simulate(
     seed: int,
     popper_strategy: str | Mapping[str, str] = "computer",
     hider: str | Mapping[str, str] = "uniform",
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> SimReport:
     """Play ``games`` matches of ``rule`` ("A"/"B") and report.
 
@@ -345,7 +345,7 @@ def game_seeds(seed: int, games: int) -> list[int]:
 
 
 def play_game(
-    options: Mapping[str, Any],
+    options: Mapping[str, object],
     seed: int,
     seats: Mapping[str, str],
     hiders: Mapping[str, str],

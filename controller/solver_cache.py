@@ -26,11 +26,15 @@ import logging
 import os
 import sys
 import threading
+import time
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from controller.games.base import words
+from controller.games.sauteur.cancel import Cancelled
+from controller.games.sauteur.levels import FALLBACK
 from controller.games.sauteur.rules import SauteurConfig, SauteurState
 from controller.games.sauteur.solve_b import TOLERANCE, RaceTable
 
@@ -79,7 +83,7 @@ def write(path: Path, table: RaceTable) -> None:
     _write_file(path, header, payload)
 
 
-def _write_file(path: Path, header: dict[str, Any], payload: bytes) -> None:
+def _write_file(path: Path, header: dict[str, object], payload: bytes) -> None:
     """``header`` (with the payload's ``sha256``) as a JSON line, then ``payload``; written
     to a temp file, then renamed (raises ``OSError``)."""
     header = header | {"sha256": hashlib.sha256(payload).hexdigest()}
@@ -90,7 +94,7 @@ def _write_file(path: Path, header: dict[str, Any], payload: bytes) -> None:
     os.replace(temp, path)
 
 
-def _read_file(path: Path, form: str) -> tuple[dict[str, Any], bytes]:
+def _read_file(path: Path, form: str) -> tuple[dict[str, object], bytes]:
     """(header, payload) of a ``form`` file whose checksum matches; ``ValueError`` else."""
     line, _, payload = path.read_bytes().partition(b"\n")
     try:
@@ -222,16 +226,31 @@ def load_chase_table(
     )
 
 
+Notice = Callable[..., None]
+"""``notice(template, **params)``: tell the referee (the service's Box notices)."""
+
+
+INLINE_WAIT_S = 1.0
+"""How long a computer's move waits for its tables before playing its fallback level: a
+table read back from the cache is ready in milliseconds, a new circuit's takes minutes."""
+
+
 class Solvers:
     """The service's solved tables: rule B cached in ``data_dir``; anything slow is
     solved on a background thread (:meth:`when_ready`), never on a request or the
-    service's worker."""
+    service's worker. :meth:`close` stops those threads (the service stopping).
 
-    def __init__(self, data_dir: Path) -> None:
+    ``notice``, if given, is told when a circuit's tables start solving on a thread and
+    when they are ready (it is called from that thread)."""
+
+    def __init__(self, data_dir: Path, notice: Notice | None = None) -> None:
         self.data_dir = data_dir
-        self._tables: Any = None
+        self._notice = notice
+        self._tables: Tables | None = None
         self._ready: set[tuple[object, ...]] = set()
         self._warming: set[tuple[object, ...]] = set()
+        self._threads: list[threading.Thread] = []
+        self._cancel = threading.Event()
         self._lock = threading.Lock()
 
     @property
@@ -246,9 +265,14 @@ class Solvers:
                 self._tables = Tables(
                     load_race=partial(load_race_table, self.data_dir),
                     load_chase=partial(load_chase_table, self.data_dir),
+                    cancel=self._cancel,
+                    progress=self._progress,
                 )
-            tables: Tables = self._tables
-        return tables
+            return self._tables
+
+    def _progress(self, percent: int) -> None:
+        if self._notice is not None and percent < 100:
+            self._notice(words("the computer's tables: {percent} % solved"), percent=percent)
 
     @staticmethod
     def _key(state: SauteurState) -> tuple[object, ...]:
@@ -258,7 +282,8 @@ class Solvers:
         return ("B", race_key(config)) if config.rule == "B" else ("A", chase_key(config))
 
     def warm(self, state: SauteurState) -> None:
-        """Solve what the optimal popper and the coach need for ``state``'s options."""
+        """Solve what the optimal popper and the coach need for ``state``'s options
+        (raises :class:`~controller.games.sauteur.cancel.Cancelled` after :meth:`close`)."""
         config = state.config
         if config.rule == "B":
             self.tables.race(config)
@@ -268,6 +293,11 @@ class Solvers:
         with self._lock:
             self._ready.add(self._key(state))
 
+    def is_ready(self, state: SauteurState) -> bool:
+        """Whether :meth:`warm` is done for ``state``'s options (answers at once)."""
+        with self._lock:
+            return self._key(state) in self._ready
+
     def when_hiding_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
         """True when this hiding's equilibrium is solved (the popper's mixture: about a
         second in rule A); otherwise solve it on a thread (once), call ``then()`` when
@@ -275,44 +305,86 @@ class Solvers:
         if self.tables.has_equilibrium(state):
             return True
         key = ("hiding", *self.tables.hiding_game(state)[2])
-        with self._lock:
-            if key in self._warming:
-                return False
-            self._warming.add(key)
-
-        def run() -> None:
-            try:
-                self.tables.equilibrium(state)
-            except Exception:  # a solver bug must not kill the box; logged, retried later
-                log.exception("solving a Diable sauteur hiding failed")
-            finally:
-                with self._lock:
-                    self._warming.discard(key)
-            then()
-
-        threading.Thread(target=run, name="hiding", daemon=True).start()
+        self._start(key, "hiding", lambda: self.tables.equilibrium(state), then)
         return False
 
     def when_ready(self, state: SauteurState, then: Callable[[], None]) -> bool:
-        """True when the tables for ``state`` are solved; otherwise start solving them on
-        a thread (once), call ``then()`` when done, and return False."""
-        key = self._key(state)
+        """True when the tables for ``state`` are solved, or read from the cache within
+        :data:`INLINE_WAIT_S`; otherwise go on solving them on a thread (once), call
+        ``then()`` when done, and return False (the caller plays its fallback meanwhile)."""
+        if self.is_ready(state):
+            return True
+        finished = threading.Event()
+        decided = threading.Event()  # the caller has waited (at most INLINE_WAIT_S)
+        claimed = threading.Lock()  # who goes on with the tables: this caller, or then()
+
+        def work() -> None:
+            self.warm(state)
+            finished.set()
+
+        def done() -> None:
+            decided.wait()
+            if not claimed.acquire(blocking=False):
+                return  # the caller had them in time and went on by itself
+            if self._notice is not None and self.is_ready(state):
+                self._notice(words("the computer's tables for this game are solved"))
+            then()
+
+        started = self._start(self._key(state), "solver", work, done)
+        in_time = started and finished.wait(INLINE_WAIT_S) and claimed.acquire(blocking=False)
+        decided.set()
+        if in_time:
+            return True
+        if started and self._notice:
+            self._notice(
+                words(
+                    "the computer solves its tables for this game on the side (minutes on a"
+                    " long circuit); it plays at level {level} meanwhile"
+                ),
+                level=FALLBACK,
+            )
+        return False
+
+    def _start(
+        self,
+        key: tuple[object, ...],
+        name: str,
+        work: Callable[[], object],
+        then: Callable[[], None],
+    ) -> bool:
+        """Run ``work`` on a thread unless ``key`` is already being solved (False then);
+        ``then()`` after it ends, unless it was cancelled."""
         with self._lock:
-            if key in self._ready:
-                return True
-            if key in self._warming:
+            if key in self._warming or self._cancel.is_set():
                 return False
             self._warming.add(key)
 
         def run() -> None:
             try:
-                self.warm(state)
+                work()
+            except Cancelled:
+                return
             except Exception:  # a solver bug must not kill the box; logged, retried later
-                log.exception("solving the Diable sauteur tables failed")
+                log.exception("solving the Diable sauteur tables failed (%s)", name)
             finally:
                 with self._lock:
                     self._warming.discard(key)
             then()
 
-        threading.Thread(target=run, name="solver", daemon=True).start()
-        return False
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        return True
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Cancel every solve still running and wait for its thread (up to ``timeout`` s
+        in all; a solve checks its flag at least every second or so). Safe to call twice."""
+        self._cancel.set()
+        with self._lock:
+            threads, self._threads = self._threads, []
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.warning("a solver thread (%s) did not stop in %.0f s", thread.name, timeout)

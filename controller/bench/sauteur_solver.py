@@ -85,16 +85,8 @@ def _lookups(tables: Tables, states: list[SauteurState]) -> list[float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the rows; returns 1 if a target is missed."""
-    parser = argparse.ArgumentParser(prog="diablotin bench solver", description=__doc__)
-    parser.add_argument("--states", type=int, default=300, help="states per lookup row")
-    parser.add_argument("--seed", type=int, default=1, help="first seed")
-    parser.add_argument("--skip-a", action="store_true", help="leave out rule A (slow)")
-    args = parser.parse_args(argv)
-    lines = [f"value iteration tolerance: {TOLERANCE:g} (max Bellman residual per state)"]
-    ok = True
-
+def _rule_b_solve(lines: list[str]) -> bool:
+    """Rule B's table: solve time, memory and a read from the cache; True if on target."""
     start = time.perf_counter()
     table = solve(40, [1, 2, 3, 4, 5, 6])
     solve_s = time.perf_counter() - start
@@ -104,7 +96,6 @@ def main(argv: list[str] | None = None) -> int:
     tracemalloc.stop()
     peak_mb = peak / 1e6
     table_mb = sys.getsizeof(table.values) / 1e6
-    ok &= solve_s <= SOLVE_TARGET_S and peak_mb <= MEMORY_TARGET_MB
     lines.append(
         f"rule B solve, 40 squares: {solve_s:.2f} s (target ≤ {SOLVE_TARGET_S:g} s) "
         f"{_verdict(solve_s <= SOLVE_TARGET_S)}"
@@ -121,12 +112,15 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"rule B table read from the cache: {(time.perf_counter() - start) * 1e3:.2f} ms"
         )
+    return solve_s <= SOLVE_TARGET_S and peak_mb <= MEMORY_TARGET_MB
 
+
+def _rule_b_lookups(lines: list[str], states: int, seed: int) -> bool:
+    """The coach's lookups and one hiding's equilibrium in rule B; True if on target."""
     tables = Tables()
     tables.race(RULES.setup({"rule": "B"}).config)
-    samples = _lookups(tables, _states("B", args.states, args.seed))
+    samples = _lookups(tables, _states("B", states, seed))
     good = _p99(samples) <= LOOKUP_TARGET_MS
-    ok &= good
     lines.append(f"coach lookup rule B ({len(samples)} states): {_ms(samples)} {_verdict(good)}")
     start = time.perf_counter()
     hiding = RULES.apply(RULES.setup({"rule": "B"}), {"type": "hidden"})
@@ -134,40 +128,57 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(
         f"hider equilibrium, rule B, one turn: {(time.perf_counter() - start) * 1e3:.0f} ms"
     )
+    return good
 
+
+def _rule_a(lines: list[str], states: int, seed: int) -> bool:
+    """Rule A's exact tables, their cache, the coach's lookups and one hiding's
+    equilibrium; True if the lookups are on target."""
+    first = RULES.setup({"rule": "A"})
+    with tempfile.TemporaryDirectory() as folder:
+        cached = Tables(load_chase=partial(load_chase_table, Path(folder)))
+        start = time.perf_counter()
+        solver = cached.chase(first.config)
+        solver.prepare()
+        warm_s = time.perf_counter() - start
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+        held_mb = solver.held() / 1e6
+        lines.append(
+            "rule A exact tables (every round's utility + points: 6): "
+            f"{warm_s:.1f} s, held {held_mb:.0f} MB (the {HELD} used last; the rest read back "
+            f"from the cache), peak RSS {rss_mb:.0f} MB"
+        )
+        start = time.perf_counter()
+        Tables(load_chase=partial(load_chase_table, Path(folder))).chase(first.config).prepare()
+        lines.append(f"rule A tables read from the cache: {time.perf_counter() - start:.2f} s")
+        lines.append(
+            f"rule A first round's popper, match value (both optimal): "
+            f"{solver.round_start_value(solver.goal_for(1, 0)):.4f}"
+        )
+        samples = _lookups(cached, _states("A", states, seed))
+        good = _p99(samples) <= LOOKUP_TARGET_MS
+        lines.append(
+            f"coach lookup rule A ({len(samples)} states): {_ms(samples)} {_verdict(good)}"
+        )
+        start = time.perf_counter()
+        cached.placement(RULES.apply(first, {"type": "hidden"}))
+        spent_ms = (time.perf_counter() - start) * 1e3
+        lines.append(f"hider equilibrium, rule A, one hiding: {spent_ms:.0f} ms")
+    return good
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the rows; returns 1 if a target is missed."""
+    parser = argparse.ArgumentParser(prog="diablotin bench solver", description=__doc__)
+    parser.add_argument("--states", type=int, default=300, help="states per lookup row")
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
+    parser.add_argument("--skip-a", action="store_true", help="leave out rule A (slow)")
+    args = parser.parse_args(argv)
+    lines = [f"value iteration tolerance: {TOLERANCE:g} (max Bellman residual per state)"]
+    ok = _rule_b_solve(lines)
+    ok &= _rule_b_lookups(lines, args.states, args.seed)
     if not args.skip_a:
-        first = RULES.setup({"rule": "A"})
-        with tempfile.TemporaryDirectory() as folder:
-            cached = Tables(load_chase=partial(load_chase_table, Path(folder)))
-            start = time.perf_counter()
-            solver = cached.chase(first.config)
-            solver.prepare()
-            warm_s = time.perf_counter() - start
-            rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
-            held_mb = solver.held() / 1e6
-            lines.append(
-                "rule A exact tables (every round's utility + points: 6): "
-                f"{warm_s:.1f} s, held {held_mb:.0f} MB (the {HELD} used last; the rest read back "
-                f"from the cache), peak RSS {rss_mb:.0f} MB"
-            )
-            start = time.perf_counter()
-            Tables(load_chase=partial(load_chase_table, Path(folder))).chase(first.config).prepare()
-            lines.append(f"rule A tables read from the cache: {time.perf_counter() - start:.2f} s")
-            tables = cached
-            lines.append(
-                f"rule A first round's popper, match value (both optimal): "
-                f"{solver.round_start_value(solver.goal_for(1, 0)):.4f}"
-            )
-            samples = _lookups(tables, _states("A", args.states, args.seed))
-            good = _p99(samples) <= LOOKUP_TARGET_MS
-            ok &= good
-            lines.append(
-                f"coach lookup rule A ({len(samples)} states): {_ms(samples)} {_verdict(good)}"
-            )
-            start = time.perf_counter()
-            tables.placement(RULES.apply(first, {"type": "hidden"}))
-            spent_ms = (time.perf_counter() - start) * 1e3
-            lines.append(f"hider equilibrium, rule A, one hiding: {spent_ms:.0f} ms")
+        ok &= _rule_a(lines, args.states, args.seed)
     print("\n".join(lines))
     return 0 if ok else 1
 

@@ -32,7 +32,7 @@ owner halves the files they own). While a branch alone is over :data:`BUDGET`, s
 True: the budget check then only reports the number (xfail) and :data:`CEILING_NOW` holds
 the line. The typed-seams branch (s7-typed) alone is under the budget (290), so it is
 enforced; the lead lowers :data:`CEILING_NOW` to the merged count at merge."""
-CEILING_NOW = 137
+CEILING_NOW = 123
 """The count on s7-typed: never more than this, merged or not (a ratchet under the budget)."""
 
 SEAM_MODULES = (

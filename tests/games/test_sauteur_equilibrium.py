@@ -138,3 +138,24 @@ def test_rule_b_hiding_uses_the_equilibrium_continuation() -> None:
     y, value = tables.placement(state)
     assert value == pytest.approx(tables.race_equilibrium(state.config).win(6, 6), abs=1e-9)
     assert sum(y) == pytest.approx(1.0)
+
+
+def test_the_mixtures_plans_are_kept_as_their_best_replies_moves(monkeypatch):
+    """Rule B: :meth:`Tables.equilibrium` keeps each mixture plan's moves (found while
+    solving), so following a plan solves nothing more; they are those of a fresh best
+    reply to the plan's placement."""
+    from controller.games.sauteur import SauteurRules, hider
+
+    tables = Tables()
+    state = SauteurRules().setup({"rule": "B", "first_hider": "p1"})
+    found = tables.equilibrium(state)
+    game, start, _ = tables.hiding_game(state)
+    assert found.plans
+    with monkeypatch.context() as patch:
+        patch.setattr(hider, "best_reply", lambda *args, **kwargs: pytest.fail("solved again"))
+        kept = [tables.reply(state, y) for y in found.plans]
+    for y, payoff, got in zip(found.plans, found.payoffs, kept, strict=True):
+        moves: dict = {}
+        vector, _ = best_reply(game, y, start, plan=moves)
+        assert got == (vector, moves)
+        assert vector == payoff

@@ -43,7 +43,10 @@ def test_optimal_computer_plays_a_whole_match_and_caches_its_table(service, tmp_
     path = cache_path(service.config.data_dir, 8, [1, 2, 3, 4, 5, 6])
     assert path.exists()
     assert read(path, 8, [1, 2, 3, 4, 5, 6]).values == solve(8, [1, 2, 3, 4, 5, 6]).values
-    assert cache_path(service.config.data_dir, 8, [1, 2, 3, 4, 5, 6], "race-equilibrium").exists()
+    # The computer played the level below until its tables were solved on the side
+    # (tests/service/test_sauteur_solvers.py); they end up cached all the same.
+    equilibrium = cache_path(service.config.data_dir, 8, [1, 2, 3, 4, 5, 6], "race-equilibrium")
+    wait_for(equilibrium.exists, timeout=60, what="the equilibrium table cached")
     assert service.journal.setting(gid, "computer_levels") == {"p1": "optimal", "p2": "optimal"}
 
 
@@ -75,7 +78,7 @@ def test_a_corrupt_cache_is_ignored_with_a_warning_and_rebuilt(tmp_path, caplog)
     assert cache_path(tmp_path, 8, [1, 2, 3, "devil"]) != path
 
 
-def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
+def test_play_in_the_terminal_with_the_optimal_computer(tmp_path, caplog):
     import io
 
     from controller.config import Config
@@ -83,11 +86,19 @@ def test_play_in_the_terminal_with_the_optimal_computer(tmp_path):
 
     config = Config(data_dir=tmp_path)
     config.section("sauteur", SauteurSection).rule = "B"
+    # The table in the cache first: while it solves the computer plays heuristic, and a
+    # match without delays can end before it is ready (then stopping cancels the solve).
+    # The box's test (test_optimal_computer_plays_a_whole_match_...) covers the solving.
+    load_race_table(tmp_path, 40, [1, 2, 3, 4, 5, 6], solve)
+    cached = cache_path(tmp_path, 40, [1, 2, 3, 4, 5, 6]).read_bytes()
     out = io.StringIO()
-    code = play_sauteur(config, computer=True, level="optimal", out=out, delays=(0.0, 0.0, 0.0))
+    with caplog.at_level(logging.WARNING, logger="controller.service"):
+        code = play_sauteur(config, computer=True, level="optimal", out=out, delays=(0, 0, 0))
     assert code == 0
     assert "wins!" in out.getvalue()
-    assert cache_path(tmp_path, 40, [1, 2, 3, 4, 5, 6]).exists()
+    assert "game 1 is on the box now" in caplog.text  # the service's notices are heard
+    assert "meanwhile" not in caplog.text  # its own level from the first move
+    assert cache_path(tmp_path, 40, [1, 2, 3, 4, 5, 6]).read_bytes() == cached
 
 
 def _chase_config(track: int = 20) -> SauteurConfig:
@@ -191,3 +202,27 @@ def test_a_game_journals_its_seed_and_a_roster_players_read_carries_over(service
     assert service.journal.setting(again, "adaptive_belief") == {"p2": [1.0, 1.0, 1.0, 2.0]}
     other_rule = service.new_game("sauteur", {"rule": "A"}, seats=[{"player": ana}, None])
     assert service.journal.setting(other_rule, "adaptive_belief") == {}
+
+
+def test_an_imported_game_gets_its_own_seed_journaled_at_the_computers_first_move(service):
+    from controller.sauteur_memory import computer_action
+
+    gid = service.new_game("sauteur", {"rule": "B", "first_hider": "p1"})
+    service.table(gid).submit({"type": "hidden"})
+    export = service.journal.export(gid)
+    assert "seed" not in str(export)  # an export does not carry the seed
+    first, second = service.import_game(export), service.import_game(export)
+    assert service.journal.setting(first, "seed") is None
+    tables = service.box_play.solvers.tables
+    state = service.table(first).state
+    moves = {
+        str(computer_action(service.journal, first, "optimal", state, tables, None))
+        for _ in range(3)
+    }
+    seed = service.journal.setting(first, "seed")
+    assert isinstance(seed, int)  # drawn once, journaled: every later move draws from it
+    assert len(moves) == 1
+    computer_action(service.journal, second, "adaptive", service.table(second).state, tables, None)
+    assert service.journal.setting(first, "seed") == seed
+    assert isinstance(service.journal.setting(second, "seed"), int)
+    assert service.journal.setting(second, "seed") != seed  # 1 in 2**32 to collide

@@ -30,6 +30,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
+from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS, SauteurConfig
 from controller.games.sauteur.solve_b import devil_chance, face_model
 
@@ -180,9 +181,10 @@ def _pop(
     return out
 
 
-def solve(moves: ChaseMoves, goal: Sequence[float]) -> ChaseTables:
+def solve(moves: ChaseMoves, goal: Sequence[float], cancel: Flag | None = None) -> ChaseTables:
     """The tables for ``goal``: ``{0: start, mask: inner[mask] ...}`` (see the module's doc),
-    solved in float64 and kept as float32."""
+    solved in float64 and kept as float32; raises :class:`.cancel.Cancelled` once ``cancel``
+    is set."""
     size = moves.index.size
     terminal, arrived = moves.terminal, moves.arrived
     tables: dict[int, Values] = {0: np.zeros(size)} | {mask: np.zeros(size) for mask in MASKS}
@@ -201,6 +203,7 @@ def solve(moves: ChaseMoves, goal: Sequence[float]) -> ChaseTables:
         return tables[mask] if bin(mask).count("1") < MAX_NUMBERS else start
 
     for rows in np.split(order, levels):
+        check(cancel)
         best = np.full(len(rows), -1.0)
         for key in KEYS:
             bit = 1 << (key - 1)

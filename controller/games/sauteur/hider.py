@@ -23,6 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
 Vector = tuple[float, float, float, float]
@@ -53,8 +54,67 @@ class HidingGame(Protocol):
         """For each number a die from ``key`` may show: (chance, positions to choose from)."""
 
 
+class Memo:
+    """A hiding game whose answers (they do not depend on the hider's placement) are
+    worked out once: the best replies of one double oracle share them."""
+
+    def __init__(self, game: HidingGame) -> None:
+        self.game = game
+        self.q = game.q
+        self._terminal: dict[Hashable, float | None] = {}
+        self._stop: dict[Hashable, float] = {}
+        self._devil: dict[tuple[int, Hashable], float] = {}
+        self._numbers: dict[tuple[int, Hashable], Sequence[tuple[float, Sequence[Hashable]]]] = {}
+
+    def terminal(self, inner: Hashable) -> float | None:
+        if inner not in self._terminal:
+            self._terminal[inner] = self.game.terminal(inner)
+        return self._terminal[inner]
+
+    def stop(self, inner: Hashable) -> float:
+        found = self._stop.get(inner)
+        if found is None:
+            found = self._stop[inner] = self.game.stop(inner)
+        return found
+
+    def devil(self, key: int, inner: Hashable) -> float:
+        found = self._devil.get((key, inner))
+        if found is None:
+            found = self._devil[(key, inner)] = self.game.devil(key, inner)
+        return found
+
+    def numbers(self, key: int, inner: Hashable) -> Sequence[tuple[float, Sequence[Hashable]]]:
+        found = self._numbers.get((key, inner))
+        if found is None:
+            found = self._numbers[(key, inner)] = self.game.numbers(key, inner)
+        return found
+
+
 def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
     return sum(y[h] * vector[h] for h in range(4) if not mask >> h & 1)
+
+
+def _zeroed(y: Sequence[float]) -> list[Vector]:
+    """Per keys-popped mask: the posterior's weights with the popped slots zeroed, so a
+    vector's worth is a plain dot product (the same sums, term for term, as _weighted);
+    a ``y`` that gives every unpopped slot 0 is taken as uniform over them."""
+    zeroed: list[Vector] = []
+    for m in range(16):
+        free = [h for h in range(4) if not m >> h & 1]
+        weights = y if any(y[h] > 0 for h in free) else UNIFORM
+        zeroed.append(_vector([weights[h] if h in free else 0.0 for h in range(4)]))
+    return zeroed
+
+
+def _choose(weights: Vector, choices: dict[str, Vector]) -> str:
+    """The option worth most against the posterior ``weights`` (ties: the first)."""
+    w0, w1, w2, w3 = weights
+    best_name, best_val = "", -math.inf
+    for name, v in choices.items():
+        val = w0 * v[0] + w1 * v[1] + w2 * v[2] + w3 * v[3]
+        if val > best_val:
+            best_name, best_val = name, val
+    return best_name
 
 
 def best_reply(
@@ -74,18 +134,16 @@ def best_reply(
     the first option in the order above). Figure choices (rule A) are not recorded.
     """
     memo: dict[tuple[int, Hashable], Vector] = {}
-
-    def posterior_weights(m: int) -> Sequence[float]:
-        if any(y[h] > 0 for h in range(4) if not m >> h & 1):
-            return y
-        return UNIFORM
+    zeroed = _zeroed(y)
+    game = game if isinstance(game, Memo) else Memo(game)
+    q = game.q
 
     def options(m: int, inner: Hashable) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         if m:
             s = game.stop(inner)
             out["stop"] = (s, s, s, s)
-        if bin(m).count("1") >= MAX_NUMBERS:
+        if _COUNT[m] >= MAX_NUMBERS:
             return out
         for key in KEYS:
             bit = 1 << (key - 1)
@@ -93,48 +151,53 @@ def best_reply(
                 continue
             devil = game.devil(key, inner)
             after = m | bit
-            child_weights = posterior_weights(after)
-            total = [0.0, 0.0, 0.0, 0.0]
+            w0, w1, w2, w3 = zeroed[after]
+            t0 = t1 = t2 = t3 = 0.0
             for share, choices in game.numbers(key, inner):
                 best_vec: Vector | None = None
                 best_val = -1.0
                 for choice in choices:
                     vec = node(after, choice)
-                    val = _weighted(child_weights, vec, after)
+                    val = w0 * vec[0] + w1 * vec[1] + w2 * vec[2] + w3 * vec[3]
                     if val > best_val:
                         best_val, best_vec = val, vec
                 assert best_vec is not None
-                for h in range(4):
-                    total[h] += share * best_vec[h]
-            q = game.q
+                t0 += share * best_vec[0]
+                t1 += share * best_vec[1]
+                t2 += share * best_vec[2]
+                t3 += share * best_vec[3]
+            total = (t0, t1, t2, t3)
             # why the ignore below: one value per key (4): a Vector
-            out[f"pop {key}"] = tuple(  # type: ignore[assignment]
+            out[_POP[key]] = tuple(  # type: ignore[assignment]
                 0.0 if m >> h & 1 else devil if h == key - 1 else q * devil + (1 - q) * total[h]
                 for h in range(4)
             )
         return out
 
     def node(m: int, inner: Hashable) -> Vector:
-        end = game.terminal(inner)
-        if end is not None:
-            return (end, end, end, end)
         found = memo.get((m, inner))
         if found is not None:
             return found
-        weights = posterior_weights(m)
+        end = game.terminal(inner)
+        if end is not None:
+            best = memo[(m, inner)] = (end, end, end, end)
+            return best
         choices = options(m, inner)
-        name = max(choices, key=lambda option: _weighted(weights, choices[option], m))
+        name = _choose(zeroed[m], choices)
         if plan is not None:
             plan[(m, inner)] = name
         best = memo[(m, inner)] = choices[name]
         return best
 
     now = options(mask, start)
-    weights = posterior_weights(mask)
-    name = max(now, key=lambda option: _weighted(weights, now[option], mask))
+    name = _choose(zeroed[mask], now)
     if plan is not None:
         plan[(mask, start)] = name
     return now[name], now
+
+
+_COUNT = [bin(m).count("1") for m in range(16)]
+_POP = {key: f"pop {key}" for key in KEYS}
 
 
 def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
@@ -242,20 +305,37 @@ class Equilibrium:
 
 
 def solve_hiding(
-    game: HidingGame, start: Hashable, rounds: int = 40, first: Sequence[float] = UNIFORM
+    game: HidingGame,
+    start: Hashable,
+    rounds: int = 40,
+    first: Sequence[float] = UNIFORM,
+    cancel: Flag | None = None,
+    moves: dict[Vector, dict[tuple[int, Hashable], str]] | None = None,
 ) -> Equilibrium:
     """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
     game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
     popper's best reply to the hider's ``y`` is added, until it gains less than
     :data:`GAP`. ``first``: the placement whose best reply starts the plan list (a
     guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
-    open after ``rounds`` plans (it never was in the tests)."""
-    plan, _ = best_reply(game, first, start)
+    open after ``rounds`` plans (it never was in the tests), :class:`.cancel.Cancelled`
+    once ``cancel`` is set. ``moves``, when given, receives each plan's moves (as
+    :func:`best_reply`'s ``plan``), keyed by the placement it replies to."""
+
+    def reply_to(y: Vector) -> Vector:
+        recorded: dict[tuple[int, Hashable], str] | None = None if moves is None else {}
+        vector, _ = best_reply(game, y, start, plan=recorded)
+        if moves is not None and recorded is not None:
+            moves[y] = recorded
+        return vector
+
+    game = Memo(game)
+    plan = reply_to(_vector(first))
     keys: list[Vector] = [_vector(first)]
     plans: list[Vector] = [plan]
     for _ in range(rounds):
+        check(cancel)
         y, x, worth = matrix_game(plans)
-        reply, _ = best_reply(game, y, start)
+        reply = reply_to(y)
         gain = sum(y[h] * reply[h] for h in range(4))
         if gain <= worth + GAP:
             used = [j for j in range(len(plans)) if x[j] > 1e-12]

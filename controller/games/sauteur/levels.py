@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 from array import array
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from functools import partial
 from importlib.resources import files
 from typing import Any
 
 from controller.games.base import Refused, Said
 from controller.games.sauteur import hider
+from controller.games.sauteur.cancel import Flag
 from controller.games.sauteur.odds import choose
 from controller.games.sauteur.rules import (
     ADVANCE,
@@ -48,6 +52,9 @@ LEVELS = ("random", "heuristic", "optimal", "adaptive")
 """The levels offered at the table (``oracle`` is the simulator's measuring stick)."""
 DEFAULT_LEVEL = "adaptive"
 """The computer's level at the table when nobody chose one."""
+FALLBACK = "heuristic"
+"""The level an ``optimal`` or ``adaptive`` computer plays while its tables for a new
+circuit are solved on the side (:class:`controller.solver_cache.Solvers`)."""
 ALIASES = {"computer": "heuristic"}
 """Old names still accepted (``computer`` was the only level before)."""
 
@@ -70,7 +77,16 @@ def race_key(config: SauteurConfig) -> RaceKey:
     return config.circuit_length, tuple(config.number_faces)
 
 
-def chase_key(config: SauteurConfig) -> tuple[Any, ...]:
+ChaseKey = tuple[int, int, tuple[int, ...], int, int, tuple[int | str, ...]]
+"""What a rule-A table depends on: rounds, track, figure starts, devil start, devil
+multiplier, number faces."""
+HidingKey = tuple[Hashable, ...]
+"""Names one hiding's start (:meth:`Tables.hiding_game`)."""
+Plan = dict[tuple[int, Hashable], str]
+"""The option a popper's plan takes at each ``(keys popped mask, inner position)``."""
+
+
+def chase_key(config: SauteurConfig) -> ChaseKey:
     """What a rule-A solver depends on (not who hides first)."""
     return (
         config.rounds,
@@ -87,28 +103,39 @@ class Tables:
 
     ``load_race(circuit, faces, solve)`` and ``load_chase(config, goal, solve)`` may
     provide rule-B and rule-A tables (the service's data-dir cache); by default they are
-    solved in memory.
+    solved in memory. Once ``cancel`` is set, every solve still to do raises
+    :class:`.cancel.Cancelled` (the service stopping); ``progress(percent)`` hears how far
+    a rule-B equilibrium table's solve is (the slow one: minutes).
     """
 
     def __init__(
         self,
         load_race: Callable[..., RaceTable] | None = None,
         load_chase: Load | None = None,
+        cancel: Flag | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self._load_race = load_race
+        self._progress = progress
         self._load_chase = load_chase
+        self._cancel = cancel
         self._race: dict[RaceKey, RaceTable] = {}
         self._race_equilibrium: dict[RaceKey, RaceTable] = {}
-        self._chase: dict[tuple[Any, ...], ChaseSolver] = {}
-        self._equilibria: dict[tuple[Any, ...], hider.Equilibrium] = {}
-        self._plans: dict[Any, tuple[hider.Vector, dict[tuple[int, Any], str]]] = {}
+        self._chase: dict[ChaseKey, ChaseSolver] = {}
+        self._equilibria: dict[HidingKey, hider.Equilibrium] = {}
+        self._lock = threading.Lock()
+        self._games: OrderedDict[HidingKey, hider.Memo] = OrderedDict()
+        self._plans: OrderedDict[tuple[HidingKey, hider.Vector], tuple[hider.Vector, Plan]] = (
+            OrderedDict()
+        )
 
     def race(self, config: SauteurConfig) -> RaceTable:
         key = race_key(config)
         table = self._race.get(key)
         if table is None:
             circuit, faces = key
-            table = self._load_race(circuit, faces, solve) if self._load_race else solve(*key)
+            made = partial(solve, cancel=self._cancel)
+            table = self._load_race(circuit, faces, made) if self._load_race else made(*key)
             self._race[key] = table
         return table
 
@@ -121,10 +148,11 @@ class Tables:
             circuit, faces = key
             table = shipped_race_equilibrium(circuit, faces)
             if table is None:
+                made = partial(solve_equilibrium, cancel=self._cancel, progress=self._progress)
                 table = (
-                    self._load_race(circuit, faces, solve_equilibrium, kind="race-equilibrium")
+                    self._load_race(circuit, faces, made, kind="race-equilibrium")
                     if self._load_race
-                    else solve_equilibrium(*key)
+                    else made(*key)
                 )
             self._race_equilibrium[key] = table
         return table
@@ -133,32 +161,54 @@ class Tables:
         key = chase_key(config)
         solver = self._chase.get(key)
         if solver is None:
-            solver = self._chase[key] = ChaseSolver(config, self._load_chase)
+            solver = self._chase[key] = ChaseSolver(config, self._load_chase, self._cancel)
         return solver
 
     # -- the hider's equilibrium --------------------------------------------------
-    def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Any, tuple[Any, ...]]:
+    def hiding_game(self, state: SauteurState) -> tuple[hider.HidingGame, Hashable, HidingKey]:
         """(this hiding's game, its start position, a key naming that position).
 
-        In rule A, mid-hiding, the start is rebuilt from this hiding's moves."""
+        In rule A, mid-hiding, the start is rebuilt from this hiding's moves.
+        The game is a :class:`.hider.Memo`, kept for the last :data:`GAMES_HELD` hidings
+        asked about: the decisions of one hiding share its answers."""
         config = state.config
         if config.rule == "B":
             a, b = remaining(state)
-            table = self.race_equilibrium(config)
-            return RaceHiding(table, a, b), 0, ("B", race_key(config), a, b)
-        solver = self.chase(config)
-        goal = solver.goal(state)
-        figures, arrived = _hiding_start_figures(state)
-        values = solver.values(goal)
-        key = ("A", chase_key(config), goal, state.devil, figures, arrived)
-        return ChaseHiding(values, state.devil), (figures, arrived), key
+            key: HidingKey = ("B", race_key(config), a, b)
+            start: Hashable = 0
+        else:
+            solver = self.chase(config)
+            goal = solver.goal(state)
+            figures, arrived = _hiding_start_figures(state)
+            key = ("A", chase_key(config), goal, state.devil, figures, arrived)
+            start = (figures, arrived)
+        game = self._games.get(key)
+        if game is None:
+            if config.rule == "B":
+                made: hider.HidingGame = RaceHiding(self.race_equilibrium(config), a, b)
+            else:
+                made = ChaseHiding(solver.values(goal), state.devil)
+            game = hider.Memo(made)
+        with self._lock:  # the service asks from its worker and its solver threads
+            self._games[key] = game
+            self._games.move_to_end(key)
+            while len(self._games) > GAMES_HELD:
+                self._games.popitem(last=False)
+        return game, start, key
 
     def equilibrium(self, state: SauteurState) -> hider.Equilibrium:
         """This hiding solved on both sides (memoised per hiding position)."""
         game, start, key = self.hiding_game(state)
         found = self._equilibria.get(key)
         if found is None:
-            found = self._equilibria[key] = hider.solve_hiding(game, start)
+            # Rule B: the mixture's plans were found as best replies; keep their moves, so
+            # following one (:meth:`reply`, :func:`reply_action`) costs nothing more.
+            moves: dict[hider.Vector, Plan] | None = {} if state.config.rule == "B" else None
+            found = hider.solve_hiding(game, start, cancel=self._cancel, moves=moves)
+            for y, payoff in zip(found.plans, found.payoffs, strict=True):
+                if moves is not None:
+                    self._keep_plan((key, y), (payoff, moves[y]))
+            self._equilibria[key] = found
         return found
 
     def has_equilibrium(self, state: SauteurState) -> bool:
@@ -171,23 +221,33 @@ class Tables:
         found = self.equilibrium(state)
         return found.y, found.value
 
-    def reply(
-        self, state: SauteurState, y: hider.Vector
-    ) -> tuple[hider.Vector, dict[tuple[int, Any], str]]:
+    def reply(self, state: SauteurState, y: hider.Vector) -> tuple[hider.Vector, Plan]:
         """The best reply to ``y`` over this whole hiding: (its payoff per devil slot,
         the option it takes at each ``(mask, inner)``). Memoised, at most
-        :data:`PLANS_HELD` kept."""
+        :data:`PLANS_HELD` kept (the least recently used goes first)."""
         game, start, key = self.hiding_game(state)
         found = self._plans.get((key, y))
-        if found is None:
-            if len(self._plans) >= PLANS_HELD:
-                self._plans.clear()
-            plan: dict[tuple[int, Any], str] = {}
+        if found is not None:
+            self._keep_plan((key, y), found)  # used last: kept longest
+        else:
+            plan: Plan = {}
             vector, _ = hider.best_reply(game, y, start, plan=plan)
-            found = self._plans[(key, y)] = (vector, plan)
+            found = (vector, plan)
+            self._keep_plan((key, y), found)
         return found
 
+    def _keep_plan(
+        self, name: tuple[HidingKey, hider.Vector], found: tuple[hider.Vector, Plan]
+    ) -> None:
+        with self._lock:
+            self._plans[name] = found
+            self._plans.move_to_end(name)
+            while len(self._plans) > PLANS_HELD:
+                self._plans.popitem(last=False)
 
+
+GAMES_HELD = 4
+"""Hiding games kept with their answers (a rule-A one holds a 14 MB table)."""
 PLANS_HELD = 20_000
 """Rule-B plans kept in memory (a few hundred options each)."""
 

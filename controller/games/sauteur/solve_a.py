@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.games.sauteur.cancel import Flag
 from controller.games.sauteur.rules import (
     ADVANCE,
     HIDING,
@@ -83,12 +84,16 @@ class ChaseSolver:
 
     A table is made per utility on first use (about 1 s), 13.9 MB each on the default
     track (:meth:`values`). With ``load`` (a cache on disk) the :data:`HELD` tables used
-    last stay in memory; without, every table made is kept. Thread-safe.
+    last stay in memory; without, every table made is kept. Thread-safe. Once ``cancel``
+    is set, a table still to make raises :class:`.cancel.Cancelled`.
     """
 
-    def __init__(self, config: SauteurConfig, load: Load | None = None) -> None:
+    def __init__(
+        self, config: SauteurConfig, load: Load | None = None, cancel: Flag | None = None
+    ) -> None:
         self.config = config
         self._load = load
+        self._cancel = cancel
         self._values: OrderedDict[Utility, ChaseTable] = OrderedDict()
         self._after: dict[tuple[int, int], float] = {}
         self._moves: ChaseMoves | None = None
@@ -106,7 +111,7 @@ class ChaseSolver:
             def make() -> ChaseTables:
                 if self._moves is None:
                     self._moves = ChaseMoves(self.config)
-                return solve(self._moves, goal)
+                return solve(self._moves, goal, self._cancel)
 
             tables = self._load(self.config, goal, make) if self._load else make()
             table = self._values[goal] = ChaseTable(self.config, goal, tables)

@@ -24,8 +24,9 @@ the data dir (``controller/solver_cache.py``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS, PLAYERS, POP, SauteurState
 
 TOLERANCE = 1e-12
@@ -167,8 +168,9 @@ def turn_values(
     return best, slope
 
 
-def solve(circuit: int, faces: Sequence[int | str]) -> RaceTable:
-    """The solved table for a circuit of ``circuit`` squares and number dice ``faces``.
+def solve(circuit: int, faces: Sequence[int | str], cancel: Flag | None = None) -> RaceTable:
+    """The solved table for a circuit of ``circuit`` squares and number dice ``faces``
+    (raises :class:`.cancel.Cancelled` once ``cancel`` is set).
 
     About ``circuit**2`` turn evaluations of a few thousand steps each: 40 squares
     take a few seconds in pure Python (``diablotin bench solver`` measures it).
@@ -180,6 +182,7 @@ def solve(circuit: int, faces: Sequence[int | str]) -> RaceTable:
     for total in range(2, 2 * circuit + 1):
         for a in range(max(1, total - circuit), total // 2 + 1):
             b = total - a
+            check(cancel)
             _solve_pair(table, values, row, a, b, q, shares)
     return table
 
@@ -342,7 +345,12 @@ EQUILIBRIUM_TOLERANCE = 1e-9
 """Stop a mirror pair's search when its fixed-point residual is below this."""
 
 
-def solve_equilibrium(circuit: int, faces: Sequence[int | str]) -> RaceTable:
+def solve_equilibrium(
+    circuit: int,
+    faces: Sequence[int | str],
+    cancel: Flag | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> RaceTable:
     """``W[a][b]`` when both sides play the hiding's equilibrium at every turn
     (Shapley's value iteration: one small matrix game per turn start, solved by
     :func:`.hider.solve_hiding`, what follows valued by this table itself).
@@ -351,16 +359,24 @@ def solve_equilibrium(circuit: int, faces: Sequence[int | str]) -> RaceTable:
     of ``w = G_ab(G_ba(w))`` (``G``: the turn's game value given the mirror state's
     value), a contraction, found by the secant method to :data:`EQUILIBRIUM_TOLERANCE`.
     About 10 matrix games a pair: minutes in pure Python for 40 squares (cached by the
-    service and the simulator).
+    service and the simulator). Raises :class:`.cancel.Cancelled` once ``cancel`` is set.
+    ``progress(percent)`` is told each tenth of the turn starts solved (10, 20, ... 100).
     """
     table = RaceTable(circuit, faces)
     row = circuit + 1
+    pairs = circuit * (circuit + 1) // 2
+    done = told = 0
     for total in range(2, 2 * circuit + 1):
         for a in range(max(1, total - circuit), total // 2 + 1):
             b = total - a
+            check(cancel)
             w_ab, w_ba = _equilibrium_pair(table, a, b)
             table.values[a * row + b] = w_ab
             table.values[b * row + a] = w_ba
+            done += 1
+            if progress is not None and 10 * done // pairs > told:
+                told = 10 * done // pairs
+                progress(10 * told)
     return table
 
 
