@@ -36,7 +36,7 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["announce.py", "terminal.py", "translation.py"])
+@pytest.mark.parametrize("module", ["announce.py", "terminal_sauteur.py", "translation.py"])
 def test_the_voice_and_the_terminal_do_not_import_the_web(module: str) -> None:
     imported = _imports(CONTROLLER / module)
     assert not {name for name in imported if name.startswith(("controller.web", "flask"))}
