@@ -40,6 +40,8 @@ WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
+FLAT_WINDOW = 17
+"""The median window (patch pixels, a third of the patch) that evens the light on a face."""
 LAYOUT_TOL = 0.085
 """How far (die sides) a pip may lie from its place in a die face's layout."""
 
@@ -143,6 +145,7 @@ def square_candidates(
     masks = []
     channels = (
         (light, (7, 20), blocks),
+        (_shadow_free(lab[..., 0], blocks[0]), (10,), blocks[:1]),
         (lab[..., 1], (4,), blocks[:1]),
         (lab[..., 2], (4,), blocks[:1]),
     )
@@ -197,6 +200,18 @@ def square_candidates(
     return kept[:40]
 
 
+def _shadow_free(light: np.ndarray, window: int) -> np.ndarray:
+    """``light`` (uint8) divided by the median lightness of a ``window``-wide square around
+    each pixel (about twice a die: the die is a minority in it, and a median keeps a shadow's
+    edge sharp where a blur would smear it), scaled to 128 for the table. A die crossed by a
+    shadow's edge keeps one outline."""
+    small = cv2.resize(light, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    around = cv2.medianBlur(small, max(3, (window // 2) | 1))
+    around = cv2.resize(around, (light.shape[1], light.shape[0]), interpolation=cv2.INTER_NEAREST)
+    ratio = light.astype(np.float32) * 128 / np.maximum(around.astype(np.float32), 8.0)
+    return np.clip(ratio, 0, 255).astype(np.uint8)
+
+
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
 
 
@@ -233,10 +248,15 @@ class Pips:
 NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
 
 
-def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> Pips:
+def find_pips(
+    patch: np.ndarray, dark: bool, pip_area: float | None = None, flat: bool = False
+) -> Pips:
     """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
-    their layout makes (``face`` 0 when it is no die face or the blobs are no pips)."""
+    their layout makes (``face`` 0 when it is no die face or the blobs are no pips).
+    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge)."""
     lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
+    if flat:
+        lab[..., 0] = flat_light(lab[..., 0])
     light = lab[..., 0]
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
     op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
@@ -260,6 +280,17 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
             return found[-1]
     return found[0]
+
+
+def flat_light(light: np.ndarray) -> np.ndarray:
+    """The patch's lightness (float32, 0–255) with the light over the face evened out: each
+    pixel divided by the median around it (a median keeps a shadow's sharp edge and ignores
+    pips, which fill far less than half of its window), times the face's median. A shadow
+    across the face, or a lamp to one side, no longer makes one half look like a pip."""
+    grey = np.clip(light, 0, 255).astype(np.uint8)
+    around = cv2.medianBlur(grey, FLAT_WINDOW).astype(np.float32)
+    level = float(np.median(around[_INNER]))
+    return np.asarray(np.clip(light * (level / np.maximum(around, 8.0)), 0, 255), np.float32)
 
 
 def _fainter_pips(resp: np.ndarray, pips: Pips, pip_area: float | None) -> bool:
@@ -493,6 +524,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
     found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
+    if not any(p.face for p in found):  # a shadow across the face? even its light out
+        found += [find_pips(patch, dark, profile.pip_area or None, True) for dark in polarities]
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
