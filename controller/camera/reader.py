@@ -352,7 +352,7 @@ def _blobs(
     if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
-    if face and (_glare(patch, labels, keep, dark) or _soft_blob(light, labels, keep)):
+    if face and (_glare(patch, labels, keep, dark, centres) or _soft_blob(light, labels, keep)):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
 
@@ -375,10 +375,14 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
     return min(steep) < 0.5 * float(np.median(steep))
 
 
-def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
+def _glare(
+    patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool, centres: np.ndarray
+) -> bool:
     """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
-    a 6 as 4, a 4 as 5): then the count cannot be trusted. A face white all over (bright
-    light) is no highlight; nor, with light pips, are pips that are all white."""
+    a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
+    highlight is harmless unless it covers a pip's place in the 3×3 grid where one or more
+    hidden pips would make another die face (the centre of a 4 or a 2, ...), or, with light
+    pips, is one of the pips. A face white all over (bright light) is no highlight."""
     saturated = (patch.min(axis=2) >= 248) & _INNER
     if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
         return False
@@ -391,8 +395,54 @@ def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -
             peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
             if max(peaks) >= 248:
                 return True  # one pip whiter than the others: a highlight among them
+    if not saturated.any():
+        return False
+    return bool(_hidden_faces(patch, saturated, labels, pips, centres, dark))
+
+
+def _hidden_faces(
+    patch: np.ndarray,
+    saturated: np.ndarray,
+    labels: np.ndarray,
+    pips: list[int],
+    centres: np.ndarray,
+    dark: bool,
+) -> list[int]:
+    """The die faces that pips hidden under the ``saturated`` pixels would make with the
+    pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
+    (spaced as the pips are) near the highlight, alone or together, where a pip may hide:
+    white all through a pip's disc, or a faint pip showing that was not counted."""
+    light = light_of(patch)
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-    return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
+    radius = max(2.0, math.sqrt(pip_px / math.pi))
+    middle = centres.mean(axis=0)
+    reach = np.abs(centres - middle).max(axis=1)
+    outer = reach[reach > 0.1]
+    step = float(np.median(outer)) if len(outer) else 0.25
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    covered = []
+    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
+        place = middle + np.array((gx, gy), np.float32) * step
+        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
+            continue  # a pip is there
+        px, py = place * PATCH / COVER + PATCH / 2
+        d2 = (xx - px) ** 2 + (yy - py) ** 2
+        disc, ring = d2 <= radius * radius, (d2 > radius * radius) & (d2 <= 4 * radius * radius)
+        if not (disc.any() and float(saturated[d2 <= 4 * radius * radius].mean()) >= 0.1):
+            continue  # no highlight there
+        # under the highlight: white in a quarter of a pip's disc (a grey pip may be lost
+        # in it), or a faint pip still showing (darker, or lighter, than the white around)
+        contrast = float(light[disc].mean() - light[ring & _INNER].mean())
+        lost = float(saturated[disc].mean()) >= 0.25
+        if lost or (contrast < -12 if dark else contrast > 12):
+            covered.append(place)
+    faces = []
+    for k in range(1, min(3, len(covered)) + 1):
+        for hidden in itertools.combinations(covered, k):
+            face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
+            if face:
+                faces.append(face)
+    return faces
 
 
 def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:

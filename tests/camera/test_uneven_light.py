@@ -54,3 +54,28 @@ def test_shadowed_dice_are_read_and_never_wrong(profiles):
             wrong.append((style, face, got))
     assert not wrong
     assert read >= 8, f"only {read} of 14 shadowed dice read"
+
+
+def _four_with_highlight(at: tuple[int, int], sigma: float) -> np.ndarray:
+    """A white face with four black corner pips and a white highlight centred ``at``."""
+    patch = np.full((PATCH, PATCH, 3), 215, np.float32)
+    for x, y in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+        cv2.circle(patch, (PATCH // 2 + x * 12, PATCH // 2 + y * 12), 4, (30, 30, 30), -1)
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    spot = np.exp(-((xx - at[0]) ** 2 + (yy - at[1]) ** 2) / (2 * sigma * sigma))
+    return np.clip(patch + 230 * spot[:, :, None], 0, 255).astype(np.uint8)
+
+
+def test_a_highlight_where_no_pip_could_hide_leaves_the_count_trusted():
+    """A highlight at the middle of an edge: no pip hidden there makes another face (a 4
+    and one edge pip is no face), so the 4 is read (it was refused before)."""
+    patch = _four_with_highlight((PATCH // 2, PATCH // 2 - 12), 3.5)
+    assert int(np.count_nonzero(patch.min(axis=2) >= 248)) > 10  # it does saturate
+    assert find_pips(patch, dark=True).face == 4
+
+
+def test_a_highlight_over_the_centre_of_a_four_is_not_trusted():
+    """The centre pip of a 5 could be lost in it: never 4, the referee is asked."""
+    patch = _four_with_highlight((PATCH // 2, PATCH // 2), 3.5)
+    assert find_pips(patch, dark=True).face == 0
+    assert find_pips(patch, dark=True, flat=True).face == 0
