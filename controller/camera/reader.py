@@ -352,7 +352,9 @@ def _blobs(
     if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
-    if face and (_glare(patch, labels, keep, dark, centres) or _soft_blob(light, labels, keep)):
+    if face and (
+        _glare(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
+    ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
 
@@ -376,7 +378,12 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
 
 
 def _glare(
-    patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool, centres: np.ndarray
+    patch: np.ndarray,
+    labels: np.ndarray,
+    pips: list[int],
+    dark: bool,
+    centres: np.ndarray,
+    resp: np.ndarray,
 ) -> bool:
     """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
     a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
@@ -385,7 +392,9 @@ def _glare(
     pips, is one of the pips. A face white all over (bright light) is no highlight."""
     saturated = (patch.min(axis=2) >= 248) & _INNER
     if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
-        return False
+        # white all over (bright light, or a highlight as big as the face): only a faint
+        # pip showing where one would make another face is a sign of one hidden
+        return bool(_hidden_faces(None, labels, pips, centres, resp))
     if not dark:
         on_pips = np.isin(labels, pips)
         if all(bool(saturated[labels == i].any()) for i in pips):
@@ -397,22 +406,22 @@ def _glare(
                 return True  # one pip whiter than the others: a highlight among them
     if not saturated.any():
         return False
-    return bool(_hidden_faces(patch, saturated, labels, pips, centres, dark))
+    return bool(_hidden_faces(saturated, labels, pips, centres, resp))
 
 
 def _hidden_faces(
-    patch: np.ndarray,
-    saturated: np.ndarray,
+    saturated: np.ndarray | None,
     labels: np.ndarray,
     pips: list[int],
     centres: np.ndarray,
-    dark: bool,
+    resp: np.ndarray,
 ) -> list[int]:
     """The die faces that pips hidden under the ``saturated`` pixels would make with the
     pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
-    (spaced as the pips are) near the highlight, alone or together, where a pip may hide:
-    white all through a pip's disc, or a faint pip showing that was not counted."""
-    light = light_of(patch)
+    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
+    or together, where a pip may hide:
+    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
+    black-hat or top-hat response) that was not counted."""
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
     radius = max(2.0, math.sqrt(pip_px / math.pi))
     middle = centres.mean(axis=0)
@@ -427,14 +436,14 @@ def _hidden_faces(
             continue  # a pip is there
         px, py = place * PATCH / COVER + PATCH / 2
         d2 = (xx - px) ** 2 + (yy - py) ** 2
-        disc, ring = d2 <= radius * radius, (d2 > radius * radius) & (d2 <= 4 * radius * radius)
-        if not (disc.any() and float(saturated[d2 <= 4 * radius * radius].mean()) >= 0.1):
+        disc = d2 <= radius * radius
+        near = d2 <= 4 * radius * radius
+        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
             continue  # no highlight there
-        # under the highlight: white in a quarter of a pip's disc (a grey pip may be lost
-        # in it), or a faint pip still showing (darker, or lighter, than the white around)
-        contrast = float(light[disc].mean() - light[ring & _INNER].mean())
-        lost = float(saturated[disc].mean()) >= 0.25
-        if lost or (contrast < -12 if dark else contrast > 12):
+        # under the highlight: white in part of a pip's disc (a grey pip may be lost in
+        # it), or a faint pip still showing (a part of it, darker or lighter than around)
+        lost = saturated is not None and float(saturated[disc].mean()) >= 0.15
+        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
             covered.append(place)
     faces = []
     for k in range(1, min(3, len(covered)) + 1):
