@@ -389,9 +389,9 @@ def _glare(
 ) -> bool:
     """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
     a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
-    highlight is harmless unless it covers a pip's place in the 3×3 grid where one or more
-    hidden pips would make another die face (the centre of a 4 or a 2, ...), or, with light
-    pips, is one of the pips. A face white all over (bright light) is no highlight."""
+    highlight on a face with dark pips is harmless unless it covers a pip's place in the 3×3
+    grid where one or more hidden pips would make another die face (the centre of a 4 or a
+    2, ...); with light pips, any highlight is (it may pass for a pip anywhere)."""
     saturated = (patch.min(axis=2) >= 248) & _INNER
     if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
         # white all over (bright light, or a highlight as big as the face): only a faint
@@ -408,6 +408,9 @@ def _glare(
                 return True  # one pip whiter than the others: a highlight among them
     if not saturated.any():
         return False
+    if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
+        pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+        return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
     return bool(_hidden_faces(saturated, labels, pips, centres, resp))
 
 
