@@ -588,7 +588,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
     found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
-    if not any(p.face for p in found):  # a shadow across the face? even its light out
+    unlit = not bool(((patch.min(axis=2) >= 248) & _INNER).any())  # evening out a highlight
+    if unlit and not any(p.face for p in found):  # a shadow across the face? even its light
         found += [find_pips(patch, dark, profile.pip_area or None, True) for dark in polarities]
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
