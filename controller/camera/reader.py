@@ -10,6 +10,8 @@
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
    when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
+   No face found: counted again with the face's light evened out (a shadow's edge). A white
+   highlight makes the count untrusted only where a pip hidden in it would make another face.
 3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
    colour and contrast do not change them; 4 rotations of each example) with the calibration
    photos of the devil and with number faces. It is answered only when it is close to the
@@ -39,6 +41,8 @@ WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
+FLAT_WINDOW = 17
+"""The median window (patch pixels, a third of the patch) that evens the light on a face."""
 LAYOUT_TOL = 0.085
 """How far (die sides) a pip may lie from its place in a die face's layout."""
 
@@ -142,6 +146,7 @@ def square_candidates(
     masks = []
     channels = (
         (light, (7, 20), blocks),
+        (_shadow_free(lab[..., 0], blocks[0]), (10,), blocks[:1]),
         (lab[..., 1], (4,), blocks[:1]),
         (lab[..., 2], (4,), blocks[:1]),
     )
@@ -196,6 +201,18 @@ def square_candidates(
     return kept[:40]
 
 
+def _shadow_free(light: np.ndarray, window: int) -> np.ndarray:
+    """``light`` (uint8) divided by the median lightness of a ``window``-wide square around
+    each pixel (about twice a die: the die is a minority in it, and a median keeps a shadow's
+    edge sharp where a blur would smear it), scaled to 128 for the table. A die crossed by a
+    shadow's edge keeps one outline."""
+    small = cv2.resize(light, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    around = cv2.medianBlur(small, max(3, (window // 2) | 1))
+    around = cv2.resize(around, (light.shape[1], light.shape[0]), interpolation=cv2.INTER_NEAREST)
+    ratio = light.astype(np.float32) * 128 / np.maximum(around.astype(np.float32), 8.0)
+    return np.clip(ratio, 0, 255).astype(np.uint8)
+
+
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
 
 
@@ -232,10 +249,15 @@ class Pips:
 NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
 
 
-def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> Pips:
+def find_pips(
+    patch: np.ndarray, dark: bool, pip_area: float | None = None, flat: bool = False
+) -> Pips:
     """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
-    their layout makes (``face`` 0 when it is no die face or the blobs are no pips)."""
+    their layout makes (``face`` 0 when it is no die face or the blobs are no pips).
+    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge)."""
     lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
+    if flat:
+        lab[..., 0] = flat_light(lab[..., 0])
     light = lab[..., 0]
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
     op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
@@ -259,6 +281,17 @@ def find_pips(patch: np.ndarray, dark: bool, pip_area: float | None = None) -> P
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
             return found[-1]
     return found[0]
+
+
+def flat_light(light: np.ndarray) -> np.ndarray:
+    """The patch's lightness (float32, 0–255) with the light over the face evened out: each
+    pixel divided by the median around it (a median keeps a shadow's sharp edge and ignores
+    pips, which fill far less than half of its window), times the face's median. A shadow
+    across the face, or a lamp to one side, no longer makes one half look like a pip."""
+    grey = np.clip(light, 0, 255).astype(np.uint8)
+    around = cv2.medianBlur(grey, FLAT_WINDOW).astype(np.float32)
+    level = float(np.median(around[_INNER]))
+    return np.asarray(np.clip(light * (level / np.maximum(around, 8.0)), 0, 255), np.float32)
 
 
 def _fainter_pips(resp: np.ndarray, pips: Pips, pip_area: float | None) -> bool:
@@ -320,7 +353,9 @@ def _blobs(
     if not _raw_sizes_agree(light, labels, keep, dark):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
-    if face and (_glare(patch, labels, keep, dark) or _soft_blob(light, labels, keep)):
+    if face and (
+        _glare(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
+    ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
 
@@ -343,13 +378,24 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
     return min(steep) < 0.5 * float(np.median(steep))
 
 
-def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
+def _glare(
+    patch: np.ndarray,
+    labels: np.ndarray,
+    pips: list[int],
+    dark: bool,
+    centres: np.ndarray,
+    resp: np.ndarray,
+) -> bool:
     """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
-    a 6 as 4, a 4 as 5): then the count cannot be trusted. A face white all over (bright
-    light) is no highlight; nor, with light pips, are pips that are all white."""
+    a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
+    highlight on a face with dark pips is harmless unless it covers a pip's place in the 3×3
+    grid where one or more hidden pips would make another die face (the centre of a 4 or a
+    2, ...); with light pips, any highlight is (it may pass for a pip anywhere)."""
     saturated = (patch.min(axis=2) >= 248) & _INNER
     if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
-        return False
+        # white all over (bright light, or a highlight as big as the face): only a faint
+        # pip showing where one would make another face is a sign of one hidden
+        return bool(_hidden_faces(None, labels, pips, centres, resp))
     if not dark:
         on_pips = np.isin(labels, pips)
         if all(bool(saturated[labels == i].any()) for i in pips):
@@ -359,8 +405,57 @@ def _glare(patch: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -
             peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
             if max(peaks) >= 248:
                 return True  # one pip whiter than the others: a highlight among them
+    if not saturated.any():
+        return False
+    if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
+        pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+        return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
+    return bool(_hidden_faces(saturated, labels, pips, centres, resp))
+
+
+def _hidden_faces(
+    saturated: np.ndarray | None,
+    labels: np.ndarray,
+    pips: list[int],
+    centres: np.ndarray,
+    resp: np.ndarray,
+) -> list[int]:
+    """The die faces that pips hidden under the ``saturated`` pixels would make with the
+    pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
+    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
+    or together, where a pip may hide:
+    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
+    black-hat or top-hat response) that was not counted."""
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-    return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
+    radius = max(2.0, math.sqrt(pip_px / math.pi))
+    middle = centres.mean(axis=0)
+    reach = np.abs(centres - middle).max(axis=1)
+    outer = reach[reach > 0.1]
+    step = float(np.median(outer)) if len(outer) else 0.25
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    covered = []
+    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
+        place = middle + np.array((gx, gy), np.float32) * step
+        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
+            continue  # a pip is there
+        px, py = place * PATCH / COVER + PATCH / 2
+        d2 = (xx - px) ** 2 + (yy - py) ** 2
+        disc = d2 <= radius * radius
+        near = d2 <= 4 * radius * radius
+        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
+            continue  # no highlight there
+        # under the highlight: white in part of a pip's disc (a grey pip may be lost in
+        # it), or a faint pip still showing (a part of it, darker or lighter than around)
+        lost = saturated is not None and float(saturated[disc].mean()) >= 0.15
+        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
+            covered.append(place)
+    faces = []
+    for k in range(1, min(3, len(covered)) + 1):
+        for hidden in itertools.combinations(covered, k):
+            face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
+            if face:
+                faces.append(face)
+    return faces
 
 
 def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
@@ -492,6 +587,9 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
     found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
+    unlit = not bool(((patch.min(axis=2) >= 248) & _INNER).any())  # evening out a highlight
+    if unlit and not any(p.face for p in found):  # a shadow across the face? even its light
+        found += [find_pips(patch, dark, profile.pip_area or None, True) for dark in polarities]
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
