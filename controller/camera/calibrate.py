@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from ..sentences import Said
+from .hog import hog, rotations
 from .profile import DEVIL, FACE_NAMES, Profile
 from .reader import (
     COVER,
@@ -25,9 +26,7 @@ from .reader import (
     Pips,
     as_rgb,
     find_pips,
-    hog,
     patch_light,
-    rotations,
     square_candidates,
     square_patch,
 )

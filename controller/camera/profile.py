@@ -10,7 +10,7 @@ Format ``diablotin-faces/2`` (documented in docs/camera.md)::
 
 ``die_side`` is pixels of a 640×480 frame (a preference when finding the die, not a gate);
 ``pip_area`` a fraction of the die's top; ``devil`` and ``numbers`` are HOG descriptors
-(:func:`controller.camera.reader.hog`) of the calibration photos' tops in 4 rotations (the
+(:func:`controller.camera.hog.hog`) of the calibration photos' tops in 4 rotations (the
 numbers also of drawn faces). ``answer_threshold``: below it ``faces read`` answers null;
 ``auto_threshold``: at or above it the box journals a read with no tap.
 """

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .hog import hog
 from .profile import DEVIL, FACES, Profile
 
 PATCH = 48
@@ -48,7 +49,6 @@ LAYOUT_TOL = 0.085
 
 _yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
 _INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
-HOG_CELL, HOG_BINS = 8, 9
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
 
 Box = tuple[tuple[float, float], tuple[float, float], float]
@@ -536,39 +536,6 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
         err = float(np.hypot(*(layout * (sx, sy) - matched).T).max())
         best = min(best, err)
     return (n, best) if best < LAYOUT_TOL else (0, best)
-
-
-def hog(patch_l: np.ndarray) -> np.ndarray:
-    """The HOG descriptor (histograms of oriented gradients: 8×8-pixel cells, 9 unsigned
-    orientations, 2×2-cell blocks normalised L2-Hys) of a PATCH×PATCH grey patch; unit
-    length, float32 (900 numbers for 48×48)."""
-    g = patch_l.astype(np.float32)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=1)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=1)
-    mag, ang = cv2.cartToPolar(gx, gy)
-    ang = np.mod(ang, np.pi) * (HOG_BINS / np.pi)
-    b0 = np.floor(ang).astype(np.int32) % HOG_BINS
-    frac = ang - np.floor(ang)
-    cells = PATCH // HOG_CELL
-    cy = np.arange(PATCH) // HOG_CELL
-    index = (cy[:, None] * cells + cy[None, :]) * HOG_BINS
-    hist = np.bincount((index + b0).ravel(), (mag * (1 - frac)).ravel(), cells * cells * HOG_BINS)
-    hist += np.bincount(
-        (index + (b0 + 1) % HOG_BINS).ravel(), (mag * frac).ravel(), cells * cells * HOG_BINS
-    )
-    h = hist.reshape(cells, cells, HOG_BINS)
-    blocks = np.concatenate([h[:-1, :-1], h[1:, :-1], h[:-1, 1:], h[1:, 1:]], axis=2).reshape(
-        -1, 4 * HOG_BINS
-    )
-    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-3
-    np.minimum(blocks, 0.2, out=blocks)
-    blocks /= np.linalg.norm(blocks, axis=1, keepdims=True) + 1e-3
-    v = blocks.ravel().astype(np.float32)
-    return v / max(float(np.linalg.norm(v)), 1e-6)
-
-
-def rotations(patch: np.ndarray) -> list[np.ndarray]:
-    return [np.ascontiguousarray(np.rot90(patch, k)) for k in range(4)]
 
 
 # -- 3. one candidate's read ------------------------------------------------------------
