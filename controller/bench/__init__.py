@@ -10,20 +10,22 @@ import importlib
 from types import ModuleType
 
 
-def kind_benches(attribute: str) -> list[ModuleType]:
-    """Each registered kind's ``controller.bench.<kind>`` that defines ``attribute``, in
-    the registry's order (a kind without a bench of its own is left out)."""
+def kind_modules(suffix: str = "") -> list[ModuleType]:
+    """Each registered kind's ``controller.bench.<kind><suffix>``, in the registry's order
+    (a kind without one is left out; one that is there but fails to import raises)."""
     from controller.games import registry
 
     found = []
     for kind in registry.kinds():
-        name = f"controller.bench.{kind.name}"
+        name = f"controller.bench.{kind.name}{suffix}"
         try:
-            module = importlib.import_module(name)
+            found.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise  # the kind's bench is there but needs something missing
-            continue
-        if hasattr(module, attribute):
-            found.append(module)
     return found
+
+
+def kind_benches(attribute: str) -> list[ModuleType]:
+    """Each registered kind's ``controller.bench.<kind>`` that defines ``attribute``."""
+    return [module for module in kind_modules() if hasattr(module, attribute)]

@@ -61,7 +61,7 @@ from .base import (
     SlotChanged,
 )
 from .debounce import Debouncer
-from .pin_factory import load_pin_factory
+from .pin_factory import coil_output, load_pin_factory
 from .pins import PinMap
 from .safety import Booking, CoilGuard
 
@@ -240,13 +240,7 @@ class GpioBox(Box):
         for key, pin in zip(KEYS, self.pins.coils, strict=True):
             self._coils[key] = self._open(
                 f"coil {key} (GPIO{pin})",
-                partial(
-                    DigitalOutputDevice,
-                    pin,
-                    active_high=True,
-                    initial_value=False,
-                    pin_factory=factory,
-                ),
+                coil_output(pin, factory),
             )
         pull_up = self.pins.sensor_present == "low"
         debounce_ms = self.limits.debounce_ms

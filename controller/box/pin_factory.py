@@ -3,6 +3,9 @@ older), ``mock`` (a laptop), and what to do when one cannot load."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from gpiozero import DigitalOutputDevice
 from gpiozero.pins import Factory
 
 from ..sentences import Said
@@ -56,4 +59,11 @@ def load_pin_factory(name: str) -> Factory:
             name=name,
             names=", ".join(FACTORY_NAMES),
         )
+    )
+
+
+def coil_output(pin: int, factory: Factory) -> partial[DigitalOutputDevice]:
+    """How a coil's pin opens (call it): an output, active high, low from the first write."""
+    return partial(
+        DigitalOutputDevice, pin, active_high=True, initial_value=False, pin_factory=factory
     )

@@ -42,6 +42,8 @@ def _claim_and_watch(
     """Claim every pin (coils as outputs, off), watch the inputs, release everything."""
     from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
+    from ..box.pin_factory import coil_output
+
     devices: list[Pin] = []
     busy: list[str] = []
     inputs: dict[str, Pin | None] = {}
@@ -59,13 +61,7 @@ def _claim_and_watch(
         for key, pin in enumerate(pins.coils, 1):
             claim(
                 f"coil {key} (GPIO{pin})",
-                partial(
-                    DigitalOutputDevice,
-                    pin,
-                    active_high=True,
-                    initial_value=False,
-                    pin_factory=factory,
-                ),
+                coil_output(pin, factory),
             )
         pull_up = pins.sensor_present == "low"
         for key, pin in enumerate(pins.sensors, 1):

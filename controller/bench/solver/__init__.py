@@ -7,22 +7,13 @@ name."""
 
 from __future__ import annotations
 
-import importlib
-
 
 def main(argv: list[str] | None = None) -> int:
     """Run each kind's solver bench with ``argv``; 1 if one missed a target, 2 if no kind
     has one."""
-    from controller.games import registry
+    from controller.bench import kind_modules
 
     status = 2
-    for name in registry.names():
-        module = f"controller.bench.{name}_solver"
-        try:
-            bench = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise  # the kind's bench is there but needs something missing
-            continue
+    for bench in kind_modules("_solver"):
         status = max(0 if status == 2 else status, int(bench.main(argv) or 0))
     return status

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from controller.games.sauteur import hider
 from controller.games.sauteur.levels import Tables, plan_draw, reply_action, uniform_action
 from controller.games.sauteur.rules import DEVIL, HIDING, OVER, SauteurState, other
+from controller.games.sauteur.state import entries
 
 PRIOR = (1.0, 1.0, 1.0, 1.0)
 MIN_EVIDENCE = 6.0
@@ -54,12 +55,6 @@ class Seen(NamedTuple):
 def hidings_seen(state: SauteurState) -> list[Seen]:
     """The match's complete hidings, oldest first, from its history (the hiding being
     played is left out until it ends)."""
-    entries = []
-    link = state.history
-    while link is not None:
-        entries.append(link[0])
-        link = link[1]
-    entries.reverse()
     config = state.config
     rule_b = config.rule == "B"
     seen: list[Seen] = []
@@ -75,7 +70,7 @@ def hidings_seen(state: SauteurState) -> list[Seen]:
         if current is not None and not remade and (popped or devil is not None):
             seen.append(Seen(hider_now, tuple(popped), devil))
 
-    for round_no, hiding, key, face, kind, _detail in entries:
+    for round_no, hiding, key, face, kind, _detail in entries(state):
         if round_no != last_round:
             first = config.first_hider if round_no % 2 else other(config.first_hider)
             turn_popper, last_round = other(first), round_no

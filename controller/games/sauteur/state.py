@@ -97,16 +97,20 @@ Entry: TypeAlias = tuple[int, int, int | None, Face | None, str, tuple[Any, ...]
 History: TypeAlias = tuple[Entry, "History"] | None
 
 
-def history(state: SauteurState) -> list[Pop]:
-    """The match's pops and stops, oldest first, each with its effect in words."""
-    entries = []
+def entries(state: SauteurState) -> list[Entry]:
+    """The match's history entries, oldest first (the state keeps them newest first)."""
+    found = []
     link = state.history
     while link is not None:
-        entries.append(link[0])
+        found.append(link[0])
         link = link[1]
-    entries.reverse()
+    return found[::-1]
+
+
+def history(state: SauteurState) -> list[Pop]:
+    """The match's pops and stops, oldest first, each with its effect in words."""
     lines = []
-    for entry in entries:
+    for entry in entries(state):
         template, params = _effect(entry[4], entry[5])
         english = template.format(**{k: _english(v) for k, v in params.items()})
         lines.append(Pop(*entry[:4], english, {"template": template, "params": params}))

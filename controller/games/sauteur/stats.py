@@ -14,7 +14,7 @@ from controller.games.base import replay
 from controller.games.registry import Outcome, Stats
 
 from .rules import PLAYERS, SauteurRules, SauteurState
-from .state import Entry
+from .state import entries
 
 
 def _state(state: object) -> SauteurState:
@@ -43,22 +43,13 @@ def chart(
     return {"chart": "race", "races": _race(state)}
 
 
-def _lines(state: SauteurState) -> list[Entry]:
-    entries = []
-    link = state.history
-    while link is not None:
-        entries.append(link[0])
-        link = link[1]
-    return entries[::-1]
-
-
 def _chase(state: SauteurState) -> list[dict[str, object]]:
     """Rule A, per round: the devil's and each figure's square, at the start and after
     each pop that moved something (x: pops in the round)."""
     config = state.config
     devils: dict[int, list[int]] = {}
     figures: dict[int, dict[str, list[int]]] = {}
-    for round_no, _hiding, _key, _face, kind, detail in _lines(state):
+    for round_no, _hiding, _key, _face, kind, detail in entries(state):
         if kind not in ("move", "devil"):
             continue
         if round_no not in devils:
@@ -91,7 +82,7 @@ def _race(state: SauteurState) -> list[dict[str, object]]:
     start and after each pop or stop."""
     circuit = state.config.circuit_length
     races: dict[int, dict[str, list[int]]] = {}
-    for round_no, _hiding, _key, _face, kind, detail in _lines(state):
+    for round_no, _hiding, _key, _face, kind, detail in entries(state):
         row = races.setdefault(round_no, {"p1": [0], "p2": [0], "pot": [0]})
         laps = {"p1": row["p1"][-1], "p2": row["p2"][-1]}
         pot = 0
