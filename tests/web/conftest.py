@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,3 +106,20 @@ def live_server(tmp_path: Path, delay_s: float) -> Iterator[tuple[str, Service]]
         service.hub.close_all()
         server.stop()
         service.stop()
+
+
+def games_in_play(service: Service, seed: int = 2) -> tuple[int, int, random.Random]:
+    """A Teufel Teufel game 10 actions in (random_game(4)) and a two-player tail-tile game
+    10 random moves in, as the page tests show them: ``(teufel id, tails id, the random
+    generator that chose the moves, to go on with)``."""
+    from controller.games.teufel.random_play import random_game
+
+    game = random_game(4)
+    teufel = service.new_game("teufel", game.options)
+    for action in game.actions[:10]:
+        service.table(teufel).submit(action)
+    tails = service.new_game("tails", {"players": 2})
+    rng = random.Random(seed)
+    for _ in range(10):
+        service.table(tails).submit(rng.choice(service.table(tails).legal_actions()))
+    return teufel, tails, rng

@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from controller.bench.teufel import random_game
 from controller.service import Service
 
-from .conftest import PIN, live_server
+from .conftest import PIN, games_in_play, live_server
 
 AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = {"phone": (390, 844), "tablet": (1180, 820)}
@@ -51,14 +50,7 @@ def pages(service: Service) -> list[str]:
     table = service.table(sauteur)
     for action in ({"type": "hidden"}, {"type": "pop", "key": 2, "by": "p2"}):
         table.submit(action)
-    game = random_game(4)
-    teufel = service.new_game("teufel", game.options)
-    for action in game.actions[:10]:
-        service.table(teufel).submit(action)
-    tails = service.new_game("tails", {"players": 2})
-    rng = random.Random(2)
-    for _ in range(10):
-        service.table(tails).submit(rng.choice(service.table(tails).legal_actions()))
+    teufel, tails, _ = games_in_play(service)
     return [
         "/",
         f"/games/{sauteur}",

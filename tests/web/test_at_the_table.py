@@ -16,7 +16,7 @@ from controller.service import Service
 from controller.web.i18n import translate
 from tests.service.conftest import wait_for
 
-from .conftest import PIN, live_server
+from .conftest import PIN, games_in_play, live_server
 
 pytestmark = pytest.mark.browser
 
@@ -263,8 +263,6 @@ BROKEN_WORDS = """() => {
 def every_page(service: Service) -> list[str]:
     """Home, a game of each kind mid-game (a computer seat in the sauteur), the Box, the
     History and a finished game's page, the stats, a rules page and the page not found."""
-    import random
-
     from controller.bench.teufel import random_game
 
     known = {p["name"]: p["id"] for p in service.players()}
@@ -272,14 +270,8 @@ def every_page(service: Service) -> list[str]:
     seats = [{"player": zoe}, {"computer": "heuristic"}]
     sauteur = service.new_game("sauteur", {"rule": "A"}, "Famille Dupont-Lefèvre", seats=seats)
     service.table(sauteur).submit({"type": "hidden"})
+    teufel, tails, rng = games_in_play(service)
     game = random_game(4)
-    teufel = service.new_game("teufel", game.options)
-    for action in game.actions[:10]:
-        service.table(teufel).submit(action)
-    tails = service.new_game("tails", {"players": 2})
-    rng = random.Random(2)
-    for _ in range(10):
-        service.table(tails).submit(rng.choice(service.table(tails).legal_actions()))
     done = service.new_game("teufel", game.options, "Fini")
     for action in game.actions:
         service.table(done).submit(action)
