@@ -39,6 +39,29 @@ def row_text(page: Any, game_id: int) -> str:
     return str(page.inner_text(f"#games li[data-game='{game_id}']"))
 
 
+def test_the_login_hint_stays_under_the_finger_while_the_list_loads(
+    browser: Any, live: tuple[str, Service]
+) -> None:
+    """CI once tapped "Anmelden" while the live games list replaced its "connecting" line:
+    the button moved and the tap opened nothing. The hint must not move as the list loads."""
+    base, service = live
+    for title in ("Familienabend mit einem langen Namen", "Zweite Runde", "Dritte"):
+        service.new_game("teufel", {"players": ["yellow", "blue"]}, title)
+    context, page, _ = phone(browser, base, locale="de-DE")
+    try:
+        page.add_init_script(
+            "document.addEventListener('DOMContentLoaded', () => { window.hintTop ="
+            " document.getElementById('login-hint-go').getBoundingClientRect().top; });"
+        )
+        page.goto(base + "/")
+        page.wait_for_selector("#games li[data-game]")
+        before = page.evaluate("window.hintTop")
+        after = page.evaluate("document.getElementById('login-hint-go').getBoundingClientRect().top")
+        assert before == after, f"the login button moved from y={before} to y={after} px"
+    finally:
+        context.close()
+
+
 def test_a_german_referee_uses_the_home_page(
     browser: Any, live: tuple[str, Service], tmp_path: Path
 ) -> None:
