@@ -3,8 +3,10 @@
 ``submit`` runs the pure rules first (a refusal changes nothing and journals
 nothing), then journals the action durably, then swaps in the new state and hands
 the public view to the hub (built and sent on the hub's fan-out thread, not the
-caller's). ``undo`` records an undo marker and rebuilds the
-state by replaying the remaining actions.
+caller's). ``undo`` records an undo marker and takes back the state kept from before
+the last action (the last :data:`UNDO_STATES` are kept; an older one is rebuilt by replaying
+the remaining actions). A change that ends or reopens the game writes the finished flag in
+the same transaction as its entry.
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 
 from .games.base import Action, Refused, Rules, Viewer, replay
 from .hub import Hub
-from .journal import DiskFull, Journal, effective_actions
+from .journal import Journal, effective_actions
 
 log = logging.getLogger(__name__)
+
+UNDO_STATES = 64
+"""States kept for undo: the state before each of the last 64 actions (states are never
+changed in place, so keeping one is keeping a reference)."""
 
 ChangeListener = Callable[["Table"], None]
 _Facts = tuple[str, int, bool, bool, bool, list[dict[str, object]], object]
@@ -53,6 +60,8 @@ class Table:
         if self.finished != (record.finished is not None):
             journal.mark_finished(game_id, self.finished)  # killed between the two writes
         self.listeners: list[ChangeListener] = []
+        self._before: deque[object] = deque(maxlen=UNDO_STATES)
+        """The state before each of the last actions, the last action's last."""
         self.last_change = time.time()
         self._now = self._facts()
         """What views are made of, as of the last change: read without the lock, so a
@@ -75,9 +84,10 @@ class Table:
         """Apply, journal, publish; raises :class:`Refused` (nothing changed then)."""
         with self.lock:
             new_state = self.check(action)
-            self.journal.append(self.game_id, dict(action))
+            self.journal.append(self.game_id, dict(action), finished=self._flag(new_state))
             self.version += 1
             self.actions.append(dict(action))
+            self._before.append(self.state)
             self._set(new_state)
 
     def undo(self) -> None:
@@ -88,11 +98,24 @@ class Table:
             if not self.actions:
                 raise Refused("there is nothing to undo", "nothing-to-undo")
             remaining = self.actions[:-1]
-            state = replay(self.rules, self.options, remaining)
-            self.journal.append(self.game_id, {"type": "undo"}, undo=True)
+            if self._before:
+                state = self._before[-1]
+            else:
+                state = replay(self.rules, self.options, remaining)
+            self.journal.append(
+                self.game_id, {"type": "undo"}, undo=True, finished=self._flag(state)
+            )
+            if self._before:
+                self._before.pop()
             self.version += 1
             self.actions = remaining
             self._set(state)
+
+    def _flag(self, state: object) -> bool | None:
+        """The finished flag to write with the entry that leads to ``state``: ``None`` when
+        it does not change."""
+        over = self.rules.is_over(state)
+        return None if over == self.finished else over
 
     def legal_actions(self) -> list[dict[str, object]]:
         with self.lock:
@@ -176,13 +199,7 @@ class Table:
         at once (hand work to a thread)."""
         self.state = state
         self.last_change = time.time()
-        over = self.rules.is_over(state)
-        if over != self.finished:
-            self.finished = over
-            try:
-                self.journal.mark_finished(self.game_id, over)
-            except DiskFull:  # the action is journaled; the next start replays the flag
-                log.warning("game %d: the finished flag waits for disk space", self.game_id)
+        self.finished = self.rules.is_over(state)  # journaled with the entry (_flag)
         facts = self._now = self._facts()
         for listener in list(self.listeners):
             listener(self)

@@ -47,6 +47,10 @@ stalled in bursts."""
 MIN_QUOTA_US = 1000
 """The kernel's smallest CFS quota (and period)."""
 CORE = 0
+RT_RUNTIME_US = 10_000
+"""cgroup v1 with real-time group scheduling: the group's budget for ``SCHED_FIFO`` threads
+(µs a second; the box's coil watcher is one). Without one, moving the server in fails
+with EINVAL."""
 
 
 def _bodies() -> list[list[float]]:
@@ -128,6 +132,9 @@ class Confinement:
         group.mkdir()
         (group / "cpu.cfs_period_us").write_text(f"{period}\n")
         (group / "cpu.cfs_quota_us").write_text(f"{quota}\n")
+        rt_runtime = group / "cpu.rt_runtime_us"
+        if rt_runtime.exists():  # real-time threads (the coil watcher) may join it too
+            rt_runtime.write_text(f"{RT_RUNTIME_US}\n")
         return group
 
     def throttled(self) -> tuple[int, float]:

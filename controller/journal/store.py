@@ -192,11 +192,21 @@ class Journal(JournalConnection):
             ) from None
 
     # -- entries -------------------------------------------------------------
-    def append(self, game_id: int, action: Mapping[str, object], *, undo: bool = False) -> int:
-        """Commit one entry durably; returns its sequence number (1, 2, ...).
+    def append(
+        self,
+        game_id: int,
+        action: Mapping[str, object],
+        *,
+        undo: bool = False,
+        finished: bool | None = None,
+    ) -> int:
+        """Commit one entry durably; returns its sequence number (1, 2, ...). ``finished``
+        (``True``: the game ended with it, ``False``: it reopened) is written in the same
+        transaction; ``None`` leaves the flag alone.
 
         Raises :class:`GameNotFound` or :class:`DiskFull`; either way nothing is written."""
         payload = json.dumps(dict(action), sort_keys=True, separators=(",", ":"))
+        now = time.time()
 
         def insert(db: sqlite3.Connection) -> int:
             (last,) = db.execute(
@@ -204,8 +214,13 @@ class Journal(JournalConnection):
             ).fetchone()
             db.execute(
                 "INSERT INTO entries (game_id, seq, at, undo, action) VALUES (?, ?, ?, ?, ?)",
-                (game_id, last + 1, time.time(), int(undo), payload),
+                (game_id, last + 1, now, int(undo), payload),
             )
+            if finished is not None:
+                db.execute(
+                    "UPDATE games SET finished = ? WHERE id = ?",
+                    (now if finished else None, game_id),
+                )
             return int(last) + 1
 
         try:

@@ -215,3 +215,52 @@ def test_a_thread_holds_its_live_updates_until_it_releases_them():
     hub.release()
     assert hub.flush() and not hub.holding
     assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 1}
+
+
+class CountedCountTo(CountTo):
+    """CountTo that counts its ``apply`` calls."""
+
+    def __init__(self):
+        self.applied = 0
+
+    def apply(self, state, action):
+        self.applied += 1
+        return super().apply(state, action)
+
+
+def test_undo_takes_back_the_kept_state_and_replays_only_past_the_window(setup, monkeypatch):
+    import controller.table as table_module
+
+    journal, hub, _ = setup
+    monkeypatch.setattr(table_module, "UNDO_STATES", 3)
+    gid = journal.create_game("count", {"limit": 40})
+    rules = CountedCountTo()
+    table = Table(rules, journal, gid, hub)
+    states = [table.state]
+    for n in (1, 2, 1, 2, 1):
+        table.submit({"type": "add", "n": n})
+        states.append(table.state)
+    rules.applied = 0
+    for back in range(1, 4):  # the last three are kept: no replay
+        table.undo()
+        assert table.state is states[-1 - back]
+    assert rules.applied == 0
+    table.undo()  # past the window: rebuilt from the remaining actions
+    assert table.state == states[1] and rules.applied == 1
+    table.undo()
+    assert table.state == states[0] and table.version == 10
+    assert Table(CountTo(), journal, gid, hub).state == table.state
+
+
+def test_the_finished_flag_is_written_with_the_entry_in_one_transaction(setup, monkeypatch):
+    journal, hub, gid = setup
+    table = Table(CountTo(), journal, gid, hub)
+    writes = []
+    real_write = journal._write
+    monkeypatch.setattr(journal, "_write", lambda work: writes.append(1) or real_write(work))
+    table.submit({"type": "add", "n": 2})
+    table.submit({"type": "add", "n": 2})  # the game ends with it
+    assert table.finished is True and journal.game(gid).finished is not None
+    table.undo()  # and reopens with this one
+    assert table.finished is False and journal.game(gid).finished is None
+    assert len(writes) == 3  # one commit per entry, the flag inside it
