@@ -187,7 +187,7 @@ class ServerBench:
         self.targets = targets
         self.seed = seed
         self.log = log
-        self.server = rel.ServeProcess(workdir / "serve", seed=seed)
+        self.server = rel.ServeProcess(workdir / "serve", seed=seed, installed=True)
         self.rows: list[Row] = []
         self.errors: list[str] = []
         self.walk = rel.Walk(random.Random(seed), players=4)

@@ -126,7 +126,11 @@ class ServeProcess:
     :meth:`stop` is a restart on the same journal.
     """
 
-    def __init__(self, workdir: Path, *, seed: int = 5) -> None:
+    def __init__(self, workdir: Path, *, seed: int = 5, installed: bool = False) -> None:
+        """``installed``: run it as ``scripts/install-pi`` leaves it, its own modules
+        compiled to bytecode beforehand (``compileall``: the package's ``__pycache__``), so
+        a start-up does not include compiling them (``PYTHONDONTWRITEBYTECODE`` is
+        dropped for it)."""
         self.workdir = workdir
         self.port = free_port()
         self.data = workdir / "data"
@@ -141,6 +145,13 @@ class ServeProcess:
         self.confine: Callable[[int], None] | None = None
         """Called with the new process's pid at each start (``bench all --pi-class``)."""
         self.journal_path = self.data / "diablotin.sqlite3"
+        self.env: dict[str, str] | None = None
+        if installed:
+            self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            package = Path(__file__).resolve().parents[1]
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", str(package)], env=self.env, check=True
+            )
 
     @property
     def pid(self) -> int:
@@ -159,6 +170,7 @@ class ServeProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                env=self.env,
             )
         if self.confine is not None:
             self.confine(self.proc.pid)

@@ -28,3 +28,20 @@ def test_quick_bench_prints_the_whole_table(capsys) -> None:
     missed = [line for line in body if line.endswith("MISS")]
     assert status == (1 if missed else 0), out
     assert re.search(r"load average [\d.]+ at start", out)
+
+
+def test_an_installed_server_starts_from_bytecode(tmp_path, monkeypatch) -> None:
+    """The start-up row measures the box as install-pi leaves it: its modules compiled,
+    even where PYTHONDONTWRITEBYTECODE is set (as on this machine)."""
+    import importlib.util
+    from pathlib import Path
+
+    import controller
+    from controller.reliability.common import ServeProcess
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    server = ServeProcess(tmp_path / "serve", installed=True)
+    assert server.env is not None and "PYTHONDONTWRITEBYTECODE" not in server.env
+    source = Path(controller.__file__).parent / "service.py"
+    assert Path(importlib.util.cache_from_source(str(source))).is_file()
+    assert ServeProcess(tmp_path / "plain").env is None  # the tests' servers run as they are
