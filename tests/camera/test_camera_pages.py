@@ -74,9 +74,22 @@ def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, 
         page.wait_for_function("() => document.querySelector('#history img.h-snap').naturalWidth")
         # and so does the step-through history, on the face's step (the referee's view)
         page.goto(f"{base}/history/{game_id}")
-        page.wait_for_selector("#step-snap:not([hidden])")
+        page.wait_for_selector("#step-snap-open:not([hidden])")
         assert page.get_attribute("#step-snap", "src").endswith("/snapshots/1-1-2.jpg")
+        page.click("#step-snap-open")  # a tap shows it whole, with the step's words
+        page.wait_for_selector("#snap-dialog[open]")
+        page.wait_for_function("() => document.getElementById('snap-dialog-img').naturalWidth")
+        whole = page.evaluate(
+            """() => ({ natural: document.getElementById('snap-dialog-img').naturalWidth,
+                        width: document.getElementById('snap-dialog-img').getBoundingClientRect().width,
+                        text: document.getElementById('snap-dialog-text').textContent,
+                        label: document.getElementById('step-label').textContent })"""
+        )
+        assert whole["natural"] == 640 and whole["width"] >= 340
+        assert whole["text"].startswith(whole["label"] + " · ")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#snap-dialog", state="hidden")
         page.click("#prev")  # the pop: no picture
-        page.wait_for_selector("#step-snap[hidden]", state="attached")
+        page.wait_for_selector("#step-snap-open[hidden]", state="attached")
         assert all(url.startswith(base) for url in requests)
         ctx.close()

@@ -260,6 +260,20 @@ export function openLogin() {
   document.getElementById("pin").focus();
 }
 
+/** A camera picture whole, in the page's #snap-dialog (templates/_snap_dialog.html), as wide
+ *  as the screen allows: `{src, alt, text}` (alt is also the title, text its reading). */
+export function showPicture({ src, alt, text }) {
+  const box = document.getElementById("snap-dialog");
+  if (!box) return;
+  document.getElementById("snap-dialog-title").textContent = alt;
+  const img = document.getElementById("snap-dialog-img");
+  img.src = src;
+  img.alt = alt;
+  document.getElementById("snap-dialog-text").textContent = text;
+  box.showModal();
+  document.getElementById("snap-dialog-close").focus();
+}
+
 // A greyed button says why it is greyed when tapped (a phone shows no tooltip): its reason
 // is its data-why; app.css lets the tap through to its parent, where this finds it.
 document.addEventListener("click", (event) => {

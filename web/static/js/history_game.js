@@ -2,7 +2,7 @@
 // What is particular to the game (its actions in words, its board, a camera picture)
 // comes from its kind's module (boot.kind_page.module, see home.js); this file never
 // names a kind.
-import { api, boot, el, fill, t } from "./common.js";
+import { api, boot, el, fill, showPicture, t } from "./common.js";
 
 const gameId = boot.game_id;
 const $ = (id) => document.getElementById(id);
@@ -46,16 +46,22 @@ async function show(step) {
   }
 }
 
-/** Beside a step: the kind's picture of it (the camera's snapshot of a die), if any. */
+/** Beside a step: the kind's picture of it (the camera's snapshot of a die), if any; a tap
+ *  (or Enter) shows it whole with the step's words. */
+let picture = null;
 async function showSnapshot(data) {
-  const img = $("step-snap");
-  img.hidden = true;
-  const picture = own.picture ? await own.picture(data, gameId) : null;
+  const open = $("step-snap-open");
+  open.hidden = true;
+  picture = own.picture ? await own.picture(data, gameId) : null;
   if (!picture || current !== data.step) return;
-  img.src = picture.src;
-  img.alt = picture.alt;
-  img.hidden = false;
+  $("step-snap").src = picture.src;
+  $("step-snap").alt = picture.alt;
+  open.setAttribute("aria-label", picture.alt);
+  open.hidden = false;
 }
+$("step-snap-open").addEventListener("click", () => {
+  if (picture) showPicture({ ...picture, text: `${$("step-label").textContent} · ${$("step-action").textContent}` });
+});
 
 $("first").addEventListener("click", () => show(0));
 $("prev").addEventListener("click", () => show(Math.max(0, current - 1)));

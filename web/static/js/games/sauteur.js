@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, num, referee, said, t, toast, playerName, greyed } from "../common.js";
+import { act, api, boot, el, fill, live, num, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -224,17 +224,11 @@ function snapshot(h) {
   el("img", { class: "h-snap", src, width: "160", height: "120", loading: "lazy", decoding: "async", alt }));
 }
 
-/** The snapshot in a dialog, the whole frame as wide as the screen allows, with its reading
- *  (the history line: where, the key, the face and what it did). */
+/** The snapshot in a dialog with its reading (the history line: where, the key, the face
+ *  and what it did). */
 function enlarge(h, src, alt) {
-  const dialog = $("snap-dialog");
-  $("snap-dialog-title").textContent = alt;
-  $("snap-dialog-img").src = src;
-  $("snap-dialog-img").alt = alt;
   const face = h.face === "devil" ? t("face.devil") : h.face;
-  $("snap-dialog-text").textContent = `${h.round}.${h.hiding} · ${t("odds.key")} ${h.key} · ${face} · ${effectText(h)}`;
-  dialog.showModal();
-  $("snap-dialog-close").focus();
+  showPicture({ src, alt, text: `${h.round}.${h.hiding} · ${t("odds.key")} ${h.key} · ${face} · ${effectText(h)}` });
 }
 
 function renderHistory(s) {
