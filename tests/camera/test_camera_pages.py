@@ -80,10 +80,11 @@ def test_teach_confirm_and_the_snapshot_beside_the_face(browser: Any, tmp_path, 
         page.wait_for_selector("#snap-dialog[open]")
         page.wait_for_function("() => document.getElementById('snap-dialog-img').naturalWidth")
         whole = page.evaluate(
-            """() => ({ natural: document.getElementById('snap-dialog-img').naturalWidth,
-                        width: document.getElementById('snap-dialog-img').getBoundingClientRect().width,
-                        text: document.getElementById('snap-dialog-text').textContent,
-                        label: document.getElementById('step-label').textContent })"""
+            """() => { const img = document.getElementById('snap-dialog-img');
+                       return { natural: img.naturalWidth,
+                                width: img.getBoundingClientRect().width,
+                                text: document.getElementById('snap-dialog-text').textContent,
+                                label: document.getElementById('step-label').textContent }; }"""
         )
         assert whole["natural"] == 640 and whole["width"] >= 340
         assert whole["text"].startswith(whole["label"] + " · ")
