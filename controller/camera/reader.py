@@ -33,7 +33,9 @@ import cv2
 import numpy as np
 
 from .hog import hog
+from .layout import LAYOUT_TOL, layout_face
 from .profile import DEVIL, FACES, Profile
+from .shadow import Edge, lift, shadow_edges, shadow_free
 
 PATCH = 48
 COVER = 0.9
@@ -44,35 +46,12 @@ MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 FLAT_WINDOW = 17
 """The median window (patch pixels, a third of the patch) that evens the light on a face."""
-LAYOUT_TOL = 0.085
-"""How far (die sides) a pip may lie from its place in a die face's layout."""
 
 _yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
 _INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
 
 Box = tuple[tuple[float, float], tuple[float, float], float]
-
-
-def _layouts() -> dict[int, list[np.ndarray]]:
-    """Pip centres of each face (die sides from the centre, spacing 1), every orientation."""
-    d = [(-1, -1), (1, 1)]
-    a = [(-1, 1), (1, -1)]
-    six_v = [(x, y) for x in (-1, 1) for y in (-1, 0, 1)]
-    six_h = [(y, x) for x, y in six_v]
-    corners = d + a
-    out = {
-        1: [[(0, 0)]],
-        2: [d, a],
-        3: [[*d, (0, 0)], [*a, (0, 0)]],
-        4: [corners],
-        5: [[*corners, (0, 0)]],
-        6: [six_v, six_h],
-    }
-    return {n: [np.array(v, np.float32) for v in vs] for n, vs in out.items()}
-
-
-LAYOUTS = _layouts()
 
 
 @dataclass(frozen=True)
@@ -125,43 +104,22 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
 
 
 def square_candidates(
-    rgb: np.ndarray, side_hint: float | None = None, within: np.ndarray | None = None
+    rgb: np.ndarray,
+    side_hint: float | None = None,
+    within: np.ndarray | None = None,
+    edges: list[Edge] | None = None,
 ) -> list[Box]:
     """Rotated rectangles (frame pixels) of the square outlines of a die's size in ``rgb``,
     best first (squarest, fullest, nearest the hint). Similar outlines are merged.
     ``within``: a 0/255 mask (frame size); outlines are cut to it (a die touching others
-    that lay there before)."""
+    that lay there before). ``edges``: shadow edges to lift (default: those found)."""
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
     lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
     if side_hint:
         lo, hi = max(lo, side_hint * 0.45 * WORK_SCALE), min(hi, side_hint * 2.0 * WORK_SCALE)
-    # the neighbourhood: about twice the die (a die filling its neighbourhood is no contrast)
-    blocks = (
-        (int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1)
-        if side_hint
-        else (61, 121)
-    )
-    light = _CLAHE.apply(lab[..., 0])
-    masks = []
-    channels = (
-        (light, (7, 20), blocks),
-        (_shadow_free(lab[..., 0], blocks[0]), (10,), blocks[:1]),
-        (lab[..., 1], (4,), blocks[:1]),
-        (lab[..., 2], (4,), blocks[:1]),
-    )
-    for channel, offsets, sizes in channels:
-        for c, block in itertools.product(offsets, sizes):
-            for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
-                # lighter than its surroundings by c, or darker by c
-                masks.append(
-                    cv2.adaptiveThreshold(
-                        channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
-                    )
-                )
-    # and the regions that edges enclose (a die against a table of its own shade)
-    edges = cv2.Canny(lab[..., 0], 12, 36)
-    masks.append(cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))))
+    blocks = _neighbourhoods(side_hint)
+    masks = _masks(lab, blocks, edges)
     found: list[tuple[float, Box]] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     if within is not None:
@@ -201,19 +159,44 @@ def square_candidates(
     return kept[:40]
 
 
-def _shadow_free(light: np.ndarray, window: int) -> np.ndarray:
-    """``light`` (uint8) divided by the median lightness of a ``window``-wide square around
-    each pixel (about twice a die: the die is a minority in it, and a median keeps a shadow's
-    edge sharp where a blur would smear it), scaled to 128 for the table. A die crossed by a
-    shadow's edge keeps one outline."""
-    small = cv2.resize(light, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    around = cv2.medianBlur(small, max(3, (window // 2) | 1))
-    around = cv2.resize(around, (light.shape[1], light.shape[0]), interpolation=cv2.INTER_NEAREST)
-    ratio = light.astype(np.float32) * 128 / np.maximum(around.astype(np.float32), 8.0)
-    return np.clip(ratio, 0, 255).astype(np.uint8)
-
-
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
+
+
+def _masks(lab: np.ndarray, blocks: tuple[int, int], edges: list[Edge] | None) -> list[np.ndarray]:
+    """The thresholded masks a die's outline is looked for in (``lab``: the frame at
+    WORK_SCALE): see :func:`square_candidates`."""
+    light = lab[..., 0]
+    channels: list[tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]] = [
+        (_CLAHE.apply(light), (7, 20), blocks),
+        (shadow_free(light, blocks[0]), (10,), blocks[:1]),
+        (lab[..., 1], (4,), blocks[:1]),
+        (lab[..., 2], (4,), blocks[:1]),
+    ]
+    if edges is None:
+        edges = shadow_edges(light, blocks[0], WORK_SCALE)
+    channels += [(lift(light, e, WORK_SCALE, blocks[0] / 2), (7,), blocks[:1]) for e in edges]
+    masks = []
+    for channel, offsets, sizes in channels:
+        for c, block in itertools.product(offsets, sizes):
+            for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
+                # lighter than its surroundings by c, or darker by c
+                masks.append(
+                    cv2.adaptiveThreshold(
+                        channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
+                    )
+                )
+    # and the regions that edges enclose (a die against a table of its own shade)
+    outline = cv2.Canny(light, 12, 36)
+    masks.append(cv2.bitwise_not(cv2.dilate(outline, np.ones((3, 3), np.uint8))))
+    return masks
+
+
+def _neighbourhoods(side_hint: float | None) -> tuple[int, int]:
+    """The adaptive thresholds' two neighbourhoods (pixels at WORK_SCALE): about twice and
+    four times the die (a die filling its neighbourhood is no contrast)."""
+    if not side_hint:
+        return 61, 121
+    return int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1
 
 
 def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
@@ -496,48 +479,6 @@ def _flatness(light: np.ndarray, blob: np.ndarray) -> float:
     return float(np.mean(values >= 0.75 * values.max())) if values.size else 0.0
 
 
-def layout_face(centres: np.ndarray) -> tuple[int, float]:
-    """The face (1–6) whose layout the pip ``centres`` make (die sides from the patch's
-    centre, the patch square with the die), and the worst misplacement (die sides); ``(0,
-    err)`` when they make none. Every face's layout is symmetric about the die's centre, so
-    the centre is the pips' mean (a patch made too big by a shadow does not matter)."""
-    n = len(centres)
-    if n == 0 or n > 6:
-        return 0, 1.0
-    centre = centres.mean(axis=0)
-    if float(np.hypot(*centre)) > 0.16:
-        return 0, 1.0
-    if n == 1:
-        err = float(np.hypot(*centre))
-        return (1, err) if err < LAYOUT_TOL * 1.3 else (0, err)
-    rel = centres - centre
-    reach = np.abs(rel).max(axis=1)
-    outer = reach[reach > 0.1]
-    if len(outer) == 0:
-        return 0, 1.0
-    guess = float(np.median(outer))
-    best = 1.0
-    for layout in LAYOUTS[n]:
-        d = np.hypot(*(layout[:, None, :] * guess - rel[None, :, :]).transpose(2, 0, 1))
-        nearest = d.argmin(axis=1)
-        if len(set(nearest.tolist())) < n:
-            continue
-        # the spacing across and along may differ a little (a 6's columns)
-        matched = rel[nearest]
-        scale = []
-        for axis in (0, 1):
-            weight = float((layout[:, axis] ** 2).sum())
-            scale.append(
-                float((layout[:, axis] * matched[:, axis]).sum()) / weight if weight else guess
-            )
-        sx, sy = scale
-        if not (min(sx, sy) > 0.13 and max(sx, sy) < 0.38 and max(sx, sy) < 1.45 * min(sx, sy)):
-            continue
-        err = float(np.hypot(*(layout * (sx, sy) - matched).T).max())
-        best = min(best, err)
-    return (n, best) if best < LAYOUT_TOL else (0, best)
-
-
 # -- 3. one candidate's read ------------------------------------------------------------
 
 
@@ -581,27 +522,41 @@ def find_die(
 ) -> tuple[list[Candidate], str]:
     """The readable dice in ``rgb``: candidates that read, one per place, best first; and
     the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
-    since before the press) keeps only candidates that lie mostly where it changed."""
+    since before the press) keeps only candidates that lie mostly where it changed. When
+    none reads and a shadow's edge crosses the frame, they are read again with its shade
+    lifted (:func:`.shadow.lift`: a die half in shadow)."""
     hint = profile.die_side or None
-    boxes = square_candidates(rgb, hint, changed)
+    small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
+    light = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)[..., 0]
+    window = _neighbourhoods(hint)[0]
+    edges = shadow_edges(light, window, WORK_SCALE)
+    boxes = square_candidates(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
     if not boxes:
         return [], "no die seen"
+    reads, why = _read_boxes(rgb, boxes, profile)
+    for edge in edges if not reads else []:
+        reads, _ = _read_boxes(lift(rgb, edge, 1.0, window / WORK_SCALE / 2), boxes, profile)
+        if reads:
+            break
+    return reads, "" if reads else why
+
+
+def _read_boxes(rgb: np.ndarray, boxes: list[Box], profile: Profile) -> tuple[list[Candidate], str]:
+    """The candidates in ``boxes`` that read (a face or the devil), and why none did."""
+    hint = profile.die_side or None
     reads: list[Candidate] = []
-    seen_square = False
     for box in boxes:
         patch = square_patch(rgb, box)
         face, conf, pips, why = read_patch(patch, profile)
         size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
         if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
             face, conf, why = None, 0.0, "one blob, on a square not a die's size"
-        seen_square = True
         reads.append(Candidate(box, face, conf, pips, why))
     answered = [r for r in reads if r.face is not None]
     if not answered:
-        why = next((r.why for r in reads if r.why), "not sure")
-        return [], why if seen_square else "no die seen"
+        return [], next((r.why for r in reads if r.why), "not sure")
     return answered, ""
 
 
@@ -685,4 +640,4 @@ def _pip_points(read: Candidate, scale: float) -> tuple[tuple[float, float], ...
     return tuple(out)
 
 
-__all__ = ["FACES", "Read", "read_face"]
+__all__ = ["FACES", "Read", "layout_face", "read_face"]
