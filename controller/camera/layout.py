@@ -1,10 +1,17 @@
-"""Where a die face's pips lie: the layouts of 1–6 and :func:`layout_face`, which says
-which face (if any) a set of pip centres makes."""
+"""Where a die face's pips lie: the patch a die's top is read on, the layouts of 1–6 and
+:func:`layout_face`, which says which face (if any) a set of pip centres makes."""
 
 from __future__ import annotations
 
 import numpy as np
 
+PATCH = 48
+"""A die's top is read warped to PATCH×PATCH pixels."""
+COVER = 0.9
+"""The patch covers this much of the die's side (its rounded edges stay out)."""
+_yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
+_INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
+"""The patch's inner part (its rim may show the table)."""
 LAYOUT_TOL = 0.085
 """How far (die sides) a pip may lie from its place in a die face's layout."""
 
@@ -72,4 +79,4 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
     return (n, best) if best < LAYOUT_TOL else (0, best)
 
 
-__all__ = ["LAYOUTS", "LAYOUT_TOL", "layout_face"]
+__all__ = ["COVER", "LAYOUTS", "LAYOUT_TOL", "PATCH", "layout_face"]

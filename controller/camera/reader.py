@@ -32,14 +32,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .highlight import faces_around_highlight, glare_hides, highlight_zone
 from .hog import hog
-from .layout import LAYOUT_TOL, layout_face
+from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .profile import DEVIL, FACES, Profile
 from .shadow import Edge, lift, shadow_edges, shadow_free
 
-PATCH = 48
-COVER = 0.9
-"""The patch covers this much of the die's side (its rounded edges stay out)."""
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
@@ -47,8 +45,6 @@ MIN_SIDE, MAX_SIDE = 28.0, 240.0
 FLAT_WINDOW = 17
 """The median window (patch pixels, a third of the patch) that evens the light on a face."""
 
-_yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
-_INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
 
 Box = tuple[tuple[float, float], tuple[float, float], float]
@@ -319,28 +315,57 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
-        return Pips(centres, area_frac, 0, 1.0)
-    for i in keep:
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
-            return Pips(centres, area_frac, 0, 1.0)  # not round: a drawing, a smear
-    median = float(np.median(area_frac))
-    if not 0.004 < median < 0.1:
-        return Pips(centres, area_frac, 0, 1.0)
-    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
-        return Pips(centres, area_frac, 0, 1.0)
-    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
-    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
-        return Pips(centres, area_frac, 0, 1.0)  # pips of one toy share one colour
-    if not _raw_sizes_agree(light, labels, keep, dark):
+    zone = None if dark else highlight_zone(patch, labels, keep)
+    if zone is not None:  # light pips and a highlight: what it may hide or pass for
+        sure = [i for i in keep if not zone[labels == i].any()]
+        if not sure or not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
+            return Pips(centres, area_frac, 0, 1.0)
+        face, chosen = faces_around_highlight(labels, sure, cents, keep, zone, resp)
+        if not face:
+            return Pips(centres, area_frac, 0, 1.0)
+        return Pips(chosen, area_frac, face, layout_face(chosen)[1])
+    if not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
     if face and (
-        _glare(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
+        glare_hides(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _pip_like(
+    lab: np.ndarray,
+    labels: np.ndarray,
+    stats: np.ndarray,
+    keep: list[int],
+    dark: bool,
+    pip_area: float | None,
+    away: np.ndarray | None = None,
+) -> bool:
+    """Whether the blobs ``keep`` are all pips: at most 6, round, alike in size (and of the
+    calibrated size), of one colour, and still alike in the plain lightness (``away``:
+    pixels left out of that, a highlight)."""
+    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
+    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
+        return False
+    for i in keep:
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
+            return False  # not round: a drawing, a smear
+    median = float(np.median(areas)) * (COVER / PATCH) ** 2
+    if not 0.004 < median < 0.1:
+        return False
+    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
+        return False
+    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
+    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
+        return False  # pips of one toy share one colour
+    light = lab[..., 0]
+    if away is not None:
+        light = light.copy()
+        light[away] = float(np.median(light[_INNER]))
+    return _raw_sizes_agree(light, labels, keep, dark)
 
 
 def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
@@ -359,86 +384,6 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
         contrast = abs(float(light[blob].mean()) - face) + 1.0
         steep.append(float(np.percentile(grad[ring], 90)) / contrast)
     return min(steep) < 0.5 * float(np.median(steep))
-
-
-def _glare(
-    patch: np.ndarray,
-    labels: np.ndarray,
-    pips: list[int],
-    dark: bool,
-    centres: np.ndarray,
-    resp: np.ndarray,
-) -> bool:
-    """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
-    a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
-    highlight on a face with dark pips is harmless unless it covers a pip's place in the 3×3
-    grid where one or more hidden pips would make another die face (the centre of a 4 or a
-    2, ...); with light pips, any highlight is (it may pass for a pip anywhere)."""
-    saturated = (patch.min(axis=2) >= 248) & _INNER
-    if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
-        # white all over (bright light, or a highlight as big as the face): only a faint
-        # pip showing where one would make another face is a sign of one hidden
-        return bool(_hidden_faces(None, labels, pips, centres, resp))
-    if not dark:
-        on_pips = np.isin(labels, pips)
-        if all(bool(saturated[labels == i].any()) for i in pips):
-            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
-            saturated &= ~grown.astype(bool)
-        else:
-            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
-            if max(peaks) >= 248:
-                return True  # one pip whiter than the others: a highlight among them
-    if not saturated.any():
-        return False
-    if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
-        pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-        return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
-    return bool(_hidden_faces(saturated, labels, pips, centres, resp))
-
-
-def _hidden_faces(
-    saturated: np.ndarray | None,
-    labels: np.ndarray,
-    pips: list[int],
-    centres: np.ndarray,
-    resp: np.ndarray,
-) -> list[int]:
-    """The die faces that pips hidden under the ``saturated`` pixels would make with the
-    pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
-    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
-    or together, where a pip may hide:
-    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
-    black-hat or top-hat response) that was not counted."""
-    pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-    radius = max(2.0, math.sqrt(pip_px / math.pi))
-    middle = centres.mean(axis=0)
-    reach = np.abs(centres - middle).max(axis=1)
-    outer = reach[reach > 0.1]
-    step = float(np.median(outer)) if len(outer) else 0.25
-    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
-    covered = []
-    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
-        place = middle + np.array((gx, gy), np.float32) * step
-        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
-            continue  # a pip is there
-        px, py = place * PATCH / COVER + PATCH / 2
-        d2 = (xx - px) ** 2 + (yy - py) ** 2
-        disc = d2 <= radius * radius
-        near = d2 <= 4 * radius * radius
-        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
-            continue  # no highlight there
-        # under the highlight: white in part of a pip's disc (a grey pip may be lost in
-        # it), or a faint pip still showing (a part of it, darker or lighter than around)
-        lost = saturated is not None and float(saturated[disc].mean()) >= 0.15
-        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
-            covered.append(place)
-    faces = []
-    for k in range(1, min(3, len(covered)) + 1):
-        for hidden in itertools.combinations(covered, k):
-            face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
-            if face:
-                faces.append(face)
-    return faces
 
 
 def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
@@ -640,4 +585,4 @@ def _pip_points(read: Candidate, scale: float) -> tuple[tuple[float, float], ...
     return tuple(out)
 
 
-__all__ = ["FACES", "Read", "layout_face", "read_face"]
+__all__ = ["COVER", "FACES", "PATCH", "Read", "layout_face", "read_face"]
