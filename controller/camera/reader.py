@@ -315,23 +315,40 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    zone = None if dark else highlight_zone(patch, labels, keep)
-    if zone is not None:  # light pips and a highlight: what it may hide or pass for
-        sure = [i for i in keep if not zone[labels == i].any()]
+    zone = highlight_zone(patch, labels, keep)
+    sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
+    if zone is not None and dark:  # a dark pip under a highlight: its shade is not the others'
+        if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
+            return Pips(centres, area_frac, 0, 1.0)
+        if not _pip_shaped(stats, keep, pip_area or float(np.median(area_frac))):
+            return Pips(centres, area_frac, 0, 1.0)
+    elif zone is not None:  # light pips and a highlight: what it may hide or pass for
         if not sure or not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
             return Pips(centres, area_frac, 0, 1.0)
         face, chosen = faces_around_highlight(labels, sure, cents, keep, zone, resp)
         if not face:
             return Pips(centres, area_frac, 0, 1.0)
         return Pips(chosen, area_frac, face, layout_face(chosen)[1])
-    if not _pip_like(lab, labels, stats, keep, dark, pip_area):
+    elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
     if face and (
-        glare_hides(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
+        glare_hides(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, sure)
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _pip_shaped(stats: np.ndarray, blobs: list[int], pip_area: float) -> bool:
+    """Whether every blob is roundish and at most a pip's size (``pip_area``: a fraction of
+    the die's top), its shade aside: a pip under a highlight is paler than the others, and
+    may show only in part (down to half of it, a quarter of its area)."""
+    size = pip_area * (PATCH / COVER) ** 2
+    for i in blobs:
+        w, h, a = (stats[i, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
+        if max(w, h) > 2.2 * min(w, h) + 1 or a < 0.45 * w * h or not 0.25 * size < a < 2.5 * size:
+            return False
+    return True
 
 
 def _pip_like(
