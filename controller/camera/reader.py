@@ -5,13 +5,15 @@
    lighter or darker than the table), and so are the two colour channels (a coloured die on a
    table of the same lightness). Every outline that is square (its sides within 25 %), fills
    its rotated rectangle, and is a die's size (the calibrated side is a preference, not a
-   gate) is a candidate.
+   gate) is a candidate. A shadow's straight edge across the table is lifted first
+   (:mod:`.shadow`), and when nothing reads the candidates are read again on the lifted frame.
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
    when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
    No face found: counted again with the face's light evened out (a shadow's edge). A white
-   highlight makes the count untrusted only where a pip hidden in it would make another face.
+   highlight makes the count untrusted only where a pip hidden in it, or a highlight passing
+   for a pip, would make another face (:mod:`.highlight`).
 3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
    colour and contrast do not change them; 4 rotations of each example) with the calibration
    photos of the devil and with number faces. It is answered only when it is close to the
