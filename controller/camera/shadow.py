@@ -31,28 +31,34 @@ class Edge:
     shaded: int
 
 
-def _across(shape: tuple[int, int], edge: Edge, scale: float) -> tuple[np.ndarray, np.ndarray]:
+def _across(shape: tuple[int, int], edge: Edge, scale: float) -> np.ndarray:
     """Each pixel's signed distance from the edge (pixels of this image, ``+`` the shaded
-    side) and its place along it (0 to its length)."""
+    side)."""
     (x1, y1), (x2, y2) = (np.array(edge.a) * scale), (np.array(edge.b) * scale)
     length = max(math.hypot(x2 - x1, y2 - y1), 1e-6)
     yy, xx = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float32)
-    across = ((xx - x1) * (y1 - y2) + (yy - y1) * (x2 - x1)) / length * edge.shaded
-    along = ((xx - x1) * (x2 - x1) + (yy - y1) * (y2 - y1)) / length
-    return across, along
+    return ((xx - x1) * (y1 - y2) + (yy - y1) * (x2 - x1)) / length * edge.shaded
 
 
-def _sides(
-    grey: np.ndarray, across: np.ndarray, along: np.ndarray, band: float
-) -> tuple[float, float]:
-    """The median light each side of the edge, in a band ``band`` wide along its length
-    (the table there: a die is a minority in it); 0 when a side has too few pixels."""
-    length = float(along.max())
-    near = (along > 0) & (along < length) & (np.abs(across) < band)
-    lit, shade = grey[near & (across < -2)], grey[near & (across > 2)]
-    if lit.size < 50 or shade.size < 50:
-        return 0.0, 0.0
-    return float(np.median(lit)), float(np.median(shade))
+def _sides(grey: np.ndarray, edge: Edge, scale: float, band: float) -> tuple[float, float]:
+    """The median light of ``grey`` (a frame scaled by ``scale``) on the lit and on the
+    shaded side of ``edge``, sampled along its length out to ``band`` pixels from it (the
+    table there: a die is a minority); 0 when a side has too few pixels in the image."""
+    (x1, y1), (x2, y2) = np.array(edge.a) * scale, np.array(edge.b) * scale
+    length = max(math.hypot(x2 - x1, y2 - y1), 1e-6)
+    normal = np.array([y1 - y2, x2 - x1]) / length * edge.shaded
+    t = np.linspace(0, 1, 48)[:, None, None]
+    d = np.linspace(3, max(band, 4), 8)[None, :, None]
+    base = np.array([x1, y1]) + t * np.array([x2 - x1, y2 - y1])
+    out = []
+    for sign in (-1, 1):
+        pts = (base + sign * d * normal).reshape(-1, 2).round().astype(int)
+        inside = (pts[:, 0] >= 0) & (pts[:, 0] < grey.shape[1])
+        inside &= (pts[:, 1] >= 0) & (pts[:, 1] < grey.shape[0])
+        if np.count_nonzero(inside) < 50:
+            return 0.0, 0.0
+        out.append(float(np.median(grey[pts[inside, 1], pts[inside, 0]])))
+    return out[0], out[1]
 
 
 def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
@@ -73,10 +79,9 @@ def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
         lines.reshape(-1, 4).tolist(), key=lambda s: -math.hypot(s[2] - s[0], s[3] - s[1])
     )
     out: list[Edge] = []
-    for x1, y1, x2, y2 in segs[:12]:
+    for x1, y1, x2, y2 in segs[:60]:
         edge = Edge((x1 / scale, y1 / scale), (x2 / scale, y2 / scale), 1)
-        across, along = _across(light.shape, edge, scale)
-        one, two = _sides(light, across, along, window / 2)
+        one, two = _sides(light, edge, scale, window / 2)
         if min(one, two) <= 0 or max(one, two) < MIN_RATIO * max(min(one, two), 4.0):
             continue
         out.append(edge if one > two else Edge(edge.a, edge.b, -1))
@@ -90,8 +95,8 @@ def lift(image: np.ndarray, edge: Edge, scale: float, band: float) -> np.ndarray
     ``edge`` multiplied by the ratio of the two sides' light (measured on it, ``band``
     pixels each side), the edge itself smoothed (a thin seam would cut the die in two)."""
     grey = image if image.ndim == 2 else image.mean(axis=2)
-    across, along = _across(image.shape[:2], edge, scale)
-    lit, shade = _sides(grey, across, along, band)
+    lit, shade = _sides(grey, edge, scale, band)
+    across = _across(image.shape[:2], edge, scale)
     if shade <= 0:
         return image
     gain = 1 + (lit / max(shade, 4.0) - 1) * np.clip(across / 3 + 0.5, 0, 1)
