@@ -18,8 +18,10 @@ import numpy as np
 from .layout import _INNER, COVER, PATCH, layout_face
 
 WHITE = 248
-LOST = 0.5
 """A pixel whose every channel is at least this is saturated (nothing under it shows)."""
+LOST = 0.15
+"""A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
+under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
 
 
 def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np.ndarray | None:
@@ -137,6 +139,8 @@ def hidden_faces(
         d2 = (xx - px) ** 2 + (yy - py) ** 2
         disc = d2 <= radius * radius
         near = d2 <= 4 * radius * radius
+        if not disc.any():
+            continue  # off the die's top: no pip of this die there
         if saturated is not None and not float(saturated[near].mean()) >= 0.1:
             continue  # no highlight there
         # under the highlight: white in part of a pip's disc (a grey pip may be lost in
