@@ -2,9 +2,10 @@
 pass for one (issue 22, point 6). When unsure, no face: a 5 must never be read as a 4.
 
 With dark pips a highlight cannot pass for a pip; it may hide one where it is white over a
-pip's place (:func:`glare_hides`). With light pips it may do both: the blobs it touches are in
-doubt (a pip or the highlight), and so are the empty places it covers; a face is answered
-only when every way of filling them in makes that one face (:func:`faces_around_highlight`).
+pip's place (:func:`glare_hides`), and a pip it touches is paler than the others
+(:func:`highlight_zone`: where). With light pips any highlight may pass for a pip or hide
+one: no face. (Judging light pips by where the highlight lies read a held-out azure 5 as 4:
+the highlight set the level pips are found at, and a pip far from it was lost.)
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as
 
 
 def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np.ndarray | None:
-    """Where a highlight lies on a face with light pips, grown by a pip's radius (a pip
-    touching it may be lost in it): saturated pixels, those of the pips left out when every
+    """Where a highlight lies on a face, grown by a pip's radius (a pip touching it is paler
+    than the others, or lost in it): saturated pixels, those of the pips left out when every
     pip is white (white pips, not a highlight); ``None`` when there is none."""
     saturated = (patch.min(axis=2) >= WHITE) & _INNER
     on_pips = np.isin(labels, pips)
@@ -39,40 +40,6 @@ def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np
     r = max(2, round(math.sqrt(pip_px / math.pi)))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     return cv2.dilate(saturated.astype(np.uint8), kernel).astype(bool)
-
-
-def faces_around_highlight(
-    labels: np.ndarray,
-    sure: list[int],
-    cents: np.ndarray,
-    blobs: list[int],
-    zone: np.ndarray,
-    resp: np.ndarray,
-) -> tuple[int, np.ndarray]:
-    """The one face the pips make however the highlight ``zone`` is filled in, and its pip
-    centres (die sides from the patch's centre); ``(0, [])`` when there are two or none.
-    ``sure``: blobs clear of the highlight (pips); the other ``blobs`` may be a pip or the
-    highlight; an empty place of the grid under it may hide a pip. The face must be made
-    by blobs seen (one pip hidden is never assumed)."""
-    doubtful = [i for i in blobs if i not in sure]
-    none = np.zeros((0, 2), np.float32)
-    if len(doubtful) > 3:
-        return 0, none
-    seen: dict[int, np.ndarray] = {}
-    hidden: set[int] = set()
-    for k in range(len(doubtful) + 1):
-        for some in itertools.combinations(doubtful, k):
-            ids = [*sure, *some]
-            centres = ((cents[ids] - PATCH / 2) * (COVER / PATCH)).astype(np.float32)
-            face, _ = layout_face(centres)
-            if face:
-                seen.setdefault(face, centres)
-            hidden.update(hidden_faces(zone, labels, ids, centres, resp))
-    faces = set(seen) | hidden
-    if len(faces) != 1 or not seen:
-        return 0, none
-    face = next(iter(seen))
-    return face, seen[face]
 
 
 def glare_hides(

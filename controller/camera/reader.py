@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import faces_around_highlight, glare_hides, highlight_zone
+from .highlight import glare_hides, highlight_zone
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .profile import DEVIL, FACES, Profile
@@ -317,20 +317,13 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    zone = highlight_zone(patch, labels, keep)
+    zone = highlight_zone(patch, labels, keep) if dark else None
     sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
-    if zone is not None and dark:  # a dark pip under a highlight: its shade is not the others'
+    if zone is not None:  # a dark pip under a highlight: its shade is not the others'
         if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
             return Pips(centres, area_frac, 0, 1.0)
         if not _pip_shaped(stats, keep, pip_area or float(np.median(area_frac))):
             return Pips(centres, area_frac, 0, 1.0)
-    elif zone is not None:  # light pips and a highlight: what it may hide or pass for
-        if not sure or not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
-            return Pips(centres, area_frac, 0, 1.0)
-        face, chosen = faces_around_highlight(labels, sure, cents, keep, zone, resp)
-        if not face:
-            return Pips(centres, area_frac, 0, 1.0)
-        return Pips(chosen, area_frac, face, layout_face(chosen)[1])
     elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)

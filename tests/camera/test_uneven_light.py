@@ -65,9 +65,9 @@ def test_shadowed_dice_are_read_and_never_wrong(profiles):
 
 
 def test_dice_under_a_highlight_are_read_where_it_hides_nothing(profiles):
-    """14 renders with a white highlight on the die: 3 were read before the highlight was
-    judged by where it lies on light pips too, and a pale pip under it counted; now 5.
-    None wrong (a highlight over a place where a pip would make another face: null)."""
+    """14 renders with a white highlight on the die: 3 were read before a pale dark pip
+    under it was counted; now 5. None wrong (a highlight over a place where a pip would
+    make another face: null; on light pips any highlight: null)."""
     read, wrong = _read_under("glare", 2208, profiles)
     assert not wrong
     assert read >= 5, f"only {read} of 14 dice under a highlight read"
