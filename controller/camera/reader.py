@@ -231,11 +231,18 @@ NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
 
 
 def find_pips(
-    patch: np.ndarray, dark: bool, pip_area: float | None = None, flat: bool = False
+    patch: np.ndarray,
+    dark: bool,
+    pip_area: float | None = None,
+    flat: bool = False,
+    pale: bool = False,
 ) -> Pips:
     """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
     their layout makes (``face`` 0 when it is no die face or the blobs are no pips).
-    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge)."""
+    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge).
+    ``pale``: the pips are known to be dark (calibrated so): one under a white highlight
+    is paler than the others and is judged by its shape and size alone. Not with pips that
+    may be either: the dark face between light pips and a highlight would pass for one."""
     lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
     if flat:
         lab[..., 0] = flat_light(lab[..., 0])
@@ -252,12 +259,12 @@ def find_pips(
     # at one level must not be another face at the next one.
     found = []
     for level in (0.45, 0.65, 0.8):
-        found.append(_blobs(patch, lab, resp, level, dark, pip_area))
+        found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
         if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
             return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
             if level < 0.8:
-                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area)
+                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area, pale)
                 if again.face and again.face != found[-1].face:
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
             return found[-1]
@@ -292,6 +299,7 @@ def _blobs(
     level: float,
     dark: bool,
     pip_area: float | None,
+    pale: bool = False,
 ) -> Pips:
     """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
     light = lab[..., 0]
@@ -317,7 +325,7 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    zone = highlight_zone(patch, labels, keep) if dark else None
+    zone = highlight_zone(patch, labels, keep) if dark and pale else None
     sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
     if zone is not None:  # a dark pip under a highlight: its shade is not the others'
         if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
@@ -451,10 +459,13 @@ class Candidate:
 def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, float, Pips, str]:
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
-    found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
+    pale = profile.pip_polarity == "dark"  # known dark pips: one under a highlight is paler
+    found = [find_pips(patch, dark, profile.pip_area or None, False, pale) for dark in polarities]
     unlit = not bool(((patch.min(axis=2) >= 248) & _INNER).any())  # evening out a highlight
     if unlit and not any(p.face for p in found):  # a shadow across the face? even its light
-        found += [find_pips(patch, dark, profile.pip_area or None, True) for dark in polarities]
+        found += [
+            find_pips(patch, dark, profile.pip_area or None, True, pale) for dark in polarities
+        ]
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))

@@ -131,7 +131,7 @@ def test_a_half_lit_centre_pip_under_a_highlight_is_counted():
     spot = np.exp(-((xx - PATCH // 2 - 4) ** 2 + (yy - PATCH // 2) ** 2) / (2 * 3.5**2))
     pip = (xx - PATCH // 2) ** 2 + (yy - PATCH // 2) ** 2 <= 16
     patch[pip] = np.clip(30 + 230 * spot[pip], 0, 255)[:, None]
-    assert find_pips(patch.astype(np.uint8), dark=True, pip_area=0.0177).face == 5
+    assert find_pips(patch.astype(np.uint8), dark=True, pip_area=0.0177, pale=True).face == 5
 
 
 def test_a_faint_centre_pip_on_a_face_white_all_over_is_not_read_as_four():
