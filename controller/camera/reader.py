@@ -336,10 +336,20 @@ def _blobs(
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
     if face and (
-        glare_hides(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, sure)
+        glare_hides(patch, labels, keep, dark, centres, resp)
+        or _soft_blob(light, labels, sure)
+        or (face == 1 and _more_than_one_blob(labels, keep, resp))
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _more_than_one_blob(labels: np.ndarray, pip: list[int], resp: np.ndarray) -> bool:
+    """Whether a face read as 1 shows more than its pip: a response above a third of the
+    pip's elsewhere on it (a drawing's lines: a devil's trident, whose junction passed for a
+    1 on a held-out render crossed by a shadow, had a drawing around its "pip")."""
+    around = cv2.dilate(np.isin(labels, pip).astype(np.uint8), np.ones((9, 9), np.uint8))
+    return bool(float(resp[(around == 0) & _INNER].max(initial=0.0)) > float(resp.max()) / 3)
 
 
 def _pip_shaped(stats: np.ndarray, blobs: list[int], pip_area: float) -> bool:
