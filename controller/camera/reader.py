@@ -11,9 +11,9 @@
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
    when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
-   No face found: counted again with the face's light evened out (a shadow's edge). A white
-   highlight makes the count untrusted only where a pip hidden in it, or a highlight passing
-   for a pip, would make another face (:mod:`.highlight`).
+   No face found: counted again with the face's light evened out (a shadow's edge). With
+   dark pips a white highlight makes the count untrusted only where a pip hidden in it would
+   make another face; with light pips any highlight does (:mod:`.highlight`).
 3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
    colour and contrast do not change them; 4 rotations of each example) with the calibration
    photos of the devil and with number faces. It is answered only when it is close to the
