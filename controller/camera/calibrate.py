@@ -141,7 +141,7 @@ def _devil_die(img: np.ndarray, side: float, polarity: str) -> np.ndarray | None
 def drawn_number(face: int, die: np.ndarray, pip: np.ndarray, pip_area: float) -> np.ndarray:
     """A number face drawn in patch space (RGB PATCH×PATCH) in the die's and pips' colours:
     the reader's examples of faces no photo showed."""
-    from .reader import LAYOUTS
+    from .layout import LAYOUTS
 
     img = np.empty((PATCH, PATCH, 3), np.uint8)
     img[:] = die

@@ -5,13 +5,15 @@
    lighter or darker than the table), and so are the two colour channels (a coloured die on a
    table of the same lightness). Every outline that is square (its sides within 25 %), fills
    its rotated rectangle, and is a die's size (the calibrated side is a preference, not a
-   gate) is a candidate.
+   gate) is a candidate. A shadow's straight edge across the table is lifted first
+   (:mod:`.shadow`), and when nothing reads the candidates are read again on the lifted frame.
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
    when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
-   No face found: counted again with the face's light evened out (a shadow's edge). A white
-   highlight makes the count untrusted only where a pip hidden in it would make another face.
+   No face found: counted again with the face's light evened out (a shadow's edge). With
+   dark pips a white highlight makes the count untrusted only where a pip hidden in it would
+   make another face; with light pips any highlight does (:mod:`.highlight`).
 3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
    colour and contrast do not change them; 4 rotations of each example) with the calibration
    photos of the devil and with number faces. It is answered only when it is close to the
@@ -32,47 +34,22 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .highlight import glare_hides, highlight_zone
 from .hog import hog
+from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .profile import DEVIL, FACES, Profile
+from .shadow import Edge, lift, shadow_edges, shadow_free
 
-PATCH = 48
-COVER = 0.9
-"""The patch covers this much of the die's side (its rounded edges stay out)."""
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 FLAT_WINDOW = 17
 """The median window (patch pixels, a third of the patch) that evens the light on a face."""
-LAYOUT_TOL = 0.085
-"""How far (die sides) a pip may lie from its place in a die face's layout."""
 
-_yy, _xx = (np.mgrid[0:PATCH, 0:PATCH] + 0.5) / PATCH - 0.5
-_INNER = (np.abs(_yy) < 0.43) & (np.abs(_xx) < 0.43)
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
 
 Box = tuple[tuple[float, float], tuple[float, float], float]
-
-
-def _layouts() -> dict[int, list[np.ndarray]]:
-    """Pip centres of each face (die sides from the centre, spacing 1), every orientation."""
-    d = [(-1, -1), (1, 1)]
-    a = [(-1, 1), (1, -1)]
-    six_v = [(x, y) for x in (-1, 1) for y in (-1, 0, 1)]
-    six_h = [(y, x) for x, y in six_v]
-    corners = d + a
-    out = {
-        1: [[(0, 0)]],
-        2: [d, a],
-        3: [[*d, (0, 0)], [*a, (0, 0)]],
-        4: [corners],
-        5: [[*corners, (0, 0)]],
-        6: [six_v, six_h],
-    }
-    return {n: [np.array(v, np.float32) for v in vs] for n, vs in out.items()}
-
-
-LAYOUTS = _layouts()
 
 
 @dataclass(frozen=True)
@@ -125,43 +102,22 @@ def as_rgb(image: np.ndarray) -> np.ndarray:
 
 
 def square_candidates(
-    rgb: np.ndarray, side_hint: float | None = None, within: np.ndarray | None = None
+    rgb: np.ndarray,
+    side_hint: float | None = None,
+    within: np.ndarray | None = None,
+    edges: list[Edge] | None = None,
 ) -> list[Box]:
     """Rotated rectangles (frame pixels) of the square outlines of a die's size in ``rgb``,
     best first (squarest, fullest, nearest the hint). Similar outlines are merged.
     ``within``: a 0/255 mask (frame size); outlines are cut to it (a die touching others
-    that lay there before)."""
+    that lay there before). ``edges``: shadow edges to lift (default: those found)."""
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
     lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
     if side_hint:
         lo, hi = max(lo, side_hint * 0.45 * WORK_SCALE), min(hi, side_hint * 2.0 * WORK_SCALE)
-    # the neighbourhood: about twice the die (a die filling its neighbourhood is no contrast)
-    blocks = (
-        (int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1)
-        if side_hint
-        else (61, 121)
-    )
-    light = _CLAHE.apply(lab[..., 0])
-    masks = []
-    channels = (
-        (light, (7, 20), blocks),
-        (_shadow_free(lab[..., 0], blocks[0]), (10,), blocks[:1]),
-        (lab[..., 1], (4,), blocks[:1]),
-        (lab[..., 2], (4,), blocks[:1]),
-    )
-    for channel, offsets, sizes in channels:
-        for c, block in itertools.product(offsets, sizes):
-            for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
-                # lighter than its surroundings by c, or darker by c
-                masks.append(
-                    cv2.adaptiveThreshold(
-                        channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
-                    )
-                )
-    # and the regions that edges enclose (a die against a table of its own shade)
-    edges = cv2.Canny(lab[..., 0], 12, 36)
-    masks.append(cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8))))
+    blocks = _neighbourhoods(side_hint)
+    masks = _masks(lab, blocks, edges)
     found: list[tuple[float, Box]] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     if within is not None:
@@ -201,19 +157,44 @@ def square_candidates(
     return kept[:40]
 
 
-def _shadow_free(light: np.ndarray, window: int) -> np.ndarray:
-    """``light`` (uint8) divided by the median lightness of a ``window``-wide square around
-    each pixel (about twice a die: the die is a minority in it, and a median keeps a shadow's
-    edge sharp where a blur would smear it), scaled to 128 for the table. A die crossed by a
-    shadow's edge keeps one outline."""
-    small = cv2.resize(light, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    around = cv2.medianBlur(small, max(3, (window // 2) | 1))
-    around = cv2.resize(around, (light.shape[1], light.shape[0]), interpolation=cv2.INTER_NEAREST)
-    ratio = light.astype(np.float32) * 128 / np.maximum(around.astype(np.float32), 8.0)
-    return np.clip(ratio, 0, 255).astype(np.uint8)
-
-
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
+
+
+def _masks(lab: np.ndarray, blocks: tuple[int, int], edges: list[Edge] | None) -> list[np.ndarray]:
+    """The thresholded masks a die's outline is looked for in (``lab``: the frame at
+    WORK_SCALE): see :func:`square_candidates`."""
+    light = lab[..., 0]
+    channels: list[tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]] = [
+        (_CLAHE.apply(light), (7, 20), blocks),
+        (shadow_free(light, blocks[0]), (10,), blocks[:1]),
+        (lab[..., 1], (4,), blocks[:1]),
+        (lab[..., 2], (4,), blocks[:1]),
+    ]
+    if edges is None:
+        edges = shadow_edges(light, blocks[0], WORK_SCALE)
+    channels += [(lift(light, e, WORK_SCALE, blocks[0] / 2), (7,), blocks[:1]) for e in edges]
+    masks = []
+    for channel, offsets, sizes in channels:
+        for c, block in itertools.product(offsets, sizes):
+            for kind, offset in ((cv2.THRESH_BINARY, -c), (cv2.THRESH_BINARY_INV, c)):
+                # lighter than its surroundings by c, or darker by c
+                masks.append(
+                    cv2.adaptiveThreshold(
+                        channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind, block, offset
+                    )
+                )
+    # and the regions that edges enclose (a die against a table of its own shade)
+    outline = cv2.Canny(light, 12, 36)
+    masks.append(cv2.bitwise_not(cv2.dilate(outline, np.ones((3, 3), np.uint8))))
+    return masks
+
+
+def _neighbourhoods(side_hint: float | None) -> tuple[int, int]:
+    """The adaptive thresholds' two neighbourhoods (pixels at WORK_SCALE): about twice and
+    four times the die (a die filling its neighbourhood is no contrast)."""
+    if not side_hint:
+        return 61, 121
+    return int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1
 
 
 def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
@@ -250,11 +231,18 @@ NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
 
 
 def find_pips(
-    patch: np.ndarray, dark: bool, pip_area: float | None = None, flat: bool = False
+    patch: np.ndarray,
+    dark: bool,
+    pip_area: float | None = None,
+    flat: bool = False,
+    pale: bool = False,
 ) -> Pips:
     """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
     their layout makes (``face`` 0 when it is no die face or the blobs are no pips).
-    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge)."""
+    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge).
+    ``pale``: the pips are known to be dark (calibrated so): one under a white highlight
+    is paler than the others and is judged by its shape and size alone. Not with pips that
+    may be either: the dark face between light pips and a highlight would pass for one."""
     lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
     if flat:
         lab[..., 0] = flat_light(lab[..., 0])
@@ -271,12 +259,12 @@ def find_pips(
     # at one level must not be another face at the next one.
     found = []
     for level in (0.45, 0.65, 0.8):
-        found.append(_blobs(patch, lab, resp, level, dark, pip_area))
+        found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
         if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
             return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
             if level < 0.8:
-                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area)
+                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area, pale)
                 if again.face and again.face != found[-1].face:
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
             return found[-1]
@@ -311,6 +299,7 @@ def _blobs(
     level: float,
     dark: bool,
     pip_area: float | None,
+    pale: bool = False,
 ) -> Pips:
     """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
     light = lab[..., 0]
@@ -336,28 +325,77 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
-        return Pips(centres, area_frac, 0, 1.0)
-    for i in keep:
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
-            return Pips(centres, area_frac, 0, 1.0)  # not round: a drawing, a smear
-    median = float(np.median(area_frac))
-    if not 0.004 < median < 0.1:
-        return Pips(centres, area_frac, 0, 1.0)
-    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
-        return Pips(centres, area_frac, 0, 1.0)
-    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
-    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
-        return Pips(centres, area_frac, 0, 1.0)  # pips of one toy share one colour
-    if not _raw_sizes_agree(light, labels, keep, dark):
+    zone = highlight_zone(patch, labels, keep) if dark and pale else None
+    sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
+    if zone is not None:  # a dark pip under a highlight: its shade is not the others'
+        if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
+            return Pips(centres, area_frac, 0, 1.0)
+        if not _pip_shaped(stats, keep, pip_area or float(np.median(area_frac))):
+            return Pips(centres, area_frac, 0, 1.0)
+    elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
     if face and (
-        _glare(patch, labels, keep, dark, centres, resp) or _soft_blob(light, labels, keep)
+        glare_hides(patch, labels, keep, dark, centres, resp)
+        or _soft_blob(light, labels, sure)
+        or (face == 1 and _more_than_one_blob(labels, keep, resp))
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _more_than_one_blob(labels: np.ndarray, pip: list[int], resp: np.ndarray) -> bool:
+    """Whether a face read as 1 shows more than its pip: a response above a third of the
+    pip's elsewhere on it (a drawing's lines: a devil's trident, whose junction passed for a
+    1 on a held-out render crossed by a shadow, had a drawing around its "pip")."""
+    around = cv2.dilate(np.isin(labels, pip).astype(np.uint8), np.ones((9, 9), np.uint8))
+    return bool(float(resp[(around == 0) & _INNER].max(initial=0.0)) > float(resp.max()) / 3)
+
+
+def _pip_shaped(stats: np.ndarray, blobs: list[int], pip_area: float) -> bool:
+    """Whether every blob is roundish and at most a pip's size (``pip_area``: a fraction of
+    the die's top), its shade aside: a pip under a highlight is paler than the others, and
+    may show only in part (down to half of it, a quarter of its area)."""
+    size = pip_area * (PATCH / COVER) ** 2
+    for i in blobs:
+        w, h, a = (stats[i, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
+        if max(w, h) > 2.2 * min(w, h) + 1 or a < 0.45 * w * h or not 0.25 * size < a < 2.5 * size:
+            return False
+    return True
+
+
+def _pip_like(
+    lab: np.ndarray,
+    labels: np.ndarray,
+    stats: np.ndarray,
+    keep: list[int],
+    dark: bool,
+    pip_area: float | None,
+    away: np.ndarray | None = None,
+) -> bool:
+    """Whether the blobs ``keep`` are all pips: at most 6, round, alike in size (and of the
+    calibrated size), of one colour, and still alike in the plain lightness (``away``:
+    pixels left out of that, a highlight)."""
+    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
+    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
+        return False
+    for i in keep:
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
+            return False  # not round: a drawing, a smear
+    median = float(np.median(areas)) * (COVER / PATCH) ** 2
+    if not 0.004 < median < 0.1:
+        return False
+    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
+        return False
+    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
+    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
+        return False  # pips of one toy share one colour
+    light = lab[..., 0]
+    if away is not None:
+        light = light.copy()
+        light[away] = float(np.median(light[_INNER]))
+    return _raw_sizes_agree(light, labels, keep, dark)
 
 
 def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
@@ -376,86 +414,6 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
         contrast = abs(float(light[blob].mean()) - face) + 1.0
         steep.append(float(np.percentile(grad[ring], 90)) / contrast)
     return min(steep) < 0.5 * float(np.median(steep))
-
-
-def _glare(
-    patch: np.ndarray,
-    labels: np.ndarray,
-    pips: list[int],
-    dark: bool,
-    centres: np.ndarray,
-    resp: np.ndarray,
-) -> bool:
-    """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
-    a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
-    highlight on a face with dark pips is harmless unless it covers a pip's place in the 3×3
-    grid where one or more hidden pips would make another die face (the centre of a 4 or a
-    2, ...); with light pips, any highlight is (it may pass for a pip anywhere)."""
-    saturated = (patch.min(axis=2) >= 248) & _INNER
-    if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
-        # white all over (bright light, or a highlight as big as the face): only a faint
-        # pip showing where one would make another face is a sign of one hidden
-        return bool(_hidden_faces(None, labels, pips, centres, resp))
-    if not dark:
-        on_pips = np.isin(labels, pips)
-        if all(bool(saturated[labels == i].any()) for i in pips):
-            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
-            saturated &= ~grown.astype(bool)
-        else:
-            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
-            if max(peaks) >= 248:
-                return True  # one pip whiter than the others: a highlight among them
-    if not saturated.any():
-        return False
-    if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
-        pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-        return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
-    return bool(_hidden_faces(saturated, labels, pips, centres, resp))
-
-
-def _hidden_faces(
-    saturated: np.ndarray | None,
-    labels: np.ndarray,
-    pips: list[int],
-    centres: np.ndarray,
-    resp: np.ndarray,
-) -> list[int]:
-    """The die faces that pips hidden under the ``saturated`` pixels would make with the
-    pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
-    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
-    or together, where a pip may hide:
-    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
-    black-hat or top-hat response) that was not counted."""
-    pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
-    radius = max(2.0, math.sqrt(pip_px / math.pi))
-    middle = centres.mean(axis=0)
-    reach = np.abs(centres - middle).max(axis=1)
-    outer = reach[reach > 0.1]
-    step = float(np.median(outer)) if len(outer) else 0.25
-    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
-    covered = []
-    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
-        place = middle + np.array((gx, gy), np.float32) * step
-        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
-            continue  # a pip is there
-        px, py = place * PATCH / COVER + PATCH / 2
-        d2 = (xx - px) ** 2 + (yy - py) ** 2
-        disc = d2 <= radius * radius
-        near = d2 <= 4 * radius * radius
-        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
-            continue  # no highlight there
-        # under the highlight: white in part of a pip's disc (a grey pip may be lost in
-        # it), or a faint pip still showing (a part of it, darker or lighter than around)
-        lost = saturated is not None and float(saturated[disc].mean()) >= 0.15
-        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
-            covered.append(place)
-    faces = []
-    for k in range(1, min(3, len(covered)) + 1):
-        for hidden in itertools.combinations(covered, k):
-            face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
-            if face:
-                faces.append(face)
-    return faces
 
 
 def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
@@ -496,48 +454,6 @@ def _flatness(light: np.ndarray, blob: np.ndarray) -> float:
     return float(np.mean(values >= 0.75 * values.max())) if values.size else 0.0
 
 
-def layout_face(centres: np.ndarray) -> tuple[int, float]:
-    """The face (1–6) whose layout the pip ``centres`` make (die sides from the patch's
-    centre, the patch square with the die), and the worst misplacement (die sides); ``(0,
-    err)`` when they make none. Every face's layout is symmetric about the die's centre, so
-    the centre is the pips' mean (a patch made too big by a shadow does not matter)."""
-    n = len(centres)
-    if n == 0 or n > 6:
-        return 0, 1.0
-    centre = centres.mean(axis=0)
-    if float(np.hypot(*centre)) > 0.16:
-        return 0, 1.0
-    if n == 1:
-        err = float(np.hypot(*centre))
-        return (1, err) if err < LAYOUT_TOL * 1.3 else (0, err)
-    rel = centres - centre
-    reach = np.abs(rel).max(axis=1)
-    outer = reach[reach > 0.1]
-    if len(outer) == 0:
-        return 0, 1.0
-    guess = float(np.median(outer))
-    best = 1.0
-    for layout in LAYOUTS[n]:
-        d = np.hypot(*(layout[:, None, :] * guess - rel[None, :, :]).transpose(2, 0, 1))
-        nearest = d.argmin(axis=1)
-        if len(set(nearest.tolist())) < n:
-            continue
-        # the spacing across and along may differ a little (a 6's columns)
-        matched = rel[nearest]
-        scale = []
-        for axis in (0, 1):
-            weight = float((layout[:, axis] ** 2).sum())
-            scale.append(
-                float((layout[:, axis] * matched[:, axis]).sum()) / weight if weight else guess
-            )
-        sx, sy = scale
-        if not (min(sx, sy) > 0.13 and max(sx, sy) < 0.38 and max(sx, sy) < 1.45 * min(sx, sy)):
-            continue
-        err = float(np.hypot(*(layout * (sx, sy) - matched).T).max())
-        best = min(best, err)
-    return (n, best) if best < LAYOUT_TOL else (0, best)
-
-
 # -- 3. one candidate's read ------------------------------------------------------------
 
 
@@ -553,10 +469,13 @@ class Candidate:
 def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, float, Pips, str]:
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
-    found = [find_pips(patch, dark, profile.pip_area or None) for dark in polarities]
+    pale = profile.pip_polarity == "dark"  # known dark pips: one under a highlight is paler
+    found = [find_pips(patch, dark, profile.pip_area or None, False, pale) for dark in polarities]
     unlit = not bool(((patch.min(axis=2) >= 248) & _INNER).any())  # evening out a highlight
     if unlit and not any(p.face for p in found):  # a shadow across the face? even its light
-        found += [find_pips(patch, dark, profile.pip_area or None, True) for dark in polarities]
+        found += [
+            find_pips(patch, dark, profile.pip_area or None, True, pale) for dark in polarities
+        ]
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
@@ -581,27 +500,41 @@ def find_die(
 ) -> tuple[list[Candidate], str]:
     """The readable dice in ``rgb``: candidates that read, one per place, best first; and
     the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
-    since before the press) keeps only candidates that lie mostly where it changed."""
+    since before the press) keeps only candidates that lie mostly where it changed. When
+    none reads and a shadow's edge crosses the frame, they are read again with its shade
+    lifted (:func:`.shadow.lift`: a die half in shadow)."""
     hint = profile.die_side or None
-    boxes = square_candidates(rgb, hint, changed)
+    small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
+    light = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)[..., 0]
+    window = _neighbourhoods(hint)[0]
+    edges = shadow_edges(light, window, WORK_SCALE)
+    boxes = square_candidates(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
     if not boxes:
         return [], "no die seen"
+    reads, why = _read_boxes(rgb, boxes, profile)
+    for edge in edges if not reads else []:
+        reads, _ = _read_boxes(lift(rgb, edge, 1.0, window / WORK_SCALE / 2), boxes, profile)
+        if reads:
+            break
+    return reads, "" if reads else why
+
+
+def _read_boxes(rgb: np.ndarray, boxes: list[Box], profile: Profile) -> tuple[list[Candidate], str]:
+    """The candidates in ``boxes`` that read (a face or the devil), and why none did."""
+    hint = profile.die_side or None
     reads: list[Candidate] = []
-    seen_square = False
     for box in boxes:
         patch = square_patch(rgb, box)
         face, conf, pips, why = read_patch(patch, profile)
         size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
         if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
             face, conf, why = None, 0.0, "one blob, on a square not a die's size"
-        seen_square = True
         reads.append(Candidate(box, face, conf, pips, why))
     answered = [r for r in reads if r.face is not None]
     if not answered:
-        why = next((r.why for r in reads if r.why), "not sure")
-        return [], why if seen_square else "no die seen"
+        return [], next((r.why for r in reads if r.why), "not sure")
     return answered, ""
 
 
@@ -685,4 +618,4 @@ def _pip_points(read: Candidate, scale: float) -> tuple[tuple[float, float], ...
     return tuple(out)
 
 
-__all__ = ["FACES", "Read", "read_face"]
+__all__ = ["COVER", "FACES", "PATCH", "Read", "layout_face", "read_face"]

@@ -1,0 +1,124 @@
+"""A white highlight on a die's top (a glossy die under a lamp): where it may hide a pip or
+pass for one (issue 22, point 6). When unsure, no face: a 5 must never be read as a 4.
+
+With dark pips a highlight cannot pass for a pip; it may hide one where it is white over a
+pip's place (:func:`glare_hides`), and a pip it touches is paler than the others
+(:func:`highlight_zone`: where). With light pips any highlight may pass for a pip or hide
+one: no face. (Judging light pips by where the highlight lies read a held-out azure 5 as 4:
+the highlight set the level pips are found at, and a pip far from it was lost.)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import cv2
+import numpy as np
+
+from .layout import _INNER, COVER, PATCH, layout_face
+
+WHITE = 248
+"""A pixel whose every channel is at least this is saturated (nothing under it shows)."""
+LOST = 0.15
+"""A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
+under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
+
+
+def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np.ndarray | None:
+    """Where a highlight lies on a face, grown by a pip's radius (a pip touching it is paler
+    than the others, or lost in it): saturated pixels, those of the pips left out when every
+    pip is white (white pips, not a highlight); ``None`` when there is none."""
+    saturated = (patch.min(axis=2) >= WHITE) & _INNER
+    on_pips = np.isin(labels, pips)
+    if all(bool(saturated[labels == i].any()) for i in pips):
+        grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
+        saturated &= ~grown.astype(bool)
+    if int(np.count_nonzero(saturated)) < 3:
+        return None
+    pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+    r = max(2, round(math.sqrt(pip_px / math.pi)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return cv2.dilate(saturated.astype(np.uint8), kernel).astype(bool)
+
+
+def glare_hides(
+    patch: np.ndarray,
+    labels: np.ndarray,
+    pips: list[int],
+    dark: bool,
+    centres: np.ndarray,
+    resp: np.ndarray,
+) -> bool:
+    """Whether a white highlight on the face may hide pips or pass for one (a 5 read as 4,
+    a 6 as 4, a 4 as 5): then the count cannot be trusted. Only where it matters: a
+    highlight on a face with dark pips is harmless unless it covers a pip's place in the 3×3
+    grid where one or more hidden pips would make another die face (the centre of a 4 or a
+    2, ...); with light pips, any highlight is (it may pass for a pip anywhere)."""
+    saturated = (patch.min(axis=2) >= 248) & _INNER
+    if int(np.count_nonzero(saturated)) > 0.5 * int(np.count_nonzero(_INNER)):
+        # white all over (bright light, or a highlight as big as the face): only a faint
+        # pip showing where one would make another face is a sign of one hidden
+        return bool(hidden_faces(None, labels, pips, centres, resp))
+    if not dark:
+        on_pips = np.isin(labels, pips)
+        if all(bool(saturated[labels == i].any()) for i in pips):
+            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
+            saturated &= ~grown.astype(bool)
+        else:
+            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
+            if max(peaks) >= 248:
+                return True  # one pip whiter than the others: a highlight among them
+    if not saturated.any():
+        return False
+    if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
+        pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+        return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
+    return bool(hidden_faces(saturated, labels, pips, centres, resp))
+
+
+def hidden_faces(
+    saturated: np.ndarray | None,
+    labels: np.ndarray,
+    pips: list[int],
+    centres: np.ndarray,
+    resp: np.ndarray,
+) -> list[int]:
+    """The die faces that pips hidden under the ``saturated`` pixels would make with the
+    pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
+    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
+    or together, where a pip may hide:
+    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
+    black-hat or top-hat response) that was not counted."""
+    pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
+    radius = max(2.0, math.sqrt(pip_px / math.pi))
+    middle = centres.mean(axis=0)
+    reach = np.abs(centres - middle).max(axis=1)
+    outer = reach[reach > 0.1]
+    step = float(np.median(outer)) if len(outer) else 0.25
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    covered = []
+    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
+        place = middle + np.array((gx, gy), np.float32) * step
+        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
+            continue  # a pip is there
+        px, py = place * PATCH / COVER + PATCH / 2
+        d2 = (xx - px) ** 2 + (yy - py) ** 2
+        disc = d2 <= radius * radius
+        near = d2 <= 4 * radius * radius
+        if not disc.any():
+            continue  # off the die's top: no pip of this die there
+        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
+            continue  # no highlight there
+        # under the highlight: white in part of a pip's disc (a grey pip may be lost in
+        # it), or a faint pip still showing (a part of it, darker or lighter than around)
+        lost = saturated is not None and float(saturated[disc].mean()) >= LOST
+        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
+            covered.append(place)
+    faces = []
+    for k in range(1, min(3, len(covered)) + 1):
+        for hidden in itertools.combinations(covered, k):
+            face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
+            if face:
+                faces.append(face)
+    return faces
