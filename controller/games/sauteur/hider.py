@@ -19,7 +19,7 @@ valued by the uniform-hider solution (see ``docs/strategy.md``). Pure: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -94,7 +94,7 @@ def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
     return sum(y[h] * vector[h] for h in range(4) if not mask >> h & 1)
 
 
-def _zeroed(y: Sequence[float]) -> list[Vector]:
+def posteriors(y: Sequence[float]) -> list[Vector]:
     """Per keys-popped mask: the posterior's weights with the popped slots zeroed, so a
     vector's worth is a plain dot product (the same sums, term for term, as _weighted);
     a ``y`` that gives every unpopped slot 0 is taken as uniform over them."""
@@ -134,7 +134,7 @@ def best_reply(
     the first option in the order above). Figure choices (rule A) are not recorded.
     """
     memo: dict[tuple[int, Hashable], Vector] = {}
-    zeroed = _zeroed(y)
+    zeroed = posteriors(y)
     game = game if isinstance(game, Memo) else Memo(game)
     q = game.q
 
@@ -311,6 +311,7 @@ def solve_hiding(
     first: Sequence[float] = UNIFORM,
     cancel: Flag | None = None,
     moves: dict[Vector, dict[tuple[int, Hashable], str]] | None = None,
+    replier: Callable[[Vector], Vector] | None = None,
 ) -> Equilibrium:
     """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
     game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
@@ -319,9 +320,13 @@ def solve_hiding(
     guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
     open after ``rounds`` plans (it never was in the tests), :class:`.cancel.Cancelled`
     once ``cancel`` is set. ``moves``, when given, receives each plan's moves (as
-    :func:`best_reply`'s ``plan``), keyed by the placement it replies to."""
+    :func:`best_reply`'s ``plan``), keyed by the placement it replies to. ``replier``,
+    when given, is the popper's best reply from ``start`` (its payoff per slot) worked out
+    another way, as :class:`.chase_tree.ChaseTree` does for rule A (no ``moves`` then)."""
 
     def reply_to(y: Vector) -> Vector:
+        if replier is not None:
+            return replier(y)
         recorded: dict[tuple[int, Hashable], str] | None = None if moves is None else {}
         vector, _ = best_reply(game, y, start, plan=recorded)
         if moves is not None and recorded is not None:
