@@ -51,6 +51,8 @@ class _Group:
     arrived: Ints
     terminal: Bools
     stop: Floats
+    stops: Floats
+    """(rows + 1, 4): ``stop`` for every slot, and a pad row."""
     devil: dict[int, Floats] = field(default_factory=dict)
     """Per key not popped: the value after a devil from it."""
     children: dict[int, Ints] = field(default_factory=dict)
@@ -88,7 +90,8 @@ class ChaseTree:
         ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
         terminal = figs[:, 0] >= track
         stop = np.where(terminal, self._goal[arrived], table.tables[0][ids].astype(np.float64))
-        return _Group(ids, figs, arrived, terminal, stop)
+        stops = np.vstack([np.repeat(stop[:, None], 4, axis=1), np.zeros((1, 4))])
+        return _Group(ids, figs, arrived, terminal, stop, stops)
 
     def _expand(self, mask: int, key: int) -> tuple[Bools, Ints, Ints]:
         """The devil's value after ``key`` for the group ``mask``, and the positions its
@@ -135,48 +138,65 @@ class ChaseTree:
             start += moves.size
 
     def values(self, y: Vector) -> dict[int, Floats]:
-        """Every position's payoff per devil slot (rows, 4) under the best reply to ``y``,
-        per group (memoised for the last :data:`HELD` placements)."""
+        """Every position's payoff per devil slot under the best reply to ``y``, per
+        group: (rows + 1, 4), the last row a pad for "no such figure" (memoised for the
+        last :data:`HELD` placements)."""
+        return self._solved(y)[0]
+
+    def _solved(self, y: Vector) -> tuple[dict[int, Floats], dict[int, Floats], list[Vector]]:
+        """(:meth:`values`, each row's worth against the group's posterior, the pad's
+        -inf, the posteriors)."""
         found = self._values.get(y)
         if found is not None:
             self._values.move_to_end(y)
             return found
         weights = posteriors(y)
         out: dict[int, Floats] = {}
+        worth: dict[int, Floats] = {}
         for mask in sorted(self.groups, key=lambda m: -_count(m)):
             group = self.groups[mask]
-            options = self._options(mask, out, weights)
-            worth = np.stack([_dot(option, weights[mask]) for option in options])
-            picked = np.stack(options)[worth.argmax(axis=0), np.arange(len(group.ids))]
-            picked[group.terminal] = self._goal[group.arrived[group.terminal]][:, None]
-            out[mask] = picked
-        self._values[y] = out
+            if _count(mask) >= MAX_NUMBERS:
+                out[mask] = group.stops  # stop is the only option
+            else:
+                options = self._options(mask, out, worth)
+                options.append(np.zeros((1, 4)))
+                size = len(group.ids)
+                if len(options) == 2:
+                    picked = options[0]
+                else:
+                    scores = np.stack([_dot(option, weights[mask]) for option in options[:-1]])
+                    picked = np.stack(options[:-1])[scores.argmax(axis=0), np.arange(size)]
+                picked = np.vstack([picked, options[-1]])
+                picked[:size][group.terminal] = self._goal[group.arrived[group.terminal]][:, None]
+                out[mask] = picked
+            worth[mask] = _dot(out[mask], weights[mask])
+            worth[mask][-1] = -np.inf
+        solved = (out, worth, weights)
+        self._values[y] = solved
         while len(self._values) > HELD:
             self._values.popitem(last=False)
-        return out
+        return solved
 
-    def _options(self, mask: int, out: dict[int, Floats], weights: list[Vector]) -> list[Floats]:
+    def _options(self, mask: int, out: dict[int, Floats], worth: dict[int, Floats]) -> list[Floats]:
         """The group's options, each (rows, 4): stop (once a number is out), then pop
         each key not popped, in key order (as :func:`.hider.best_reply`)."""
         group = self.groups[mask]
         options: list[Floats] = []
         if mask:
-            options.append(np.repeat(group.stop[:, None], 4, axis=1))
+            options.append(group.stops[:-1])
         if _count(mask) >= MAX_NUMBERS:
             return options
+        size = len(group.ids)
+        flat = np.arange(size * len(self.shares))
         for key in KEYS:
             bit = 1 << (key - 1)
             if mask & bit:
                 continue
-            after = mask | bit
-            # A last row for "no such figure" (-1): worth -inf, never chosen but by a
-            # position with no figure in play (its value is the goal's, set after).
-            child = np.vstack([out[after], np.zeros((1, 4))])
-            worth = np.append(_dot(out[after], weights[after]), -np.inf)
-            rows = group.children[key]
-            choice = worth[rows].argmax(axis=2)
-            chosen = np.take_along_axis(rows, choice[:, :, None], axis=2)[:, :, 0]
-            total = np.zeros((len(group.ids), 4))
+            child = out[mask | bit]
+            rows = group.children[key]  # -1 (no such figure): the pad, worth -inf
+            choice = worth[mask | bit][rows].argmax(axis=2)
+            chosen = rows.reshape(-1, FIGURES)[flat, choice.reshape(-1)].reshape(choice.shape)
+            total = np.zeros((size, 4))
             for number, share in enumerate(self.shares):
                 total += share * child[chosen[:, number]]
             devil = group.devil[key]
@@ -208,8 +228,8 @@ class ChaseTree:
     def options(self, y: Vector, mask: int, row: int) -> tuple[str, dict[str, Vector]]:
         """At the position ``row`` of the group ``mask``: (the best reply's option, each
         option's payoff per devil slot), named as :func:`.hider.best_reply` names them."""
-        weights = posteriors(y)
-        found = self._options(mask, self.values(y), weights)
+        out, worth, weights = self._solved(y)
+        found = self._options(mask, out, worth)
         names = (["stop"] if mask else []) + [
             f"pop {key}" for key in KEYS if not mask >> (key - 1) & 1
         ]
