@@ -33,6 +33,9 @@ Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
+Solved = tuple[dict[int, Floats], dict[int, Floats], list[Vector]]
+"""For one placement: each group's values, their worths, the posteriors (``_solved``)."""
+
 HELD = 24
 """Placements whose values a tree keeps (a hiding's plans and the adaptive reads)."""
 
@@ -74,7 +77,7 @@ class ChaseTree:
         figs, arrived = start
         row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int64)
         self.groups: dict[int, _Group] = {0: self._group(row, np.array([arrived]))}
-        self._values: OrderedDict[Vector, dict[int, Floats]] = OrderedDict()
+        self._values: OrderedDict[Vector, Solved] = OrderedDict()
         for numbers in range(MAX_NUMBERS):
             found: dict[int, list[tuple[int, int, Bools, Ints, Ints]]] = {}
             for mask in [m for m in self.groups if _count(m) == numbers]:
@@ -143,7 +146,7 @@ class ChaseTree:
         last :data:`HELD` placements)."""
         return self._solved(y)[0]
 
-    def _solved(self, y: Vector) -> tuple[dict[int, Floats], dict[int, Floats], list[Vector]]:
+    def _solved(self, y: Vector) -> Solved:
         """(:meth:`values`, each row's worth against the group's posterior, the pad's
         -inf, the posteriors)."""
         found = self._values.get(y)
