@@ -19,6 +19,7 @@ checks it on random positions). Pure: no I/O.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -78,6 +79,7 @@ class ChaseTree:
         row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int64)
         self.groups: dict[int, _Group] = {0: self._group(row, np.array([arrived]))}
         self._values: OrderedDict[Vector, Solved] = OrderedDict()
+        self._lock = threading.Lock()
         for numbers in range(MAX_NUMBERS):
             found: dict[int, list[tuple[int, int, Bools, Ints, Ints]]] = {}
             for mask in [m for m in self.groups if _count(m) == numbers]:
@@ -149,10 +151,11 @@ class ChaseTree:
     def _solved(self, y: Vector) -> Solved:
         """(:meth:`values`, each row's worth against the group's posterior, the pad's
         -inf, the posteriors)."""
-        found = self._values.get(y)
-        if found is not None:
-            self._values.move_to_end(y)
-            return found
+        with self._lock:  # the service's worker and solver threads may share a tree
+            found = self._values.get(y)
+            if found is not None:
+                self._values.move_to_end(y)
+                return found
         weights = posteriors(y)
         out: dict[int, Floats] = {}
         worth: dict[int, Floats] = {}
@@ -175,9 +178,10 @@ class ChaseTree:
             worth[mask] = _dot(out[mask], weights[mask])
             worth[mask][-1] = -np.inf
         solved = (out, worth, weights)
-        self._values[y] = solved
-        while len(self._values) > HELD:
-            self._values.popitem(last=False)
+        with self._lock:
+            self._values[y] = solved
+            while len(self._values) > HELD:
+                self._values.popitem(last=False)
         return solved
 
     def _options(self, mask: int, out: dict[int, Floats], worth: dict[int, Floats]) -> list[Floats]:
