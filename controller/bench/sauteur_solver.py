@@ -7,7 +7,9 @@ Measures, on this machine, one process, wall clock (``time.perf_counter``):
   p99; p50 and max printed too);
 - rule A: solving the exact tables the optimal popper and coach need (every round's
   utility), the bytes they hold, the process's peak RSS, and reading them from the cache;
-- the hider's equilibrium for one hiding, rule B and rule A.
+- the hider's equilibrium for one hiding, rule B and rule A; rule A's over the hidings
+  of played games too, by numpy over each hiding's tree (``chase_tree``) against the
+  reference recursion (``hider.best_reply``): both times and that the answers agree.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ import tracemalloc
 from functools import partial
 from pathlib import Path
 
-from controller.games.sauteur import SauteurRules, SauteurState
+from controller.games.sauteur import SauteurRules, SauteurState, hider
+from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, coach_popper
-from controller.games.sauteur.solve_a import HELD
+from controller.games.sauteur.solve_a import HELD, ChaseHiding
 from controller.games.sauteur.solve_b import TOLERANCE, solve
 from controller.solver_cache import load_chase_table, load_race_table
 
@@ -164,7 +167,39 @@ def _rule_a(lines: list[str], states: int, seed: int) -> bool:
         cached.placement(RULES.apply(first, {"type": "hidden"}))
         spent_ms = (time.perf_counter() - start) * 1e3
         lines.append(f"hider equilibrium, rule A, one hiding: {spent_ms:.0f} ms")
+        lines.append(_rule_a_hidings(cached, _states("A", states, seed + 1)))
     return good
+
+
+def _rule_a_hidings(tables: Tables, states: list[SauteurState], count: int = 20) -> str:
+    """A rule-A hiding's equilibrium at the first ``count`` distinct hidings of
+    ``states``: the fast path (a fresh tree, then the double oracle) against the
+    reference's best replies, and whether they agree exactly."""
+    seen: set[object] = set()
+    fast: list[float] = []
+    reference: list[float] = []
+    same = True
+    for state in states:
+        memo, start, key = tables.hiding_game(state)
+        if key in seen or len(seen) >= count:
+            continue
+        seen.add(key)
+        assert isinstance(memo, hider.Memo) and isinstance(memo.game, ChaseHiding)
+        assert isinstance(start, tuple)
+        game = memo.game
+        begin = time.perf_counter()
+        tree = ChaseTree(game.values, game.d, start)
+        found = hider.solve_hiding(game, start, replier=tree.reply)
+        fast.append((time.perf_counter() - begin) * 1e3)
+        begin = time.perf_counter()
+        same &= found == hider.solve_hiding(game, start)
+        reference.append((time.perf_counter() - begin) * 1e3)
+    ratio = statistics.median(reference) / statistics.median(fast)
+    return (
+        f"rule A hiding equilibria ({len(fast)} hidings of played games): fast {_ms(fast)}; "
+        f"reference {_ms(reference)}; {ratio:.1f}x at p50; "
+        f"{'the same equilibria' if same else 'ANSWERS DIFFER'}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -159,3 +159,23 @@ def test_the_mixtures_plans_are_kept_as_their_best_replies_moves(monkeypatch):
         vector, _ = best_reply(game, y, start, plan=moves)
         assert got == (vector, moves)
         assert vector == payoff
+
+
+def test_matrix_game_of_payoffs_all_near_one() -> None:
+    """A rule-A hiding met in the simulator (devil on 18, figures on 22 and 49, one
+    arrived, the match's last round): every plan wins with chance 1 - 1e-6 or more. The
+    hider's placement must hold every plan to the value and the popper's mixture get it
+    on every slot; shifted only (not scaled) the simplex was off by 1.8e-6 here and the
+    double oracle never closed."""
+    plans = [
+        (0.9999995231628418, 0.9999999999999999, 0.9999999999999999, 0.9999999999999999),
+        (0.9999999999999999, 0.9999980926513672, 0.9999999999999999, 0.9999999999999999),
+        (0.9999999999999998, 0.9999999999999998, 0.9999923706054688, 0.9999694824218748),
+        (0.9999999999999999, 0.9999999999999999, 0.9999923706054688, 0.9999999999999999),
+        (0.9999999999999999, 0.9999999999999999, 0.9999999999999999, 0.999969482421875),
+    ]
+    y, x, value = matrix_game(plans)
+    assert min(y) >= 0 and sum(y) == pytest.approx(1.0)
+    assert max(sum(y[h] * plan[h] for h in range(4)) for plan in plans) <= value + 1e-12
+    for h in range(4):
+        assert sum(w * plan[h] for w, plan in zip(x, plans, strict=True)) >= value - 1e-12

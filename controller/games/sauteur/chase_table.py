@@ -235,7 +235,7 @@ class ChaseTable:
         self.q, self.shares = face_model(config.number_faces)
         self.goal = goal
         self.tables = tables
-        self._index = ChaseIndex(config.track_length)
+        self.index = ChaseIndex(config.track_length)
 
     def devil_move(self, d: int, figs: Figures, key: int) -> tuple[int, Figures]:
         """(devil's new square, figures still in play) after a devil from ``key``."""
@@ -260,7 +260,7 @@ class ChaseTable:
         if not figs:
             return self.goal[arrived]
         table = self.tables[mask if bin(mask).count("1") < MAX_NUMBERS else 0]
-        return float(table[self._index.index(d, figs, arrived)])
+        return float(table[self.index.index(d, figs, arrived)])
 
     def hiding(self, d: int, figs: Figures, arrived: int) -> float:
         return self._value(0, d, figs, arrived)

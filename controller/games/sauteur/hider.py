@@ -19,7 +19,7 @@ valued by the uniform-hider solution (see ``docs/strategy.md``). Pure: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -94,7 +94,7 @@ def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
     return sum(y[h] * vector[h] for h in range(4) if not mask >> h & 1)
 
 
-def _zeroed(y: Sequence[float]) -> list[Vector]:
+def posteriors(y: Sequence[float]) -> list[Vector]:
     """Per keys-popped mask: the posterior's weights with the popped slots zeroed, so a
     vector's worth is a plain dot product (the same sums, term for term, as _weighted);
     a ``y`` that gives every unpopped slot 0 is taken as uniform over them."""
@@ -134,7 +134,7 @@ def best_reply(
     the first option in the order above). Figure choices (rule A) are not recorded.
     """
     memo: dict[tuple[int, Hashable], Vector] = {}
-    zeroed = _zeroed(y)
+    zeroed = posteriors(y)
     game = game if isinstance(game, Memo) else Memo(game)
     q = game.q
 
@@ -216,15 +216,21 @@ def matrix_game(plans: Sequence[Sequence[float]]) -> tuple[Vector, tuple[float, 
     game's value).
 
     The hider's linear programme ``max sum z`` subject to ``plan_j . z <= 1``, ``z >= 0``
-    (payoffs shifted to be at least 1) is solved by the simplex method with Bland's rule,
-    so it always ends; ``y = z / sum z`` and the popper's ``x`` are the dual values of
-    the plans' constraints, read off the final tableau (its dual).
+    (payoffs mapped onto [1, 2], which changes neither side's strategies) is solved by the
+    simplex method with Bland's rule, so it always ends; ``y = z / sum z`` and the
+    popper's ``x`` are the dual values of the plans' constraints, read off the final
+    tableau (its dual). The mapping matters: rule-A payoffs can all lie within 1e-6 of 1,
+    and shifted only, the tableau's pivots were off by 2e-6 (a hiding whose double oracle
+    never closed; ``test_matrix_game_of_payoffs_all_near_one``).
     """
     n = len(plans)  # at least one: the double oracle starts with a plan
-    shift = 1.0 - min(min(plan) for plan in plans)
+    low = min(min(plan) for plan in plans)
+    scale = (max(max(plan) for plan in plans) - low) or 1.0
     # Tableau: rows = plans (4 slot columns, n slack columns, rhs); last row = objective.
     rows = [
-        [plan[h] + shift for h in range(4)] + [1.0 if i == j else 0.0 for i in range(n)] + [1.0]
+        [1.0 + (plan[h] - low) / scale for h in range(4)]
+        + [1.0 if i == j else 0.0 for i in range(n)]
+        + [1.0]
         for j, plan in enumerate(plans)
     ]
     objective = [-1.0] * 4 + [0.0] * n + [0.0]
@@ -267,7 +273,7 @@ def matrix_game(plans: Sequence[Sequence[float]]) -> tuple[Vector, tuple[float, 
     duals = [max(0.0, objective[4 + j]) for j in range(n)]
     weight = sum(duals)
     x = tuple(share / weight for share in duals)
-    return y, x, 1.0 / total - shift
+    return y, x, low + (1.0 / total - 1.0) * scale
 
 
 def minimax_hider(plans: Sequence[Sequence[float]]) -> tuple[Vector, float]:
@@ -311,6 +317,7 @@ def solve_hiding(
     first: Sequence[float] = UNIFORM,
     cancel: Flag | None = None,
     moves: dict[Vector, dict[tuple[int, Hashable], str]] | None = None,
+    replier: Callable[[Vector], Vector] | None = None,
 ) -> Equilibrium:
     """Both sides' equilibrium of the hiding at ``start`` by double oracle: the matrix
     game over the popper plans found so far is solved exactly (:func:`matrix_game`), the
@@ -319,9 +326,13 @@ def solve_hiding(
     guess of the answer saves rounds). Raises ``ArithmeticError`` if the gap is still
     open after ``rounds`` plans (it never was in the tests), :class:`.cancel.Cancelled`
     once ``cancel`` is set. ``moves``, when given, receives each plan's moves (as
-    :func:`best_reply`'s ``plan``), keyed by the placement it replies to."""
+    :func:`best_reply`'s ``plan``), keyed by the placement it replies to. ``replier``,
+    when given, is the popper's best reply from ``start`` (its payoff per slot) worked out
+    another way, as :class:`.chase_tree.ChaseTree` does for rule A (no ``moves`` then)."""
 
     def reply_to(y: Vector) -> Vector:
+        if replier is not None:
+            return replier(y)
         recorded: dict[tuple[int, Hashable], str] | None = None if moves is None else {}
         vector, _ = best_reply(game, y, start, plan=recorded)
         if moves is not None and recorded is not None:
@@ -337,7 +348,8 @@ def solve_hiding(
         y, x, worth = matrix_game(plans)
         reply = reply_to(y)
         gain = sum(y[h] * reply[h] for h in range(4))
-        if gain <= worth + GAP:
+        # A reply already held cannot close the gap further: the matrix game's rounding.
+        if gain <= worth + GAP or reply in plans:
             used = [j for j in range(len(plans)) if x[j] > 1e-12]
             total = sum(x[j] for j in used)
             return Equilibrium(

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import partial
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.games.base import Refused, Said
 from controller.games.sauteur import hider
@@ -47,6 +47,9 @@ from controller.games.sauteur.solve_b import (
     solve,
     solve_equilibrium,
 )
+
+if TYPE_CHECKING:  # numpy comes with rule A's first table, not with the levels
+    from controller.games.sauteur.chase_tree import ChaseTree
 
 LEVELS = ("random", "heuristic", "optimal", "adaptive")
 """The levels offered at the table (``oracle`` is the simulator's measuring stick)."""
@@ -125,6 +128,7 @@ class Tables:
         self._equilibria: dict[HidingKey, hider.Equilibrium] = {}
         self._lock = threading.Lock()
         self._games: OrderedDict[HidingKey, hider.Memo] = OrderedDict()
+        self._trees: OrderedDict[HidingKey, ChaseTree] = OrderedDict()
         self._plans: OrderedDict[tuple[HidingKey, hider.Vector], tuple[hider.Vector, Plan]] = (
             OrderedDict()
         )
@@ -196,15 +200,38 @@ class Tables:
                 self._games.popitem(last=False)
         return game, start, key
 
+    def chase_tree(self, state: SauteurState) -> ChaseTree:
+        """Rule A: this hiding's tree (:class:`.chase_tree.ChaseTree`: best replies by
+        numpy), kept for the last :data:`GAMES_HELD` hidings asked about."""
+        from controller.games.sauteur.chase_tree import ChaseTree
+
+        game, start, key = self.hiding_game(state)
+        tree = self._trees.get(key)
+        if tree is None:
+            assert isinstance(game, hider.Memo) and isinstance(game.game, ChaseHiding)
+            assert isinstance(start, tuple)
+            tree = ChaseTree(game.game.values, game.game.d, start)
+        with self._lock:
+            self._trees[key] = tree
+            self._trees.move_to_end(key)
+            while len(self._trees) > GAMES_HELD:
+                self._trees.popitem(last=False)
+        return tree
+
     def equilibrium(self, state: SauteurState) -> hider.Equilibrium:
-        """This hiding solved on both sides (memoised per hiding position)."""
+        """This hiding solved on both sides (memoised per hiding position; rule A's best
+        replies by its tree, :meth:`chase_tree`)."""
         game, start, key = self.hiding_game(state)
         found = self._equilibria.get(key)
         if found is None:
             # Rule B: the mixture's plans were found as best replies; keep their moves, so
             # following one (:meth:`reply`, :func:`reply_action`) costs nothing more.
-            moves: dict[hider.Vector, Plan] | None = {} if state.config.rule == "B" else None
-            found = hider.solve_hiding(game, start, cancel=self._cancel, moves=moves)
+            rule_b = state.config.rule == "B"
+            moves: dict[hider.Vector, Plan] | None = {} if rule_b else None
+            replier = None if rule_b else self.chase_tree(state).reply
+            found = hider.solve_hiding(
+                game, start, cancel=self._cancel, moves=moves, replier=replier
+            )
             for y, payoff in zip(found.plans, found.payoffs, strict=True):
                 if moves is not None:
                     self._keep_plan((key, y), (payoff, moves[y]))
@@ -225,6 +252,8 @@ class Tables:
         """The best reply to ``y`` over this whole hiding: (its payoff per devil slot,
         the option it takes at each ``(mask, inner)``). Memoised, at most
         :data:`PLANS_HELD` kept (the least recently used goes first)."""
+        if state.config.rule == "A":  # the tree keeps its replies' values
+            return self.chase_tree(state).reply(y), {}
         game, start, key = self.hiding_game(state)
         found = self._plans.get((key, y))
         if found is not None:
@@ -360,6 +389,7 @@ def counter_values(tables: Tables, state: SauteurState, y: hider.Vector) -> dict
             )
         )
         inner = (figs, state.status.count("arrived"))
+    tree = tables.chase_tree(state) if state.config.rule == "A" else None
     if state.phase == ADVANCE:
         # The number is in: value each figure's move by the position it leads to.
         figs, arrived = inner
@@ -378,11 +408,20 @@ def counter_values(tables: Tables, state: SauteurState, y: hider.Vector) -> dict
                 moved = (tuple(sorted((*rest, target))), arrived)
             end = game.terminal(moved)
             if end is None:
-                vector, _ = hider.best_reply(game, y, moved, mask)
+                row = None if tree is None else tree.row(mask, moved)
+                vector = (
+                    hider.best_reply(game, y, moved, mask)[0]
+                    if tree is None or row is None
+                    else tree.node(y, mask, row)
+                )
                 end = hider.value(y, vector, mask)
             out[f"advance {name}"] = end
         return out
-    _, options = hider.best_reply(game, y, inner, mask)
+    row = None if tree is None else tree.row(mask, inner)
+    if tree is not None and row is not None:
+        options = tree.options(y, mask, row)[1]
+    else:
+        options = hider.best_reply(game, y, inner, mask)[1]
     return {name: hider.value(y, vector, mask) for name, vector in options.items()}
 
 
@@ -443,8 +482,11 @@ def coach_hider(tables: Tables, state: SauteurState) -> dict[str, Any]:
     if state.phase not in (HIDING, POP, ADVANCE):
         return {"placement": None}
     y, worth = tables.placement(state)
-    game, start, _ = tables.hiding_game(state)
-    vector, _ = hider.best_reply(game, hider.UNIFORM, start)
+    if state.config.rule == "A":
+        vector = tables.chase_tree(state).reply(hider.UNIFORM)
+    else:
+        game, start, _ = tables.hiding_game(state)
+        vector, _ = hider.best_reply(game, hider.UNIFORM, start)
     return {
         "placement": {
             str(key): round(share, 4) for key, share in zip((1, 2, 3, 4), y, strict=True)

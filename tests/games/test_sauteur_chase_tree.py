@@ -1,0 +1,136 @@
+"""Rule A's fast best replies (``chase_tree.ChaseTree``, numpy over a hiding's whole
+tree) give exactly what the reference (``hider.best_reply``, a memoised recursion) gives:
+the same equilibrium, options and payoffs, on random positions of a reduced track."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.games.sauteur import DEVIL, SauteurRules, hider
+from controller.games.sauteur.chase_tree import ChaseTree
+from controller.games.sauteur.levels import Tables, counter_values
+from controller.games.sauteur.rules import ADVANCE, IN_PLAY, POP
+from controller.games.sauteur.solve_a import ChaseHiding, ChaseSolver, utility
+
+RULES = SauteurRules()
+TRACK = 24
+OPTIONS = {"rule": "A", "track_length": TRACK, "figures": {"a": 2, "b": 4, "c": 6}}
+
+
+@pytest.fixture(scope="module")
+def solver() -> ChaseSolver:
+    return ChaseSolver(RULES.setup(OPTIONS).config)
+
+
+def random_starts(rng: random.Random, count: int) -> list[tuple[int, tuple[tuple[int, ...], int]]]:
+    """(devil square, (figures in play, arrived)) for ``count`` random hiding starts."""
+    starts = []
+    for _ in range(count):
+        d = rng.randrange(0, TRACK - 6)
+        k = rng.randint(1, 3)
+        figs = tuple(sorted(rng.randrange(d + 1, TRACK) for _ in range(k)))
+        starts.append((d, (figs, rng.randint(0, 3 - k))))
+    return starts
+
+
+def random_y(rng: random.Random) -> hider.Vector:
+    raw = [rng.random() for _ in range(4)]
+    raw[rng.randrange(4)] = 0.0  # a slot never used: the posterior's edge case
+    total = sum(raw)
+    return (raw[0] / total, raw[1] / total, raw[2] / total, raw[3] / total)
+
+
+@pytest.mark.parametrize("goal", [utility(2), utility(0), (0.0, 1.0, 2.0, 4.0)])
+def test_the_fast_hiding_equilibrium_is_the_references(solver: ChaseSolver, goal) -> None:
+    values = solver.values(goal)
+    rng = random.Random(21)
+    mixed = 0
+    for d, start in random_starts(rng, 8):
+        reference = hider.solve_hiding(ChaseHiding(values, d), start)
+        tree = ChaseTree(values, d, start)
+        fast = hider.solve_hiding(ChaseHiding(values, d), start, replier=tree.reply)
+        assert fast == reference  # value, placement, plans, weights, payoffs: bit for bit
+        mixed += len(reference.plans) >= 2
+    assert mixed >= 3  # real mixtures among them, not only decided positions
+
+
+def test_the_trees_options_everywhere_are_the_references(solver: ChaseSolver) -> None:
+    values = solver.values(utility(2))
+    rng = random.Random(7)
+    compared = 0
+    for d, start in random_starts(rng, 4):
+        tree = ChaseTree(values, d, start)
+        game = hider.Memo(ChaseHiding(values, d))
+        for _ in range(3):
+            y = random_y(rng)
+            vector, options = hider.best_reply(game, y, start)
+            assert tree.reply(y) == vector
+            assert tree.options(y, 0, 0)[1] == options
+            for mask, group in tree.groups.items():
+                live = [r for r in range(len(group.ids)) if not group.terminal[r]]
+                for row in rng.sample(live, min(3, len(live))):
+                    inner = (tuple(int(x) for x in group.figs[row] if x < TRACK),)
+                    inner += (int(group.arrived[row]),)
+                    assert tree.row(mask, inner) == row
+                    vector, options = hider.best_reply(game, y, inner, mask)
+                    assert tree.node(y, mask, row) == vector
+                    assert tree.options(y, mask, row)[1] == options
+                    compared += 1
+    assert compared > 100
+
+
+def test_a_rule_a_poppers_options_in_play_are_the_references() -> None:
+    """Through :func:`levels.counter_values` in played games: every decision's options,
+    mid-hiding and when a figure is to move, found in the tree and equal to the reference."""
+    tables = Tables()
+    rng = random.Random(5)
+    state = RULES.setup({**OPTIONS, "first_hider": "p1"})
+    decisions = 0
+    while state.phase != "over" and decisions < 60:
+        if state.phase in (POP, ADVANCE):
+            y = random_y(rng)
+            fast = counter_values(tables, state, y)
+            assert fast == reference_values(tables, state, y)
+            decisions += 1
+            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
+        elif state.phase == "face":
+            devil = rng.random() < 0.15
+            face = DEVIL if devil else rng.choice(state.config.number_faces)
+            state = RULES.apply(state, {"type": "face", "face": face})
+        else:
+            state = RULES.apply(state, {"type": "hidden"})
+    assert decisions >= 30
+
+
+def reference_values(tables: Tables, state, y: hider.Vector) -> dict[str, float]:
+    """The options' values by ``hider.best_reply`` alone (no tree)."""
+    game, _, _ = tables.hiding_game(state)
+    mask = sum(1 << (key - 1) for key in state.popped)
+    figs = tuple(
+        sorted(x for x, m in zip(state.figures, state.status, strict=True) if m == IN_PLAY)
+    )
+    arrived = state.status.count("arrived")
+    if state.phase == POP:
+        assert tables.chase_tree(state).row(mask, (figs, arrived)) is not None
+        _, options = hider.best_reply(game, y, (figs, arrived), mask)
+        return {name: hider.value(y, vector, mask) for name, vector in options.items()}
+    out = {}
+    for name, x, mark in zip(state.config.figure_names, state.figures, state.status, strict=True):
+        if mark != IN_PLAY:
+            continue
+        rest = list(figs)
+        rest.remove(x)
+        target = x + state.pending
+        moved = (
+            (tuple(rest), arrived + 1)
+            if target >= TRACK
+            else (tuple(sorted((*rest, target))), arrived)
+        )
+        end = game.terminal(moved)
+        if end is None:
+            assert tables.chase_tree(state).row(mask, moved) is not None
+            end = hider.value(y, hider.best_reply(game, y, moved, mask)[0], mask)
+        out[f"advance {name}"] = end
+    return out
