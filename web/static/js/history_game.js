@@ -46,9 +46,10 @@ async function show(step) {
   }
 }
 
+let picture = null; // the shown step's picture ({src, alt}), for the dialog
+
 /** Beside a step: the kind's picture of it (the camera's snapshot of a die), if any; a tap
  *  (or Enter) shows it whole with the step's words. */
-let picture = null;
 async function showSnapshot(data) {
   const open = $("step-snap-open");
   open.hidden = true;
