@@ -32,7 +32,7 @@ from controller.games.teufel.state import FACE_DOWN, State
 
 RULES = TeufelRules()
 FAST_GAMES = 400
-SLOW_CHUNKS = 4
+SLOW_CHUNKS = 1
 SLOW_CHUNK = 400
 MARKERS = {
     "takes a devil from the face": "devil from the face",
