@@ -151,6 +151,11 @@ class Hub:
         with self._lock:
             self._subs.discard(sub)
 
+    def subscribed(self, topic: str) -> bool:
+        """Does anybody listen to ``topic`` now?"""
+        with self._lock:
+            return any(topic in sub.topics for sub in self._subs)
+
     @property
     def subscriber_count(self) -> int:
         with self._lock:
