@@ -298,6 +298,7 @@ class _Task(WSGITask):  # type: ignore[misc]  # waitress has no type hints: an u
             for later in channel.requests[1:]:  # nothing may follow a stream on its connection
                 later.close()
             del channel.requests[1:]
+            channel.request = None  # nor a request still arriving (no 100 Continue)
             channel.pushed = pushed
         pushed.start()
 
@@ -314,6 +315,7 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
     def __init__(self, *args: object, **kwargs: object) -> None:
         self.idle_since = time.monotonic()
         self.close_hooks: list[Callable[[], None]] = []
+        self.hooks_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
     def received(self, data: bytes) -> bool:
@@ -355,13 +357,16 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
 
     def on_disconnect(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` (from the server's loop thread) once the client has gone."""
-        self.close_hooks.append(hook)
-        if not self.connected:
-            hook()
+        with self.hooks_lock:
+            if self.connected:
+                self.close_hooks.append(hook)
+                return
+        hook()
 
     def handle_close(self) -> None:
         super().handle_close()
-        hooks, self.close_hooks = self.close_hooks, []
+        with self.hooks_lock:
+            hooks, self.close_hooks = self.close_hooks, []
         for hook in hooks:
             with contextlib.suppress(Exception):
                 hook()

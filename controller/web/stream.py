@@ -159,6 +159,8 @@ def stream() -> Response:
         # pipelined behind another request on one connection: it would hold an API thread
         raise ApiError(503, "busy", Said("open the live stream on a connection of its own"))
     topics, tables = parse_topics(request.args.get("topics", ""), service)
+    if request.method == "HEAD":  # no body is sent: nothing to count or subscribe
+        return Response(mimetype="text/event-stream")
     referee = security.is_referee()
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())
     client = security.client_address()
