@@ -214,6 +214,7 @@ class PushedStream:
         self.last_write = time.monotonic() - random.uniform(0, every_s * 2 / 3)
         self._waiting: list[bytes] | None = []
         """Frames written before :meth:`start` (``None`` once started)."""
+        self._ended = False
 
     def write(self, data: bytes) -> bool:
         """Queue ``data`` (whole SSE frames) for the phone and send what the socket takes
@@ -221,7 +222,7 @@ class PushedStream:
         (and is being closed)."""
         channel = self.channel
         with channel.outbuf_lock:
-            if not channel.connected or channel.will_close:
+            if not channel.connected or channel.will_close or self._ended:
                 return False
             if self._waiting is not None:
                 self._waiting.append(data)
@@ -244,6 +245,8 @@ class PushedStream:
             waiting, self._waiting = self._waiting or [], None
             if waiting:
                 self.write(b"".join(waiting))
+            if self._ended:
+                self._last_chunk()
 
     def beat(self, now: float) -> None:
         """Write the heartbeat if nothing was written for ``every_s`` s (the loop's thread)."""
@@ -251,11 +254,20 @@ class PushedStream:
             self.write(self.heartbeat)
 
     def close(self) -> None:
-        """End the stream: the connection is closed once what is buffered has left."""
+        """End the stream (its last chunk, when there is room for it): the connection is
+        closed once what is buffered has left."""
+        with self.channel.outbuf_lock:
+            ended, self._ended = self._ended, True
+            if not ended and self._waiting is None:  # else start() ends it
+                self._last_chunk()
+
+    def _last_chunk(self) -> None:
         channel = self.channel
-        with channel.outbuf_lock:
-            if channel.connected and not channel.will_close:
-                channel.close_when_flushed = True
+        if channel.connected and not channel.will_close:
+            if channel.total_outbufs_len <= PUSH_MOST_BEHIND:
+                with contextlib.suppress(ClientDisconnected):
+                    channel.write_soon(b"0\r\n\r\n" if self.chunked() else b"")
+            channel.close_when_flushed = True
         channel.server.pull_trigger()
 
 

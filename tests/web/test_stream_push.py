@@ -191,3 +191,18 @@ def test_heartbeats_and_the_referees_frames(
         finally:
             spectator.close()
             referee_phone.close()
+
+
+def test_the_stream_ends_when_the_hub_closes_every_subscription(tmp_path: Path) -> None:
+    """A journal restore (and a stop) closes every subscription: the phone's connection
+    ends, so it reconnects to a fresh snapshot, and its slot is freed."""
+    with served(tmp_path) as (port, service, _server, counter):
+        phone = Phone(port, "games")
+        try:
+            assert phone.read_until(b"event: games\n")
+            service.hub.close_all()
+            assert not phone.read_until(b"never sent") and phone.closed
+            assert phone.received.endswith(b"\r\n0\r\n\r\n")  # the chunked body's end
+            assert wait_for(lambda: counter.open == 0)
+        finally:
+            phone.close()
