@@ -184,7 +184,7 @@ def test_a_head_request_for_the_stream_frees_its_slot(tmp_path: Path) -> None:
         for _ in range(4):
             head = stream_request(port, "games").replace(b"GET ", b"HEAD ", 1)
             sock = _raw(port, head, "127.0.13.1")
-            answer, _closed = _read_for(sock, 1.0)
+            answer = _read_until(sock, b"\r\n\r\n")
             assert answer.startswith(b"HTTP/1.1 "), answer
             sock.close()
         assert wait_for(lambda: counter.open == 0), f"{counter.open} slots held by HEADs"
@@ -372,3 +372,26 @@ def test_stopping_with_100_streams_open_is_prompt(tmp_path: Path) -> None:
         finally:
             for p in phones:
                 p.close()
+
+
+def test_a_stream_ended_by_the_hub_before_its_snapshot_left_still_ends_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A journal restore (``hub.close_all``) while a phone's snapshot is being made: the
+    phone gets its snapshot, the chunked body's end, the connection's close; slot freed."""
+    real_snapshot = stream._snapshot
+
+    def snapshot_during_a_restore(service: Service, *args: object) -> list[bytes]:
+        service.hub.close_all()
+        return real_snapshot(service, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stream, "_snapshot", snapshot_during_a_restore)
+    with served(tmp_path) as (port, service, _server, counter):
+        phone = Phone(port, "games", "127.0.21.1")
+        try:
+            assert not phone.read_until(b"never sent") and phone.closed
+            assert b"event: games\n" in phone.received
+            assert phone.received.endswith(b"\r\n0\r\n\r\n")
+            assert wait_for(lambda: counter.open == 0 and service.hub.subscriber_count == 0)
+        finally:
+            phone.close()
