@@ -190,7 +190,8 @@ class _Pools:
 
 PUSH_MOST_BEHIND = 128 * 1024
 """Bytes a live stream's phone may leave untaken (in the server's buffer, beyond what the
-kernel's socket buffer holds) before it is dropped."""
+kernel's socket buffer holds), on top of twice the largest frame it was sent, before it is
+dropped."""
 
 
 class PushedStream:
@@ -199,11 +200,12 @@ class PushedStream:
     one thread for every phone), which sends what the socket takes at once; the server's
     loop sends the rest and writes ``heartbeat`` after ``every_s`` s without a frame.
 
-    A phone that leaves more than :data:`PUSH_MOST_BEHIND` bytes untaken is dropped (no
-    more frames; its connection closed by the server's maintenance within a second; it
-    reconnects for a fresh snapshot), so a stalled phone blocks nobody and holds a bounded
-    buffer. Frames written before the response's head has
-    left wait for it (``start``)."""
+    A phone that leaves more than :data:`PUSH_MOST_BEHIND` bytes plus twice its largest
+    frame untaken is dropped (no more frames; its connection closed by the server's
+    maintenance within a second; it reconnects for a fresh snapshot), so a stalled phone
+    blocks nobody and holds a bounded buffer, while one that reads at a Wi-Fi pace keeps
+    its stream through a frame larger than its socket's buffer (a long games list). Frames
+    written before the response's head has left wait for it (``start``)."""
 
     def __init__(
         self, channel: _Channel, chunked: Callable[[], bool], heartbeat: bytes, every_s: float
@@ -215,6 +217,11 @@ class PushedStream:
         self._waiting: list[bytes] | None = []
         """Frames written before :meth:`start` (``None`` once started)."""
         self._ended = False
+        self.largest = 0
+        """The largest frame written (bytes; the snapshot counts, see :meth:`start`)."""
+
+    def _too_far_behind(self) -> bool:
+        return bool(self.channel.total_outbufs_len > PUSH_MOST_BEHIND + 2 * self.largest)
 
     def write(self, data: bytes) -> bool:
         """Queue ``data`` (whole SSE frames) for the phone and send what the socket takes
@@ -227,7 +234,8 @@ class PushedStream:
             if self._waiting is not None:
                 self._waiting.append(data)
                 return True
-            if channel.total_outbufs_len > PUSH_MOST_BEHIND:
+            self.largest = max(self.largest, len(data))
+            if self._too_far_behind():
                 channel.will_close = True  # the server's maintenance closes it within 1 s
                 return False
             self.last_write = time.monotonic()
@@ -242,6 +250,7 @@ class PushedStream:
     def start(self) -> None:
         """The response's head and first frames have been written: send what waited."""
         with self.channel.outbuf_lock:
+            self.largest = self.channel.total_outbufs_len  # the snapshot's part still here
             waiting, self._waiting = self._waiting or [], None
             if waiting:
                 self.write(b"".join(waiting))
@@ -264,7 +273,7 @@ class PushedStream:
     def _last_chunk(self) -> None:
         channel = self.channel
         if channel.connected and not channel.will_close:
-            if channel.total_outbufs_len <= PUSH_MOST_BEHIND:
+            if not self._too_far_behind():
                 with contextlib.suppress(ClientDisconnected):
                     channel.write_soon(b"0\r\n\r\n" if self.chunked() else b"")
             channel.close_when_flushed = True
@@ -334,6 +343,15 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
         if self.pushed is not None:
             return False  # nothing may follow a live stream on its connection: ignored
         return bool(super().received(data))
+
+    def _flush_some(self, do_close: bool = True) -> bool:
+        """Send what the socket takes; a live stream's buffer only under its lock, also
+        when waitress thought no request was running: the stream's thread may have pushed
+        it between the loop's two reads (``pushed``, then ``requests``)."""
+        if self.pushed is None:
+            return bool(super()._flush_some(do_close=do_close))
+        with self.outbuf_lock:  # re-entrant: waitress's locked path holds it already
+            return bool(super()._flush_some(do_close=do_close))
 
     def handle_write(self) -> None:
         if self.pushed is None:
