@@ -13,8 +13,9 @@ hub publishes it. Event names are the topics:
   seats change the service publishes the view with a ``computer`` list added;
 
 Spectators' game frames are the hub's pre-serialised bytes: 50 phones cost one
-``json.dumps``. The referee's frames for an event are built once, by the first referee
-stream to relay it, and shared with the others (:class:`RefereeFrames`). A comment line
+``json.dumps``. The referee's frames for an event, and the fresh box Status after a box
+event, are built once, by the first stream to relay it, and shared with the others
+(:class:`RelayedFrames`). A comment line
 every ``HEARTBEAT_S`` keeps proxies and the server from closing an idle stream and detects
 a gone phone. At most ``MAX_STREAMS`` are open at once, and ``MAX_STREAMS_PER_CLIENT`` from
 one address (503 + ``Retry-After`` beyond).
@@ -60,9 +61,10 @@ _GAME_TOPIC = re.compile(r"game:([0-9]{1,9})")
 _PATCHED_BOX_EVENTS = frozenset({"SlotChanged", "LidChanged", "CoilFired"})
 
 
-class RefereeFrames:
-    """The referee's re-rendered frames per hub event (its ``id:``), built once and shared
-    by every referee stream; the last few events are kept."""
+class RelayedFrames:
+    """Frames re-rendered for a hub event (its ``event:`` and ``id:``): the referee's game
+    view, or the box's fresh Status; built once and shared by every stream that relays
+    that event; the last few events are kept."""
 
     KEEP = 16
 
@@ -83,16 +85,16 @@ class RefereeFrames:
         return frames
 
 
-_referee_frames: weakref.WeakKeyDictionary[Hub, RefereeFrames] = weakref.WeakKeyDictionary()
+_relayed_frames: weakref.WeakKeyDictionary[Hub, RelayedFrames] = weakref.WeakKeyDictionary()
 """Per hub (event ids count per hub)."""
-_referee_frames_lock = threading.Lock()
+_relayed_frames_lock = threading.Lock()
 
 
-def referee_frames(service: Service) -> RefereeFrames:
-    with _referee_frames_lock:
-        frames = _referee_frames.get(service.hub)
+def relayed_frames(service: Service) -> RelayedFrames:
+    with _relayed_frames_lock:
+        frames = _relayed_frames.get(service.hub)
         if frames is None:
-            frames = _referee_frames[service.hub] = RefereeFrames()
+            frames = _relayed_frames[service.hub] = RelayedFrames()
         return frames
 
 
@@ -270,8 +272,10 @@ def _relay(service: Service, frame: bytes, tables: dict[str, Table], referee: bo
     topic = frame[7 : frame.index(b"\n")].decode() if frame.startswith(b"event: ") else ""
     if topic == "box":
         name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()
-        return [frame] if name in _PATCHED_BOX_EVENTS else [frame, _box_status(service)]
+        if name in _PATCHED_BOX_EVENTS:
+            return [frame]
+        return relayed_frames(service).get(frame, lambda: [frame, _box_status(service)])
     if referee and topic in tables:
         build = lambda: _game_frames(service, tables[topic], True)  # noqa: E731
-        return referee_frames(service).get(frame, build)
+        return relayed_frames(service).get(frame, build)
     return [frame]
