@@ -8,6 +8,12 @@ and hands that frame to every subscriber's queue, in publishing order. 50 phones
 cost one ``json.dumps``; no phone costs nothing. A subscriber that falls more than
 ``max_backlog`` events behind is cut off (its stream ends; the phone reconnects
 and gets a fresh snapshot) so a stalled phone cannot grow the service's memory.
+
+A subscriber may instead give a ``deliver`` function: the fan-out thread calls it with
+each frame (the web server's thread-less streams write it to the phone's connection
+there, :mod:`controller.server`), so no subscriber's thread wakes up; ``deliver``
+returning ``False`` (the phone is gone or too far behind) or raising ends the
+subscription, and ending it (also :meth:`Hub.close_all`) calls its ``ended``.
 """
 
 from __future__ import annotations
@@ -23,17 +29,38 @@ log = logging.getLogger(__name__)
 
 
 class Subscription:
-    """A subscriber's queue of SSE frames (bytes). ``get`` blocks up to ``timeout`` s."""
+    """A subscriber's queue of SSE frames (bytes), ``get`` blocking up to ``timeout`` s; or,
+    with ``deliver``, each frame handed to that function on the fan-out thread."""
 
-    def __init__(self, hub: Hub, topics: frozenset[str], max_backlog: int) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        topics: frozenset[str],
+        max_backlog: int,
+        deliver: Callable[[bytes], bool] | None = None,
+        ended: Callable[[], None] | None = None,
+    ) -> None:
         self.hub = hub
         self.topics = topics
         self.max_backlog = max_backlog
+        self.deliver = deliver
+        self.ended = ended
         self._frames: deque[bytes] = deque()
         self._cond = threading.Condition()
         self.closed = False
 
     def put(self, frame: bytes) -> None:
+        if self.deliver is not None:  # no lock held: deliver may take the connection's
+            if self.closed:
+                return
+            try:
+                kept = self.deliver(frame)
+            except Exception:
+                log.exception("live update not delivered: subscriber dropped")
+                kept = False
+            if not kept:
+                self.close()
+            return
         with self._cond:
             if self.closed:
                 return
@@ -56,9 +83,12 @@ class Subscription:
 
     def close(self) -> None:
         with self._cond:
+            first = not self.closed
             self.closed = True
             self._cond.notify()
         self.hub.unsubscribe(self)
+        if first and self.ended is not None:
+            self.ended()
 
 
 class Hub:
@@ -104,8 +134,15 @@ class Hub:
             self._fanout = threading.Thread(target=self._fan_out, name="hub-fanout", daemon=True)
             self._fanout.start()
 
-    def subscribe(self, topics: Iterable[str]) -> Subscription:
-        sub = Subscription(self, frozenset(topics), self.max_backlog)
+    def subscribe(
+        self,
+        topics: Iterable[str],
+        deliver: Callable[[bytes], bool] | None = None,
+        ended: Callable[[], None] | None = None,
+    ) -> Subscription:
+        """A subscription to ``topics``: a queue, or ``deliver`` called with each frame on
+        the fan-out thread and ``ended`` once when it ends (see :class:`Subscription`)."""
+        sub = Subscription(self, frozenset(topics), self.max_backlog, deliver, ended)
         with self._lock:
             self._subs.add(sub)
         return sub
@@ -113,6 +150,11 @@ class Hub:
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
             self._subs.discard(sub)
+
+    def subscribed(self, topic: str) -> bool:
+        """Does anybody listen to ``topic`` now?"""
+        with self._lock:
+            return any(topic in sub.topics for sub in self._subs)
 
     @property
     def subscriber_count(self) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import random
 import resource
 import signal
 import socket
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 from wsgiref.types import WSGIApplication
 
 import segno
-from waitress.channel import HTTPChannel
+from waitress.channel import ClientDisconnected, HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
@@ -146,13 +147,13 @@ class _Priority(_Deferred):
 
 
 class _Pools:
-    """Three pools: live streams (a thread each while open, started on demand, at most the
-    stream cap plus a few), the referee's (:data:`REFEREE_THREADS`, for requests with a
-    live referee session: capacity spectators cannot take) and everything else
-    (``threads`` workers). While a referee request is served, spectators' requests wait
-    to start (priority by session), so hammering clients cannot slow the referee's
-    actions; the API's threads are the only ones that see spectators' hostile bodies
-    (bounded memory)."""
+    """Three pools: live streams (a thread each until its snapshot is out, then none:
+    :class:`PushedStream`; started on demand, at most the stream cap plus a few), the
+    referee's (:data:`REFEREE_THREADS`, for requests with a live referee session:
+    capacity spectators cannot take) and everything else (``threads`` workers). While a
+    referee request is served, spectators' requests wait to start (priority by session),
+    so hammering clients cannot slow the referee's actions; the API's threads are the only
+    ones that see spectators' hostile bodies (bounded memory)."""
 
     def __init__(
         self,
@@ -187,14 +188,140 @@ class _Pools:
         return bool(self.api.shutdown(cancel_pending, timeout) and done)
 
 
+PUSH_MOST_BEHIND = 128 * 1024
+"""Bytes a live stream's phone may leave untaken (in the server's buffer, beyond what the
+kernel's socket buffer holds), on top of twice the largest frame it was sent, before it is
+dropped."""
+
+
+class PushedStream:
+    """A live stream whose request's thread has gone back to the pool: the frames are
+    written into the connection's buffer by whoever has them (the hub's fan-out thread,
+    one thread for every phone), which sends what the socket takes at once; the server's
+    loop sends the rest and writes ``heartbeat`` after ``every_s`` s without a frame.
+
+    A phone that leaves more than :data:`PUSH_MOST_BEHIND` bytes plus twice its largest
+    frame untaken is dropped (no more frames; its connection closed by the server's
+    maintenance within a second; it reconnects for a fresh snapshot), so a stalled phone
+    blocks nobody and holds a bounded buffer, while one that reads at a Wi-Fi pace keeps
+    its stream through a frame larger than its socket's buffer (a long games list). Frames
+    written before the response's head has left wait for it (``start``)."""
+
+    def __init__(
+        self, channel: _Channel, chunked: Callable[[], bool], heartbeat: bytes, every_s: float
+    ) -> None:
+        self.channel = channel
+        self.chunked = chunked
+        self.heartbeat, self.every_s = heartbeat, every_s
+        self.last_write = time.monotonic() - random.uniform(0, every_s * 2 / 3)
+        self._waiting: list[bytes] | None = []
+        """Frames written before :meth:`start` (``None`` once started)."""
+        self._ended = False
+        self.largest = 0
+        """The largest frame written (bytes; the snapshot counts, see :meth:`start`)."""
+
+    def _too_far_behind(self) -> bool:
+        return bool(self.channel.total_outbufs_len > PUSH_MOST_BEHIND + 2 * self.largest)
+
+    def write(self, data: bytes) -> bool:
+        """Queue ``data`` (whole SSE frames) for the phone and send what the socket takes
+        now; never blocks on the phone. ``False``: it has gone, or was too far behind
+        (and is being closed)."""
+        channel = self.channel
+        with channel.outbuf_lock:
+            if not channel.connected or channel.will_close or self._ended:
+                return False
+            if self._waiting is not None:
+                self._waiting.append(data)
+                return True
+            self.largest = max(self.largest, len(data))
+            if self._too_far_behind():
+                channel.will_close = True  # the server's maintenance closes it within 1 s
+                return False
+            self.last_write = time.monotonic()
+            if self.chunked():
+                data = b"%X\r\n%b\r\n" % (len(data), data)
+            try:
+                channel.write_soon(data)  # below the high watermark: never waits
+            except ClientDisconnected:
+                return False
+        return True
+
+    def start(self) -> None:
+        """The response's head and first frames have been written: send what waited."""
+        with self.channel.outbuf_lock:
+            self.largest = self.channel.total_outbufs_len  # the snapshot's part still here
+            waiting, self._waiting = self._waiting or [], None
+            if waiting:
+                self.write(b"".join(waiting))
+            if self._ended:
+                self._last_chunk()
+
+    def beat(self, now: float) -> None:
+        """Write the heartbeat if nothing was written for ``every_s`` s (the loop's thread)."""
+        if now - self.last_write >= self.every_s:
+            self.write(self.heartbeat)
+
+    def close(self) -> None:
+        """End the stream (its last chunk, when there is room for it): the connection is
+        closed once what is buffered has left."""
+        with self.channel.outbuf_lock:
+            ended, self._ended = self._ended, True
+            if not ended and self._waiting is None:  # else start() ends it
+                self._last_chunk()
+
+    def _last_chunk(self) -> None:
+        channel = self.channel
+        if channel.connected and not channel.will_close:
+            if not self._too_far_behind():
+                with contextlib.suppress(ClientDisconnected):
+                    channel.write_soon(b"0\r\n\r\n" if self.chunked() else b"")
+            channel.close_when_flushed = True
+        channel.server.pull_trigger()
+
+
 class _Task(WSGITask):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
+    pushed: PushedStream | None = None
+
     def get_environment(self) -> dict[str, object]:
         environ: dict[str, object] = super().get_environment()
         environ["diablotin.on_disconnect"] = self.channel.on_disconnect
         environ["diablotin.stream_thread"] = threading.current_thread().name.startswith(
             _STREAM_THREAD
         )
+        environ["diablotin.push"] = self.push
         return environ
+
+    def push(self, heartbeat: bytes, every_s: float) -> PushedStream:
+        """Serve this response thread-less once its body's first chunks are written: the
+        returned stream's ``write`` adds to it from any thread (see :class:`PushedStream`).
+        The body must not be of a known length (a generator)."""
+        self.pushed = PushedStream(
+            self.channel, lambda: bool(self.chunked_response), heartbeat, every_s
+        )
+        return self.pushed
+
+    def finish(self) -> None:
+        if self.pushed is None:
+            super().finish()
+        elif not self.wrote_header:
+            self.write(b"")  # the head; no last chunk: the response goes on
+
+    def service(self) -> None:
+        super().service()
+        pushed, channel = self.pushed, self.channel
+        if pushed is None or not self.wrote_header or channel.will_close:
+            return  # not a stream, or it failed: waitress ends it as any response
+        with channel.requests_lock:
+            if not channel.connected:
+                return
+            self.close_on_finish = False  # the connection stays open, its thread does not
+            for later in channel.requests[1:]:  # nothing may follow a stream on its connection
+                later.close()
+            del channel.requests[1:]
+            channel.request = None  # nor a request still arriving (no 100 Continue)
+            channel.pushed = pushed
+        pushed.start()
 
 
 class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
@@ -203,11 +330,41 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
     deadlines) and tells the app when the phone has gone."""
 
     task_class = _Task
+    pushed: PushedStream | None = None
+    """Set once this connection is a thread-less live stream."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         self.idle_since = time.monotonic()
         self.close_hooks: list[Callable[[], None]] = []
+        self.hooks_lock = threading.Lock()
         super().__init__(*args, **kwargs)
+
+    def received(self, data: bytes) -> bool:
+        if self.pushed is not None:
+            return False  # nothing may follow a live stream on its connection: ignored
+        return bool(super().received(data))
+
+    def _flush_some(self, do_close: bool = True) -> bool:
+        """Send what the socket takes; a live stream's buffer only under its lock, also
+        when waitress thought no request was running: the stream's thread may have pushed
+        it between the loop's two reads (``pushed``, then ``requests``)."""
+        if self.pushed is None:
+            return bool(super()._flush_some(do_close=do_close))
+        with self.outbuf_lock:  # re-entrant: waitress's locked path holds it already
+            return bool(super()._flush_some(do_close=do_close))
+
+    def handle_write(self) -> None:
+        if self.pushed is None:
+            super().handle_write()
+            return
+        # other threads write to a live stream's buffer: send under its lock (waitress
+        # sends without it when no request is running), close outside it
+        with self.outbuf_lock:
+            self._flush_exception(self._flush_some, do_close=False)
+            if self.close_when_flushed and not self.total_outbufs_len:
+                self.will_close = True
+        if self.will_close:
+            self.handle_close()
 
     def service(self) -> None:
         try:
@@ -218,7 +375,7 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
     @property
     def busy(self) -> bool:
         """Is a request of this connection being served, or its answer still leaving?"""
-        return bool(self.requests or self.total_outbufs_len)
+        return bool(self.requests or self.total_outbufs_len or self.pushed)
 
     def del_channel(self, map: dict[int, object] | None = None) -> None:
         super().del_channel(map)
@@ -230,13 +387,16 @@ class _Channel(HTTPChannel):  # type: ignore[misc]  # waitress has no type hints
 
     def on_disconnect(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` (from the server's loop thread) once the client has gone."""
-        self.close_hooks.append(hook)
-        if not self.connected:
-            hook()
+        with self.hooks_lock:
+            if self.connected:
+                self.close_hooks.append(hook)
+                return
+        hook()
 
     def handle_close(self) -> None:
         super().handle_close()
-        hooks, self.close_hooks = self.close_hooks, []
+        with self.hooks_lock:
+            hooks, self.close_hooks = self.close_hooks, []
         for hook in hooks:
             with contextlib.suppress(Exception):
                 hook()
@@ -329,6 +489,12 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]  # waitress has no type hint
         super().maintenance(now)
         mono = time.monotonic()
         for channel in list(self.active_channels.values()):
+            if channel.pushed is not None:
+                if channel.will_close:  # dropped: a stalled phone's socket never polls writable
+                    channel.handle_close()
+                else:
+                    channel.pushed.beat(mono)
+                continue
             if channel.busy or channel.will_close:
                 continue
             request = channel.request

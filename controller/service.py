@@ -421,8 +421,9 @@ class Service:
     def _moved(self, table: Table) -> None:
         """A table's state changed: the games list (moves, whose turn) goes out again
         :data:`GAMES_EVERY_S` later, once for a burst of moves, from a thread of its own
-        (it reads the whole journal's list: never on the worker, which drives the box)."""
-        if not self._games_due:
+        (it reads the whole journal's list: never on the worker, which drives the box).
+        Nobody listening to the list: nothing (a page that opens gets it with its snapshot)."""
+        if not self._games_due and self.hub.subscribed("games"):
             self._games_due = True
             timer = threading.Timer(GAMES_EVERY_S, self._publish_games)
             timer.daemon = True
@@ -430,7 +431,7 @@ class Service:
 
     def _publish_games(self) -> None:
         self._games_due = False
-        if not self.started or not self.hub.subscriber_count:
+        if not self.started or not self.hub.subscribed("games"):
             return
         try:
             self.hub.publish("games", self.games())

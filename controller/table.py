@@ -66,6 +66,8 @@ class Table:
         self._now = self._facts()
         """What views are made of, as of the last change: read without the lock, so a
         page's request never waits for an action's commit."""
+        self._views: tuple[_Facts | None, dict[Viewer, dict[str, object]]] = (None, {})
+        """The views made of one change's facts, by viewer (:meth:`view`)."""
 
     @property
     def topic(self) -> str:
@@ -123,7 +125,8 @@ class Table:
 
     def view(self, viewer: Viewer) -> dict[str, object]:
         """The one choke point for what leaves the service about this game: the last
-        committed change (never waits for one being committed)."""
+        committed change (never waits for one being committed). Built once per change and
+        viewer, then shared (the reply, the phones' frames and pages): never change it."""
         return self._view_of(self._now, viewer)
 
     def committed(self) -> tuple[int, object]:
@@ -158,6 +161,16 @@ class Table:
         )
 
     def _view_of(self, facts: _Facts, viewer: Viewer) -> dict[str, object]:
+        made, views = self._views
+        if made is not facts:  # a change since: forget the views of the one before
+            views = {}
+            self._views = (facts, views)
+        view = views.get(viewer)
+        if view is None:  # two threads may both build it: the same view either way
+            view = views[viewer] = self._build_view(facts, viewer)
+        return view
+
+    def _build_view(self, facts: _Facts, viewer: Viewer) -> dict[str, object]:
         title, version, finished, abandoned, deleted, seats, state = facts
         return {
             "id": self.game_id,

@@ -13,13 +13,19 @@ hub publishes it. Event names are the topics:
   seats change the service publishes the view with a ``computer`` list added;
 
 Spectators' game frames are the hub's pre-serialised bytes: 50 phones cost one
-``json.dumps``. The referee's frames for an event are built once, by the first referee
-stream to relay it, and shared with the others (:class:`RefereeFrames`). A comment line
+``json.dumps``. The referee's frames for an event, and the fresh box Status after a box
+event, are built once, by the first stream to relay it, and shared with the others
+(:class:`RelayedFrames`). A comment line
 every ``HEARTBEAT_S`` keeps proxies and the server from closing an idle stream and detects
-a gone phone. Each stream holds one server thread, so at most ``MAX_STREAMS`` run at once,
-and ``MAX_STREAMS_PER_CLIENT`` from one address (503 + ``Retry-After`` beyond). When the
-server tells (``diablotin.on_disconnect`` in the WSGI environ, :mod:`controller.server`) a
-phone that leaves frees its slot at once.
+a gone phone. At most ``MAX_STREAMS`` are open at once, and ``MAX_STREAMS_PER_CLIENT`` from
+one address (503 + ``Retry-After`` beyond).
+
+Under the dashboard's server (:mod:`controller.server`, which offers ``diablotin.push`` in
+the WSGI environ) a stream holds no thread once its snapshot is out: the hub's fan-out
+thread writes each frame to every phone's connection (``PushedStream``: a phone too far
+behind is dropped, the server's loop writes the heartbeats), and a phone that leaves frees
+its slot at once (``diablotin.on_disconnect``). Elsewhere (Flask's test client, another
+WSGI server) the stream is a generator that holds its thread and waits on its queue.
 """
 
 from __future__ import annotations
@@ -48,15 +54,17 @@ if TYPE_CHECKING:
 bp = Blueprint("stream", __name__)
 
 HEARTBEAT_S = 15.0
+PING = b": ping\n\n"
 RETRY_AFTER_S = 2
 MAX_TOPICS = 4
 _GAME_TOPIC = re.compile(r"game:([0-9]{1,9})")
 _PATCHED_BOX_EVENTS = frozenset({"SlotChanged", "LidChanged", "CoilFired"})
 
 
-class RefereeFrames:
-    """The referee's re-rendered frames per hub event (its ``id:``), built once and shared
-    by every referee stream; the last few events are kept."""
+class RelayedFrames:
+    """Frames re-rendered for a hub event (its ``event:`` and ``id:``): the referee's game
+    view, or the box's fresh Status; built once and shared by every stream that relays
+    that event; the last few events are kept."""
 
     KEEP = 16
 
@@ -77,16 +85,16 @@ class RefereeFrames:
         return frames
 
 
-_referee_frames: weakref.WeakKeyDictionary[Hub, RefereeFrames] = weakref.WeakKeyDictionary()
+_relayed_frames: weakref.WeakKeyDictionary[Hub, RelayedFrames] = weakref.WeakKeyDictionary()
 """Per hub (event ids count per hub)."""
-_referee_frames_lock = threading.Lock()
+_relayed_frames_lock = threading.Lock()
 
 
-def referee_frames(service: Service) -> RefereeFrames:
-    with _referee_frames_lock:
-        frames = _referee_frames.get(service.hub)
+def relayed_frames(service: Service) -> RelayedFrames:
+    with _relayed_frames_lock:
+        frames = _relayed_frames.get(service.hub)
         if frames is None:
-            frames = _referee_frames[service.hub] = RefereeFrames()
+            frames = _relayed_frames[service.hub] = RelayedFrames()
         return frames
 
 
@@ -153,6 +161,8 @@ def stream() -> Response:
         # pipelined behind another request on one connection: it would hold an API thread
         raise ApiError(503, "busy", Said("open the live stream on a connection of its own"))
     topics, tables = parse_topics(request.args.get("topics", ""), service)
+    if request.method == "HEAD":  # no body is sent: nothing to count or subscribe
+        return Response(mimetype="text/event-stream")
     referee = security.is_referee()
     counter: StreamCounter = current_app.extensions.setdefault("diablotin.streams", StreamCounter())
     client = security.client_address()
@@ -169,7 +179,17 @@ def stream() -> Response:
             Said("{reason}: retrying", reason=refused),
             {"Retry-After": str(RETRY_AFTER_S)},
         )
-    sub = service.hub.subscribe(topics)
+    by_topic = {table.topic: table for table in tables}
+    push = request.environ.get("diablotin.push") if request.method == "GET" else None
+    if push is not None:  # the server takes the stream over once the snapshot is out
+        pushed = push(PING, HEARTBEAT_S)
+
+        def deliver(frame: bytes) -> bool:
+            return bool(pushed.write(b"".join(_relay(service, frame, by_topic, referee))))
+
+        sub = service.hub.subscribe(topics, deliver, ended=pushed.close)
+    else:
+        sub = service.hub.subscribe(topics)
     try:
         first = _snapshot(service, topics, tables, referee)
     except BaseException:
@@ -177,10 +197,18 @@ def stream() -> Response:
         counter.leave(client)
         raise
     on_disconnect = request.environ.get("diablotin.on_disconnect")
-    if on_disconnect is not None:
-        on_disconnect(sub.close)  # the phone left: free its slot now, not at the next ping
-    by_topic = {table.topic: table for table in tables}
-    body = _events(service, sub, first, by_topic, referee, lambda: counter.leave(client))
+    if push is not None:  # the server that offers push also tells when the phone has gone
+
+        def left() -> None:  # the phone left, was dropped, or the service stops
+            sub.close()
+            counter.leave(client)
+
+        request.environ["diablotin.on_disconnect"](left)
+        body: Iterator[bytes] = iter([b"".join(first)])  # no known length: chunked
+    else:
+        if on_disconnect is not None:
+            on_disconnect(sub.close)  # the phone left: free its slot now, not at the next ping
+        body = _events(service, sub, first, by_topic, referee, lambda: counter.leave(client))
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache, no-transform"
     resp.headers["X-Accel-Buffering"] = "no"
@@ -232,7 +260,7 @@ def _events(
             except EOFError:
                 return  # cut off (too far behind) or the service is stopping
             if frame is None:
-                yield b": ping\n\n"
+                yield PING
                 continue
             yield b"".join(_relay(service, frame, tables, referee))
     finally:
@@ -244,8 +272,10 @@ def _relay(service: Service, frame: bytes, tables: dict[str, Table], referee: bo
     topic = frame[7 : frame.index(b"\n")].decode() if frame.startswith(b"event: ") else ""
     if topic == "box":
         name = frame.split(b'"event":"', 1)[-1].split(b'"', 1)[0].decode()
-        return [frame] if name in _PATCHED_BOX_EVENTS else [frame, _box_status(service)]
+        if name in _PATCHED_BOX_EVENTS:
+            return [frame]
+        return relayed_frames(service).get(frame, lambda: [frame, _box_status(service)])
     if referee and topic in tables:
         build = lambda: _game_frames(service, tables[topic], True)  # noqa: E731
-        return referee_frames(service).get(frame, build)
+        return relayed_frames(service).get(frame, build)
     return [frame]

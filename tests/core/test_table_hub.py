@@ -264,3 +264,30 @@ def test_the_finished_flag_is_written_with_the_entry_in_one_transaction(setup, m
     table.undo()  # and reopens with this one
     assert table.finished is False and journal.game(gid).finished is None
     assert len(writes) == 3  # one commit per entry, the flag inside it
+
+
+def test_a_view_is_built_once_per_change_and_viewer(setup, monkeypatch):
+    journal, hub, gid = setup
+    rules = CountTo()
+    built: list[str] = []
+    original = rules.view
+    monkeypatch.setattr(
+        rules, "view", lambda state, viewer: built.append(viewer) or original(state, viewer)
+    )
+    table = Table(rules, journal, gid, hub)
+    first = table.view("public")
+    assert table.view("public") is first and table.view("referee") is table.view("referee")
+    assert built == ["public", "referee"]
+    table.submit({"type": "add", "n": 1})
+    after = table.view("public")
+    assert after is not first and after["version"] == 1 and first["version"] == 0
+    assert after["state"] == {"total": 1, "limit": 4}
+    assert built == ["public", "referee", "public"]
+
+
+def test_hub_knows_who_listens_to_a_topic():
+    hub = Hub()
+    sub = hub.subscribe(["game:1"])
+    assert hub.subscribed("game:1") and not hub.subscribed("games")
+    sub.close()
+    assert not hub.subscribed("game:1")

@@ -131,3 +131,27 @@ def test_the_game_page_says_why_the_computer_does_not_play(
     off = {"player": "p2", "on": False}
     client.put(f"/api/games/{holder}/computer", json=off, headers=REFEREE)
     assert client.get(f"/api/games/{holder}").get_json()["extras"]["computer_why"] is None
+
+
+def test_no_games_list_is_built_after_a_move_when_nobody_listens_to_it(
+    service: Service, monkeypatch
+) -> None:
+    """Phones on a game's topic only: a move does not rebuild the whole games list."""
+    import time
+
+    from controller.service import GAMES_EVERY_S
+
+    gid = service.new_game("sauteur", {})
+    built: list[int] = []
+    monkeypatch.setattr(service, "games", lambda: built.append(1) or [])
+    phone = service.hub.subscribe([f"game:{gid}"])
+    try:
+        service.submit(gid, {"type": "hidden"})
+        time.sleep(GAMES_EVERY_S * 3)
+        assert built == []
+        listing = service.hub.subscribe(["games"])
+        service.undo(gid)
+        assert listing.get(timeout=5) is not None and built == [1]  # someone listens: sent
+        listing.close()
+    finally:
+        phone.close()
