@@ -225,6 +225,8 @@ class Pips:
     areas: np.ndarray
     face: int
     error: float
+    hidden: bool = False
+    """A die face's layout, untrusted: a highlight may hide a pip or pass for one."""
 
 
 NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
@@ -260,6 +262,8 @@ def find_pips(
     found = []
     for level in (0.45, 0.65, 0.8):
         found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
+        if found[-1].hidden:  # a higher level's smaller blobs must not overrule it
+            return found[-1]
         if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
             return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
@@ -335,10 +339,10 @@ def _blobs(
     elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
+    if face and glare_hides(patch, labels, keep, dark, centres, resp):
+        return Pips(centres, area_frac, 0, 1.0, hidden=True)
     if face and (
-        glare_hides(patch, labels, keep, dark, centres, resp)
-        or _soft_blob(light, labels, sure)
-        or (face == 1 and _more_than_one_blob(labels, keep, resp))
+        _soft_blob(light, labels, sure) or (face == 1 and _more_than_one_blob(labels, keep, resp))
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
