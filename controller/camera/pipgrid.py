@@ -1,0 +1,120 @@
+"""Finding a die by its pips when its outline is lost (issue 22, point 1).
+
+A white die on a white table under bright light, or a die crossed by a shadow's edge on a
+check cloth, may show no square outline at all; its pips still show. :func:`pip_boxes`
+finds pip-sized round blobs (darker or lighter than around them: a black-hat / top-hat on
+the frame at half size), gathers those lying within a die of one another, and puts a
+die-sized square (the calibrated side) on each group: centred on the group's mean (every
+face's layout is symmetric about the die's centre) and turned as the group's pips line up
+(mod 45°: both turns are tried, since a 2's or a 3's pips lie on the diagonal). Each square
+is then read like any other candidate; the reader also checks that it counts exactly the
+group's pips (:func:`group_size`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+Box = tuple[tuple[float, float], tuple[float, float], float]
+
+LEVELS = (12, 20, 32, 50)
+"""Black-hat / top-hat levels blobs are looked for at (big pips close together merge at a
+low level; a higher one parts them)."""
+REACH = 0.5
+"""A group is the blobs within this many die sides of its centre (a face's pips lie within
+0.42 of it)."""
+ALONE = 0.9
+"""No other blob may lie within this many die sides of a group's centre: a group must be all
+of a face's pips (the rest of a face lies within 0.75 of a group of some of its pips)."""
+FAINT = 0.35
+"""A blob near a group whose contrast is under this share of the group's strongest pip is no
+pip of that die (a shadow's notch at the die's corner); a pip in shade keeps 0.45 of it."""
+MAX_BLOBS = 40
+"""More pip-like blobs than this in view: a patterned table, not pips; nothing is tried."""
+
+
+def pip_blobs(light: np.ndarray, side: float, pip_area: float, dark: bool) -> np.ndarray:
+    """The round blobs of a pip's size darker (``dark``) or lighter than around them: rows
+    of x, y (pixels of ``light``) and how much darker or lighter (0-255). ``light``: a grey
+    frame; ``side``: the die's side and ``pip_area`` a pip's share of the die's top, both
+    calibrated (pixels of ``light``)."""
+    area = pip_area * side * side
+    radius = math.sqrt(area / math.pi)
+    k = 2 * round(2.2 * radius) + 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
+    resp = cv2.morphologyEx(light, op, kernel)
+    found: list[tuple[float, float, float]] = []
+    for level in LEVELS:
+        binary = (resp > level).astype(np.uint8)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(binary)
+        for i in range(1, n):
+            w, h, a = (
+                stats[i, s] for s in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA)
+            )
+            if not 0.35 * area <= a <= 2.2 * area:
+                continue
+            if max(w, h) > 1.6 * min(w, h) + 1 or a < 0.5 * w * h or a > 0.9 * w * h + 2:
+                continue  # not round (a check's square, a line)
+            x, y = cents[i]
+            if all(math.hypot(x - fx, y - fy) > radius for fx, fy, _ in found):
+                found.append((float(x), float(y), float(resp[round(y), round(x)])))
+    return np.array(found, np.float32).reshape(-1, 3)
+
+
+def _group(blobs: np.ndarray, centre: np.ndarray, side: float) -> np.ndarray:
+    return blobs[np.hypot(*(blobs - centre).T) <= REACH * side]
+
+
+def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, int]]:
+    """Die-sized squares (frame pixels: ``blobs``, from :func:`pip_blobs`, and ``side`` are
+    in pixels of a frame scaled by ``scale``) on groups of 2 to 6 blobs, each with its
+    group's size."""
+    if len(blobs) < 2 or len(blobs) > MAX_BLOBS:
+        return []
+    blobs, strength = blobs[:, :2], blobs[:, 2]
+    seeds = [
+        (blobs[i] + blobs[j]) / 2
+        for i in range(len(blobs))
+        for j in range(i + 1, len(blobs))
+        if 0.3 * side <= float(np.hypot(*(blobs[i] - blobs[j]))) <= 0.85 * side
+    ]
+    out: list[tuple[Box, int]] = []
+    seen: list[np.ndarray] = []
+    for seed in seeds:
+        centre = seed
+        for _ in range(3):  # settle on the group's mean
+            group = _group(blobs, centre, side)
+            centre = group.mean(axis=0)
+        inside = np.hypot(*(blobs - centre).T) <= REACH * side
+        group = blobs[inside]
+        if not 2 <= len(group) <= 6 or any(np.hypot(*(centre - s)) < 0.1 * side for s in seen):
+            continue
+        near = (np.hypot(*(blobs - centre).T) <= ALONE * side) & ~inside
+        if (strength[near] >= FAINT * float(strength[inside].max())).any():
+            continue  # part of a face (a 4's two left pips make no 2), or another die's pips
+        seen.append(centre)
+        turn = _grid_turn(group)
+        cx, cy = (float(v) / scale for v in centre)
+        for angle in (turn, turn + 45.0):
+            out.append((((cx, cy), (side / scale, side / scale), angle), len(group)))
+    return out[:16]
+
+
+def _grid_turn(group: np.ndarray) -> float:
+    """How the pips' grid is turned (degrees, mod 45): the lines between nearest pips run
+    along the die's sides or its diagonals, all alike modulo 45°."""
+    angles = []
+    for i, p in enumerate(group):
+        others = np.delete(group, i, axis=0)
+        q = others[np.hypot(*(others - p).T).argmin()]
+        angles.append(math.atan2(float(q[1] - p[1]), float(q[0] - p[0])))
+    a = np.array(angles) * 8
+    mean = math.atan2(float(np.sin(a).mean()), float(np.cos(a).mean())) / 8
+    return math.degrees(mean)
+
+
+__all__ = ["pip_blobs", "pip_boxes"]
