@@ -20,6 +20,10 @@ from .layout import _INNER, COVER, PATCH, layout_face
 
 WHITE = 248
 """A pixel whose every channel is at least this is saturated (nothing under it shows)."""
+NEAR_WHITE = 235
+"""Light pips whose every peak is at least this are white: under light brighter on one side
+some are clipped to white and others not, and that is no highlight among them (a plain
+ebony face read nothing when one pip of several was saturated)."""
 LOST = 0.15
 """A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
 under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
@@ -61,14 +65,12 @@ def glare_hides(
         # pip showing where one would make another face is a sign of one hidden
         return bool(hidden_faces(None, labels, pips, centres, resp))
     if not dark:
-        on_pips = np.isin(labels, pips)
-        if all(bool(saturated[labels == i].any()) for i in pips):
-            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
-            saturated &= ~grown.astype(bool)
-        else:
-            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
-            if max(peaks) >= 248:
-                return True  # one pip whiter than the others: a highlight among them
+        peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
+        if min(peaks) >= NEAR_WHITE:  # white pips, the brightest clipped by the light
+            on_pips = np.isin(labels, pips).astype(np.uint8)
+            saturated &= ~cv2.dilate(on_pips, np.ones((5, 5), np.uint8)).astype(bool)
+        elif max(peaks) >= WHITE:
+            return True  # one pip whiter than the others: a highlight among them
     if not saturated.any():
         return False
     if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
