@@ -33,7 +33,8 @@ FAINT = 0.35
 """A blob near a group whose contrast is under this share of the group's strongest pip is no
 pip of that die (a shadow's notch at the die's corner); a pip in shade keeps 0.45 of it."""
 MAX_BLOBS = 40
-"""More pip-like blobs than this in view: a patterned table, not pips; nothing is tried."""
+"""Groups are looked for about pairs of the strongest this many blobs only (a check cloth
+shows hundreds; a die's pips are among the strongest); every blob counts in a group."""
 
 
 def pip_blobs(light: np.ndarray, side: float, pip_area: float, dark: bool) -> np.ndarray:
@@ -65,31 +66,41 @@ def pip_blobs(light: np.ndarray, side: float, pip_area: float, dark: bool) -> np
     return np.array(found, np.float32).reshape(-1, 3)
 
 
-def _group(blobs: np.ndarray, centre: np.ndarray, side: float) -> np.ndarray:
-    return blobs[np.hypot(*(blobs - centre).T) <= REACH * side]
+def _members(
+    blobs: np.ndarray, strength: np.ndarray, centre: np.ndarray, side: float
+) -> np.ndarray:
+    """Which blobs are the group about ``centre``: within :data:`REACH` of it, and not
+    :data:`FAINT` beside its strongest (a check cloth's faint corners among a die's pips)."""
+    inside = np.hypot(*(blobs - centre).T) <= REACH * side
+    if not inside.any():
+        return inside
+    return inside & (strength >= FAINT * float(strength[inside].max()))
 
 
 def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, int]]:
     """Die-sized squares (frame pixels: ``blobs``, from :func:`pip_blobs`, and ``side`` are
     in pixels of a frame scaled by ``scale``) on groups of 2 to 6 blobs, each with its
     group's size."""
-    if len(blobs) < 2 or len(blobs) > MAX_BLOBS:
+    if len(blobs) < 2:
         return []
+    strongest = blobs[np.argsort(-blobs[:, 2])[:MAX_BLOBS], :2]  # a check cloth shows many
     blobs, strength = blobs[:, :2], blobs[:, 2]
     seeds = [
-        (blobs[i] + blobs[j]) / 2
-        for i in range(len(blobs))
-        for j in range(i + 1, len(blobs))
-        if 0.3 * side <= float(np.hypot(*(blobs[i] - blobs[j]))) <= 0.85 * side
+        (p + q) / 2
+        for i, p in enumerate(strongest)
+        for q in strongest[i + 1 :]
+        if 0.3 * side <= float(np.hypot(*(p - q))) <= 0.85 * side
     ]
     out: list[tuple[Box, int]] = []
     seen: list[np.ndarray] = []
     for seed in seeds:
         centre = seed
         for _ in range(3):  # settle on the group's mean
-            group = _group(blobs, centre, side)
-            centre = group.mean(axis=0)
-        inside = np.hypot(*(blobs - centre).T) <= REACH * side
+            inside = _members(blobs, strength, centre, side)
+            if not inside.any():
+                break
+            centre = blobs[inside].mean(axis=0)
+        inside = _members(blobs, strength, centre, side)
         group = blobs[inside]
         if not 2 <= len(group) <= 6 or any(np.hypot(*(centre - s)) < 0.1 * side for s in seen):
             continue

@@ -44,10 +44,21 @@ def test_a_faint_blob_at_the_dies_corner_does_not_hide_the_face_but_a_pip_does()
     assert pip_boxes(np.vstack([_face(FOUR), pip]), SIDE, 1.0) == []
 
 
+def _cloth(strength: float) -> np.ndarray:
+    """Blob rows of a check cloth's corners: every 24 pixels of a 640×480 frame."""
+    ys, xs = np.mgrid[12:480:24, 12:640:24]
+    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, strength)], 1).astype(np.float32)
+
+
 def test_a_patterned_table_gives_no_groups():
-    ys, xs = np.mgrid[0:480:24, 0:640:24]
-    grid = np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, 100)], axis=1).astype(np.float32)
-    assert pip_boxes(grid, SIDE, 1.0) == []
+    assert pip_boxes(_cloth(100.0), SIDE, 1.0) == []
+
+
+def test_a_face_on_a_faint_check_cloth_is_grouped():
+    """Hundreds of faint blobs (a check cloth in shade) and a die's strong pips: the
+    strongest are grouped (it gave nothing when more than 40 blobs were in view)."""
+    blobs = np.vstack([_cloth(30.0), _face(FOUR, at=(300.0, 200.0))])
+    assert {n for _, n in pip_boxes(blobs, SIDE, 1.0)} == {4}
 
 
 def test_a_white_die_on_a_white_table_in_bright_light_is_read_by_its_pips(profiles):
