@@ -79,6 +79,22 @@ def glare_hides(
     return bool(hidden_faces(saturated, labels, pips, centres, resp))
 
 
+def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
+    """Whether a highlight covers the face's centre, where a 1's pip would be: half of a
+    pip's disc there white (``pip_area``: a fraction of the die's top), the white lying
+    within the face (not reaching its rim: a face all clipped by bright light is no
+    highlight). A face like the devil under one is not answered: a held-out azure 1 whose
+    pip was lost in a highlight was read as the devil (seed 97)."""
+    saturated = (patch.min(axis=2) >= WHITE) & _INNER
+    rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    if saturated[rim].any():
+        return False
+    radius = math.sqrt(pip_area / math.pi) * PATCH / COVER
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    disc = (xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= radius * radius
+    return float(saturated[disc].mean()) >= 0.5
+
+
 def hidden_faces(
     saturated: np.ndarray | None,
     labels: np.ndarray,

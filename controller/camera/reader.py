@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import glare_hides, highlight_zone
+from .highlight import centre_lost, glare_hides, highlight_zone
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .pipgrid import pip_blobs, pip_boxes
@@ -495,6 +495,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
             return None, 0.0, pips, "pips, and like the devil"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""
+    if devilish and centre_lost(patch, profile.pip_area):
+        return None, 0.0, pips, "like the devil, under a highlight (a 1's pip may be lost in it)"
     if devilish:
         margin = 1 - d_devil / max(d_number, 1e-6)
         closeness = 1 - d_devil / max(profile.devil_threshold, 1e-6)

@@ -11,8 +11,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.camera.calibrate import calibrate
+from controller.camera.highlight import centre_lost
 from controller.camera.reader import PATCH, find_pips, flat_light, read_face
-from controller.camera.render import STYLES, condition, jpeg_roundtrip, random_scene, render
+from controller.camera.render import (
+    FACES,
+    STYLES,
+    condition,
+    jpeg_roundtrip,
+    random_scene,
+    render,
+    write_dataset,
+)
 from controller.camera.shadow import lift, shadow_edges
 
 DATA = Path(__file__).parent.parent / "data" / "camera"
@@ -195,3 +205,30 @@ def test_a_highlight_among_white_pips_is_never_a_pip():
         patch = np.clip(patch + 230 * spot[:, :, None], 0, 255).astype(np.uint8)
         for flat in (False, True):
             assert find_pips(patch, dark=False, pip_area=0.0236, flat=flat).face != 5, sigma
+
+
+def test_a_one_whose_pip_is_lost_in_a_highlight_is_never_the_devil(tmp_path):
+    """Held-out azure, seed 97, the 29th glare render of ``faces evaluate``: a 1 whose pip
+    lies under a highlight's white core. Nothing else shows, and the blank face with its
+    white spot lay within that profile's devil threshold: read as the devil (a
+    devil/number confusion). A face like the devil whose centre, where a 1's pip would
+    be, is lost in a highlight is not answered."""
+    write_dataset(tmp_path, STYLES["azure"], 6, 97)
+    profile = calibrate(tmp_path)
+    rng = random.Random(98)
+    for n in range(29):
+        face = FACES[n % len(FACES)]
+        scene = random_scene(rng)
+        frame = condition(render(STYLES["azure"], face, rng, scene=scene), "glare", scene, rng)
+        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    assert face == 1
+    assert read_face(image, profile).face is None
+    patch = cv2.cvtColor(cv2.imread(str(DATA / "glare-1-pip-lost-azure.png")), cv2.COLOR_BGR2RGB)
+    assert centre_lost(patch, profile.pip_area)
+
+
+def test_a_face_clipped_white_by_bright_light_is_no_highlight_over_its_centre():
+    patch = np.full((PATCH, PATCH, 3), 255, np.uint8)
+    cv2.circle(patch, (PATCH // 2, PATCH // 2 + 6), 10, (230, 30, 30), -1)  # a devil's head
+    patch[PATCH // 2 - 4 : PATCH // 2 + 4, PATCH // 2 - 4 : PATCH // 2 + 4] = 255
+    assert not centre_lost(patch, 0.026)  # the white reaches the face's rim
