@@ -83,8 +83,9 @@ def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
     """Whether a highlight covers the face's centre, where a 1's pip would be: half of a
     pip's disc there white (``pip_area``: a fraction of the die's top), the white lying
     within the face (not reaching its rim: a face all clipped by bright light is no
-    highlight). A face like the devil under one is not answered: a held-out azure 1 whose
-    pip was lost in a highlight was read as the devil (seed 97)."""
+    highlight) and fading out into it (:func:`_fades`: a white drawing clipped by the light
+    is no highlight). A face like the devil under one is not answered: a held-out azure 1
+    whose pip was lost in a highlight was read as the devil (seed 97)."""
     saturated = (patch.min(axis=2) >= WHITE) & _INNER
     rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     if saturated[rim].any():
@@ -92,7 +93,22 @@ def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
     radius = math.sqrt(pip_area / math.pi) * PATCH / COVER
     yy, xx = np.mgrid[0:PATCH, 0:PATCH]
     disc = (xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= radius * radius
-    return float(saturated[disc].mean()) >= 0.5
+    return float(saturated[disc].mean()) >= 0.5 and _fades(patch, saturated)
+
+
+def _fades(patch: np.ndarray, saturated: np.ndarray) -> bool:
+    """Whether the white fades out into the face (a highlight), rather than ending sharply
+    (a white drawing clipped by bright light): 1 to 3 pixels beyond it, the light is still
+    more than half-way from the face's to white. A face nearly white itself: it may."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    sat = saturated.astype(np.uint8)
+    ring = cv2.dilate(sat, np.ones((7, 7), np.uint8)).astype(bool)
+    ring &= ~cv2.dilate(sat, np.ones((3, 3), np.uint8)).astype(bool)
+    away = _INNER & ~cv2.dilate(sat, np.ones((11, 11), np.uint8)).astype(bool)
+    if not ring.any() or not away.any():
+        return True
+    face = float(np.median(light[away]))
+    return face > 215 or float(np.median(light[ring])) > face + 0.5 * (255 - face)
 
 
 def hidden_faces(

@@ -232,3 +232,16 @@ def test_a_face_clipped_white_by_bright_light_is_no_highlight_over_its_centre():
     cv2.circle(patch, (PATCH // 2, PATCH // 2 + 6), 10, (230, 30, 30), -1)  # a devil's head
     patch[PATCH // 2 - 4 : PATCH // 2 + 4, PATCH // 2 - 4 : PATCH // 2 + 4] = 255
     assert not centre_lost(patch, 0.026)  # the white reaches the face's rim
+
+
+def test_a_white_drawing_clipped_by_the_light_over_the_centre_is_no_highlight():
+    """A dark face with a white disc (a drawing) over its centre, clipped to white and
+    ending sharply: no highlight (a devil drawn in white is still answered); the same white
+    fading out into the face is one."""
+    sharp = np.full((PATCH, PATCH, 3), 40, np.uint8)
+    cv2.circle(sharp, (PATCH // 2, PATCH // 2), 7, (255, 255, 255), -1)
+    assert not centre_lost(sharp, 0.026)
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    spot = np.exp(-((xx - PATCH // 2) ** 2 + (yy - PATCH // 2) ** 2) / (2 * 6.0**2))
+    soft = np.clip(40 + 300 * spot[:, :, None], 0, 255).astype(np.uint8).repeat(3, axis=2)
+    assert centre_lost(soft, 0.026)
