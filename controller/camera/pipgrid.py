@@ -18,6 +18,8 @@ import math
 import cv2
 import numpy as np
 
+from .layout import layout_face
+
 Box = tuple[tuple[float, float], tuple[float, float], float]
 
 LEVELS = (12, 20, 32, 50)
@@ -111,8 +113,17 @@ def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, i
         turn = _grid_turn(group)
         cx, cy = (float(v) / scale for v in centre)
         for angle in (turn, turn + 45.0):
-            out.append((((cx, cy), (side / scale, side / scale), angle), len(group)))
-    return out[:16]
+            if _layout(group - centre, side, angle) == len(group):
+                out.append((((cx, cy), (side / scale, side / scale), angle), len(group)))
+    return out[:8]
+
+
+def _layout(rel: np.ndarray, side: float, angle: float) -> int:
+    """The die face (0: none) the pips ``rel`` (pixels from the group's centre) make on a
+    square of ``side`` turned by ``angle`` degrees, as :func:`.reader.square_patch` turns."""
+    t = math.radians(angle)
+    turned = rel @ np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    return layout_face((turned / side).astype(np.float32))[0]
 
 
 def _grid_turn(group: np.ndarray) -> float:

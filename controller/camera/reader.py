@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -521,32 +522,39 @@ def find_die(
     boxes = square_candidates(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
-    reads, why = _read_lifted(rgb, boxes, profile, edges, window) if boxes else ([], "no die seen")
+    lifted: list[np.ndarray] = []  # the frame with each edge's shade lifted, made once
+
+    def views() -> Iterator[np.ndarray]:
+        yield rgb
+        for k, edge in enumerate(edges):
+            if k == len(lifted):
+                lifted.append(lift(rgb, edge, 1.0, window / WORK_SCALE / 2))
+            yield lifted[k]
+
+    reads, why = _read_views(views(), boxes, profile) if boxes else ([], "no die seen")
     if not reads and hint:  # no outline read: a die whose outline is lost, by its pips?
         groups = _pip_groups(light, profile, changed, boxes)
         if groups:
             boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
-            reads, _ = _read_lifted(rgb, boxes, profile, edges, window, sizes)
+            reads, _ = _read_views(views(), boxes, profile, sizes)
     return reads, "" if reads else why
 
 
-def _read_lifted(
-    rgb: np.ndarray,
+def _read_views(
+    views: Iterator[np.ndarray],
     boxes: list[Box],
     profile: Profile,
-    edges: list[Edge],
-    window: int,
     groups: list[int] | None = None,
 ) -> tuple[list[Candidate], str]:
-    """:func:`_read_boxes`, and when none reads, again on the frame with each shadow edge's
-    shade lifted in turn."""
-    reads, why = _read_boxes(rgb, boxes, profile, groups)
-    for edge in edges if not reads else []:
-        lifted = lift(rgb, edge, 1.0, window / WORK_SCALE / 2)
-        reads, _ = _read_boxes(lifted, boxes, profile, groups)
+    """:func:`_read_boxes` on the frame, and when none reads, on the frame with each shadow
+    edge's shade lifted in turn (``views``: those frames); and why none read on the frame."""
+    why = ""
+    for n, view in enumerate(views):
+        reads, because = _read_boxes(view, boxes, profile, groups)
+        why = because if n == 0 else why
         if reads:
-            break
-    return reads, why
+            return reads, ""
+    return [], why
 
 
 def _pip_groups(
