@@ -51,20 +51,30 @@ def pip_blobs(light: np.ndarray, side: float, pip_area: float, dark: bool) -> np
     op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
     resp = cv2.morphologyEx(light, op, kernel)
     found: list[tuple[float, float, float]] = []
+    cells: dict[tuple[int, int], list[tuple[float, float]]] = {}  # found, by radius-wide cell
     for level in LEVELS:
         binary = (resp > level).astype(np.uint8)
-        n, _, stats, cents = cv2.connectedComponentsWithStats(binary)
-        for i in range(1, n):
-            w, h, a = (
-                stats[i, s] for s in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA)
+        _, _, stats, cents = cv2.connectedComponentsWithStats(binary)
+        w, h, a = (
+            stats[1:, s].astype(np.float32)
+            for s in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA)
+        )
+        pip_sized = (a >= 0.35 * area) & (a <= 2.2 * area)
+        # round: not a check's square, nor a line
+        round_ = (np.maximum(w, h) <= 1.6 * np.minimum(w, h) + 1) & (a >= 0.5 * w * h)
+        round_ &= a <= 0.9 * w * h + 2
+        for i in np.flatnonzero(pip_sized & round_) + 1:
+            x, y = (float(v) for v in cents[i])
+            cx, cy = int(x // radius), int(y // radius)
+            near = (
+                q
+                for dx in (-1, 0, 1)
+                for dy in (-1, 0, 1)
+                for q in cells.get((cx + dx, cy + dy), ())
             )
-            if not 0.35 * area <= a <= 2.2 * area:
-                continue
-            if max(w, h) > 1.6 * min(w, h) + 1 or a < 0.5 * w * h or a > 0.9 * w * h + 2:
-                continue  # not round (a check's square, a line)
-            x, y = cents[i]
-            if all(math.hypot(x - fx, y - fy) > radius for fx, fy, _ in found):
-                found.append((float(x), float(y), float(resp[round(y), round(x)])))
+            if all(math.hypot(x - qx, y - qy) > radius for qx, qy in near):
+                found.append((x, y, float(resp[round(y), round(x)])))
+                cells.setdefault((cx, cy), []).append((x, y))
     return np.array(found, np.float32).reshape(-1, 3)
 
 
