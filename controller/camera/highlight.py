@@ -20,6 +20,10 @@ from .layout import _INNER, COVER, PATCH, layout_face
 
 WHITE = 248
 """A pixel whose every channel is at least this is saturated (nothing under it shows)."""
+NEAR_WHITE = 235
+"""Light pips whose every peak is at least this are white: under light brighter on one side
+some are clipped to white and others not, and that is no highlight among them (a plain
+ebony face read nothing when one pip of several was saturated)."""
 LOST = 0.15
 """A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
 under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
@@ -61,20 +65,50 @@ def glare_hides(
         # pip showing where one would make another face is a sign of one hidden
         return bool(hidden_faces(None, labels, pips, centres, resp))
     if not dark:
-        on_pips = np.isin(labels, pips)
-        if all(bool(saturated[labels == i].any()) for i in pips):
-            grown = cv2.dilate(on_pips.astype(np.uint8), np.ones((5, 5), np.uint8))
-            saturated &= ~grown.astype(bool)
-        else:
-            peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
-            if max(peaks) >= 248:
-                return True  # one pip whiter than the others: a highlight among them
+        peaks = [float(patch.min(axis=2)[labels == i].max()) for i in pips]
+        if min(peaks) >= NEAR_WHITE:  # white pips, the brightest clipped by the light
+            on_pips = np.isin(labels, pips).astype(np.uint8)
+            saturated &= ~cv2.dilate(on_pips, np.ones((5, 5), np.uint8)).astype(bool)
+        elif max(peaks) >= WHITE:
+            return True  # one pip whiter than the others: a highlight among them
     if not saturated.any():
         return False
     if not dark:  # a white highlight may pass for a light pip anywhere: any is too much
         pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
         return int(np.count_nonzero(saturated)) >= max(3.0, 0.25 * pip_px)
     return bool(hidden_faces(saturated, labels, pips, centres, resp))
+
+
+def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
+    """Whether a highlight covers the face's centre, where a 1's pip would be: half of a
+    pip's disc there white (``pip_area``: a fraction of the die's top), the white lying
+    within the face (not reaching its rim: a face all clipped by bright light is no
+    highlight) and fading out into it (:func:`_fades`: a white drawing clipped by the light
+    is no highlight). A face like the devil under one is not answered: a held-out azure 1
+    whose pip was lost in a highlight was read as the devil (seed 97)."""
+    saturated = (patch.min(axis=2) >= WHITE) & _INNER
+    rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    if saturated[rim].any():
+        return False
+    radius = math.sqrt(pip_area / math.pi) * PATCH / COVER
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    disc = (xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= radius * radius
+    return float(saturated[disc].mean()) >= 0.5 and _fades(patch, saturated)
+
+
+def _fades(patch: np.ndarray, saturated: np.ndarray) -> bool:
+    """Whether the white fades out into the face (a highlight), rather than ending sharply
+    (a white drawing clipped by bright light): 1 to 3 pixels beyond it, the light is still
+    more than half-way from the face's to white. A face nearly white itself: it may."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    sat = saturated.astype(np.uint8)
+    ring = cv2.dilate(sat, np.ones((7, 7), np.uint8)).astype(bool)
+    ring &= ~cv2.dilate(sat, np.ones((3, 3), np.uint8)).astype(bool)
+    away = _INNER & ~cv2.dilate(sat, np.ones((11, 11), np.uint8)).astype(bool)
+    if not ring.any() or not away.any():
+        return True
+    face = float(np.median(light[away]))
+    return face > 215 or float(np.median(light[ring])) > face + 0.5 * (255 - face)
 
 
 def hidden_faces(

@@ -7,6 +7,9 @@
    its rotated rectangle, and is a die's size (the calibrated side is a preference, not a
    gate) is a candidate. A shadow's straight edge across the table is lifted first
    (:mod:`.shadow`), and when nothing reads the candidates are read again on the lifted frame.
+   When still nothing reads, a die-sized square is put on each group of pip-like blobs
+   (:mod:`.pipgrid`: a die whose outline is lost, white on white in bright light); such a
+   square must count exactly its group's pips, with nothing else on the face.
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
@@ -29,14 +32,16 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from .highlight import glare_hides, highlight_zone
+from .highlight import centre_lost, glare_hides, highlight_zone
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
+from .pipgrid import pip_blobs, pip_boxes
 from .profile import DEVIL, FACES, Profile
 from .shadow import Edge, lift, shadow_edges, shadow_free
 
@@ -225,6 +230,8 @@ class Pips:
     areas: np.ndarray
     face: int
     error: float
+    hidden: bool = False
+    """A die face's layout, untrusted: a highlight may hide a pip or pass for one."""
 
 
 NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
@@ -260,6 +267,8 @@ def find_pips(
     found = []
     for level in (0.45, 0.65, 0.8):
         found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
+        if found[-1].hidden:  # a higher level's smaller blobs must not overrule it
+            return found[-1]
         if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
             return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
@@ -335,10 +344,10 @@ def _blobs(
     elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
         return Pips(centres, area_frac, 0, 1.0)
     face, error = layout_face(centres)
+    if face and glare_hides(patch, labels, keep, dark, centres, resp):
+        return Pips(centres, area_frac, 0, 1.0, hidden=True)
     if face and (
-        glare_hides(patch, labels, keep, dark, centres, resp)
-        or _soft_blob(light, labels, sure)
-        or (face == 1 and _more_than_one_blob(labels, keep, resp))
+        _soft_blob(light, labels, sure) or (face == 1 and _more_than_one_blob(labels, keep, resp))
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
@@ -487,6 +496,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
             return None, 0.0, pips, "pips, and like the devil"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""
+    if devilish and centre_lost(patch, profile.pip_area):
+        return None, 0.0, pips, "like the devil, under a highlight (a 1's pip may be lost in it)"
     if devilish:
         margin = 1 - d_devil / max(d_number, 1e-6)
         closeness = 1 - d_devil / max(profile.devil_threshold, 1e-6)
@@ -511,31 +522,105 @@ def find_die(
     boxes = square_candidates(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
-    if not boxes:
-        return [], "no die seen"
-    reads, why = _read_boxes(rgb, boxes, profile)
-    for edge in edges if not reads else []:
-        reads, _ = _read_boxes(lift(rgb, edge, 1.0, window / WORK_SCALE / 2), boxes, profile)
-        if reads:
-            break
+    lifted: list[np.ndarray] = []  # the frame with each edge's shade lifted, made once
+
+    def views() -> Iterator[np.ndarray]:
+        yield rgb
+        for k, edge in enumerate(edges):
+            if k == len(lifted):
+                lifted.append(lift(rgb, edge, 1.0, window / WORK_SCALE / 2))
+            yield lifted[k]
+
+    reads, why = _read_views(views(), boxes, profile) if boxes else ([], "no die seen")
+    if not reads and hint:  # no outline read: a die whose outline is lost, by its pips?
+        groups = _pip_groups(light, profile, changed, boxes)
+        if groups:
+            boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
+            reads, _ = _read_views(views(), boxes, profile, sizes)
     return reads, "" if reads else why
 
 
-def _read_boxes(rgb: np.ndarray, boxes: list[Box], profile: Profile) -> tuple[list[Candidate], str]:
-    """The candidates in ``boxes`` that read (a face or the devil), and why none did."""
+def _read_views(
+    views: Iterator[np.ndarray],
+    boxes: list[Box],
+    profile: Profile,
+    groups: list[int] | None = None,
+) -> tuple[list[Candidate], str]:
+    """:func:`_read_boxes` on the frame, and when none reads, on the frame with each shadow
+    edge's shade lifted in turn (``views``: those frames); and why none read on the frame."""
+    why = ""
+    for n, view in enumerate(views):
+        reads, because = _read_boxes(view, boxes, profile, groups)
+        why = because if n == 0 else why
+        if reads:
+            return reads, ""
+    return [], why
+
+
+def _pip_groups(
+    light: np.ndarray, profile: Profile, changed: np.ndarray | None, outlines: list[Box]
+) -> list[tuple[Box, int]]:
+    """Die-sized squares on groups of pip-like blobs (:mod:`.pipgrid`), where no die-sized
+    outline lies (there the outline was read already), each with its group's size."""
+    side = profile.die_side * WORK_SCALE
+    found = []
+    for dark in {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False)):
+        blobs = pip_blobs(light, side, profile.pip_area, dark)
+        if changed is not None:
+            small = cv2.resize(changed, light.shape[::-1], interpolation=cv2.INTER_NEAREST)
+            blobs = np.array([b for b in blobs if small[int(b[1]), int(b[0])]], np.float32)
+        found += pip_boxes(blobs.reshape(-1, 3), side, WORK_SCALE)
+    return [
+        (box, n)
+        for box, n in found
+        if not any(_same_place(box, o) and 0.8 < o[1][0] / box[1][0] < 1.25 for o in outlines)
+    ]
+
+
+def _read_boxes(
+    rgb: np.ndarray, boxes: list[Box], profile: Profile, groups: list[int] | None = None
+) -> tuple[list[Candidate], str]:
+    """The candidates in ``boxes`` that read (a face or the devil), and why none did.
+    ``groups``: boxes put on groups of pips (:mod:`.pipgrid`), the group's size each; such a
+    box must read as a number of exactly that many pips, spaced as a die's pips are."""
     hint = profile.die_side or None
     reads: list[Candidate] = []
-    for box in boxes:
+    for k, box in enumerate(boxes):
         patch = square_patch(rgb, box)
         face, conf, pips, why = read_patch(patch, profile)
         size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
         if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
             face, conf, why = None, 0.0, "one blob, on a square not a die's size"
+        if groups and face is not None and not _group_agrees(patch, pips, face, groups[k]):
+            face, conf, why = None, 0.0, "pips found in the frame and on the die disagree"
         reads.append(Candidate(box, face, conf, pips, why))
     answered = [r for r in reads if r.face is not None]
     if not answered:
         return [], next((r.why for r in reads if r.why), "not sure")
     return answered, ""
+
+
+def _group_agrees(patch: np.ndarray, pips: Pips, face: int | str, group: int) -> bool:
+    """Whether a square put on a group of ``group`` pips reads as that many pips, as far
+    apart as a die's (a quarter of its side; at least 0.17: a 3's end and middle pips, half
+    as far, must not pass for a 2's when the third is missed), with nothing else on the
+    face: no response, darker or lighter, above a third of the pips' away from them (a
+    devil's eyes are round and dark; its drawing is not bare)."""
+    if face == DEVIL or face != group or len(pips.centres) != group:
+        return False
+    rel = pips.centres - pips.centres.mean(axis=0)
+    if float(np.median(np.abs(rel).max(axis=1))) < 0.17:
+        return False
+    radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER
+    flat = flat_light(light_of(patch))
+    level = float(np.median(flat[_INNER]))
+    off = cv2.medianBlur(np.clip(np.abs(flat - level), 0, 255).astype(np.uint8), 3)
+    on_pips = np.zeros(off.shape, np.uint8)
+    spots = [(round(x), round(y)) for x, y in pips.centres * PATCH / COVER + PATCH / 2]
+    for spot in spots:
+        cv2.circle(on_pips, spot, round(radius + 2), 1, -1)
+    contrast = float(np.median([off[y, x] for x, y in spots]))
+    return bool(float(off[(on_pips == 0) & _INNER].max(initial=0.0)) < contrast / 3)
 
 
 def _overlaps(box: Box, changed: np.ndarray) -> bool:
