@@ -19,8 +19,7 @@ import cv2
 import numpy as np
 
 from .layout import layout_face
-
-Box = tuple[tuple[float, float], tuple[float, float], float]
+from .read import Box
 
 LEVELS = (12, 20, 32, 50)
 """Black-hat / top-hat levels blobs are looked for at (big pips close together merge at a

@@ -43,6 +43,7 @@ from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .pipgrid import pip_blobs, pip_boxes
 from .profile import DEVIL, FACES, Profile
+from .read import Box, Read
 from .shadow import Edge, lift, shadow_edges, shadow_free
 
 WORK_SCALE = 0.5
@@ -53,37 +54,6 @@ FLAT_WINDOW = 17
 """The median window (patch pixels, a third of the patch) that evens the light on a face."""
 
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
-
-Box = tuple[tuple[float, float], tuple[float, float], float]
-
-
-@dataclass(frozen=True)
-class Read:
-    """What the reader saw: ``face`` (1–6, ``"devil"`` or ``None``) and ``confidence`` 0–1.
-
-    ``box``: the die's rotated rectangle in frame pixels ``((cx, cy), (w, h), angle)``;
-    ``pips``: the pip centres counted (frame pixels); ``reason``: why the face is ``None``.
-    """
-
-    face: int | str | None
-    confidence: float
-    box: Box | None = None
-    reason: str = ""
-    pips: tuple[tuple[float, float], ...] = ()
-
-    def as_json(self) -> dict[str, object]:
-        return {"face": self.face, "confidence": round(self.confidence, 3)}
-
-    def overlay(self) -> dict[str, object]:
-        """Where the die was found and the pips counted (frame pixels), for a live view."""
-        corners = [] if self.box is None else cv2.boxPoints(self.box).round(1).tolist()
-        return {
-            "face": self.face,
-            "confidence": round(self.confidence, 3),
-            "die": corners,
-            "pips": [[round(x, 1), round(y, 1)] for x, y in self.pips],
-            "reason": self.reason,
-        }
 
 
 def as_rgb(image: np.ndarray) -> np.ndarray:
