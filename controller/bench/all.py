@@ -193,6 +193,7 @@ class ServerBench:
         self.walk = rel.Walk(random.Random(seed), players=4)
         self.game_id = 0
         self.ack_ms: list[float] = []
+        self.referee: rel.Api | None = None
 
     def run(self) -> None:
         starts = []
@@ -234,12 +235,18 @@ class ServerBench:
         sent: dict[int, float] = {}
         answered: dict[int, float] = {}
         try:
-            rel.enter_actions(self.server.api, self.game_id, self.walk, times, sent, answered)
+            rel.enter_actions(self._referee(), self.game_id, self.walk, times, sent, answered)
         except rel.HttpError as exc:
             self.errors.append(f"an action was refused: {exc}")
         if acks is not None:
             acks += [(answered[v] - sent[v]) * 1000 for v in answered]
         return sent
+
+    def _referee(self) -> rel.Api:
+        """The referee's page: one kept connection, short answers (its stream is live)."""
+        if self.referee is None or self.referee.port != self.server.port:
+            self.referee = rel.Api(self.server.port, keep_alive=True, minimal=True)
+        return self.referee
 
     def _version(self) -> int:
         view = self.server.api.call("GET", f"/api/games/{self.game_id}", referee=False)

@@ -79,7 +79,7 @@ def _referee(
     from controller.reliability.common import Api, HttpError, send_op
     from controller.reliability.live import Walk
 
-    api = Api(port, PIN, keep_alive=True)
+    api = Api(port, PIN, keep_alive=True, minimal=True)  # as the page with its stream live
     walk = Walk(random.Random(5))
     floor_db = sqlite3.connect(Path(floor_dir) / "floor.sqlite3", isolation_level=None)
     floor_db.execute("PRAGMA journal_mode=WAL")

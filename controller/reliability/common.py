@@ -47,13 +47,17 @@ class Api:
     ``call`` raises :class:`HttpError` for an error answer, ``OSError`` or
     ``http.client.HTTPException`` when the connection fails (a killed server).
     ``keep_alive``: one connection for every call (reopened after a failure, never
-    retried); otherwise a new connection per call.
+    retried); otherwise a new connection per call. ``minimal``: POSTs ask for the short
+    answer (``Prefer: return=minimal``: an action's or undo's is ``{"game", "version"}``).
     """
 
-    def __init__(self, port: int, pin: str = PIN, *, keep_alive: bool = False) -> None:
+    def __init__(
+        self, port: int, pin: str = PIN, *, keep_alive: bool = False, minimal: bool = False
+    ) -> None:
         self.port = port
         self.pin = pin
         self.keep_alive = keep_alive
+        self.minimal = minimal
         self._conn: http.client.HTTPConnection | None = None
 
     def call(
@@ -66,6 +70,8 @@ class Api:
         timeout: float = 10.0,
     ) -> Any:
         headers = {"X-Referee-Pin": self.pin} if referee else {}
+        if self.minimal and method == "POST":  # as a page with its stream live asks
+            headers["Prefer"] = "return=minimal"
         payload = None
         if body is not None or method in ("POST", "PUT"):
             payload = json.dumps({} if body is None else body)
@@ -216,6 +222,11 @@ def send_op(api: Api, gid: int, op: Op) -> dict[str, Any]:
     else:
         answer = api.call("POST", f"/api/games/{gid}/actions", op)
     return answer
+
+
+def answer_version(answer: dict[str, Any]) -> int:
+    """The game's version in an action's answer, whole (``view.version``) or short."""
+    return int(answer["version"] if "version" in answer else answer["view"]["version"])
 
 
 class StreamWatcher(threading.Thread):

@@ -18,7 +18,7 @@ from typing import Any
 from ..config import Config
 from ..games import registry
 from ..service import rules_for
-from .common import Api, HttpError, Log, Op, ServeProcess, rss_mb, send_op
+from .common import Api, HttpError, Log, Op, ServeProcess, answer_version, rss_mb, send_op
 
 RSS_GROWTH_LIMIT_MB = 16.0
 """The live part fails when the server's RSS grows more than this from start to end."""
@@ -193,7 +193,7 @@ def enter_actions(
             time.sleep(delay)
         op = walk.next()
         at = time.monotonic()
-        version = int(send_op(api, gid, op)["view"]["version"])
+        version = answer_version(send_op(api, gid, op))
         sent_at[version] = at
         if answered_at is not None:
             answered_at[version] = time.monotonic()

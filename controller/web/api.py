@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from controller.camera.teach import Teacher
     from controller.stats import StatsCache
     from controller.system import System
+    from controller.table import Table
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 bp.register_blueprint(api_backup.bp)
@@ -203,17 +204,37 @@ def submit(game_id: int) -> Response:
         raise api_error("bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
     table = table_for(game_id)
     result = guarded(lambda: service().submit(game_id, action))
-    payload = game_payload(service(), table, True)
-    if isinstance(result, dict) and "pressing" in result:
-        payload["pressing"] = result["pressing"]
-    return jsonify(payload)
+    pressing = result["pressing"] if isinstance(result, dict) and "pressing" in result else None
+    return _changed(table, {} if pressing is None else {"pressing": pressing})
 
 
 @bp.post("/games/<int:game_id>/undo")
 def undo(game_id: int) -> Response:
     table = table_for(game_id)
     guarded(lambda: service().undo(game_id))
-    return jsonify(game_payload(service(), table, True))
+    return _changed(table, {})
+
+
+def _changed(table: Table, extra: dict[str, object]) -> Response:
+    """The referee's answer once their change is durable: the game's payload, or, when the
+    request says ``Prefer: return=minimal`` (RFC 7240: a page whose live stream brings the
+    view), only ``{"game", "version"}``, a version that holds the change (a later one if
+    another change came in meanwhile), and no view is built on this thread."""
+    if _prefers_minimal():
+        resp = jsonify({"game": table.game_id, "version": table.committed()[0]} | extra)
+        resp.headers["Preference-Applied"] = "return=minimal"
+        return resp
+    return jsonify(game_payload(service(), table, True) | extra)
+
+
+def _prefers_minimal() -> bool:
+    """Whether the ``Prefer`` header (a list of ``name[=value][; params]``; names are
+    case-insensitive) asks for ``return=minimal``."""
+    for preference in request.headers.get("Prefer", "").split(","):
+        name, _, value = preference.split(";")[0].partition("=")
+        if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
+            return True
+    return False
 
 
 @bp.put("/games/<int:game_id>/computer")

@@ -21,6 +21,14 @@ _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type"
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
 _STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
+_PREFER = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "description": "return=minimal (RFC 7240): answer only {game, version} once the change is "
+    "durable, for a page whose live stream brings the view",
+    "schema": {"type": "string"},
+}
 _SNAPSHOT = {
     "name": "name",
     "in": "path",
@@ -89,9 +97,16 @@ ROUTES: list[
         "Apply an action (the body is the action; in {box}, a pop fires the key's solenoid)",
         True,
         {"$ref": "#/components/schemas/Action"},
-        [_GAME_ID],
+        [_GAME_ID, _PREFER],
     ),
-    ("post", "/api/games/{game_id}/undo", "Take back the last action", True, None, [_GAME_ID]),
+    (
+        "post",
+        "/api/games/{game_id}/undo",
+        "Take back the last action",
+        True,
+        None,
+        [_GAME_ID, _PREFER],
+    ),
     (
         "patch",
         "/api/games/{game_id}",

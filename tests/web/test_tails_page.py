@@ -274,6 +274,16 @@ def test_a_whole_game_entered_by_taps_with_a_spectator(browser: Any, server: Any
     game_id = service.new_game("tails", {}, "Tails at the table")
     ref_ctx, ref, ref_requests = phone(browser, base, "en-GB")
     spec_ctx, spec, spec_requests = phone(browser, base, "fr-FR", color_scheme="dark")
+    answers: list[tuple[str | None, str | None]] = []  # the page's Prefer, the answer's
+    ref.on(
+        "response",
+        lambda r: (
+            "/actions" in r.url
+            and answers.append(
+                (r.request.headers.get("prefer"), r.headers.get("preference-applied"))
+            )
+        ),
+    )
     log_in(ref, base)
     open_game(ref, base, game_id)
     navigations: list[str] = []
@@ -305,6 +315,8 @@ def test_a_whole_game_entered_by_taps_with_a_spectator(browser: Any, server: Any
         assert shown_scores(page) == totals
         assert page.locator("#board path.piece").count() == 54 * 3
     assert spec.inner_text("#moves-count") == str(len(actions))
+    # with its stream live the page asked for the short answer every time (issue 25)
+    assert answers == [("return=minimal", "return=minimal")] * len(actions)
     assert navigations == [f"{base}/games/{game_id}"]  # the spectator never reloaded
     shot(ref, "tails-referee-final")
     shot(spec, "tails-spectator-final")
@@ -341,6 +353,28 @@ def check_advice_and_take_midgame_shots(
     ref.select_option("#lookahead", "0")
     ref.tap("#advice-toggle")
     ref.wait_for_selector("#advice", state="hidden")
+
+
+@pytest.mark.browser
+def test_with_its_stream_lost_the_page_takes_the_whole_answer(browser: Any, server: Any) -> None:
+    """The live stream lost and not coming back (a proxy that drops it): each placement
+    still shows at once, from the action's full answer (no ``Prefer: return=minimal``)."""
+    base, service = server
+    actions = random_game(seed=11)[:2]
+    game_id = service.new_game("tails", {}, "No stream")
+    ctx, ref, _ = phone(browser, base, "en-GB")
+    prefers: list[str | None] = []
+    ref.on("request", lambda r: "/actions" in r.url and prefers.append(r.headers.get("prefer")))
+    log_in(ref, base)
+    open_game(ref, base, game_id)
+    ref.route("**/stream?*", lambda route: route.abort())
+    service.hub.close_all()  # every stream ends; the page's reconnects are dropped
+    ref.wait_for_selector("#live[data-state='reconnecting']")
+    for moves, action in enumerate(actions):
+        enter(ref, action, moves)
+    assert prefers == [None, None]
+    assert service.table(game_id).actions == actions
+    ctx.close()
 
 
 @pytest.mark.browser

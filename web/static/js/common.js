@@ -126,11 +126,11 @@ function csrf() {
 
 /** Call the JSON API. Resolves to the JSON answer; rejects with an Error whose
  *  message is the server's reason (and `.status`, `.code`). A 401 opens the PIN dialog. */
-export async function api(method, path, body) {
+export async function api(method, path, body, headers = {}) {
   const init = {
     method,
     credentials: "same-origin",
-    headers: { Accept: "application/json" },
+    headers: { Accept: "application/json", ...headers },
   };
   if (method !== "GET") init.headers["X-CSRF-Token"] = csrf();
   if (body !== undefined) {
@@ -209,12 +209,13 @@ export function live(topics, handlers) {
   function connect() {
     showLive("connecting");
     source = new EventSource("/stream?topics=" + encodeURIComponent(topics.join(",")));
-    source.onopen = () => showLive("on");
+    source.onopen = () => { streamed.open = true; showLive("on"); };
     for (const [name, handler] of Object.entries(handlers)) {
       source.addEventListener(name, (event) => {
         delay = 0.5;
         showLive("on");
         const payload = JSON.parse(event.data);
+        streamedFrame(name, payload);
         if (payload && Array.isArray(payload.seats) && payload.id === boot.game_id) {
           setSeats(payload.seats);
           showEnded(payload);
@@ -224,6 +225,7 @@ export function live(topics, handlers) {
       });
     }
     source.onerror = () => {
+      streamed.open = false;
       source.close();
       showLive("reconnecting", delay);
       clearTimeout(timer);
@@ -235,6 +237,48 @@ export function live(topics, handlers) {
   return {
     close() { clearTimeout(timer); clearInterval(countdown); if (source) source.close(); },
   };
+}
+
+// --- the referee's changes, answered short while the stream is live (issue 25) ----------
+
+/** This page's game as its live stream last brought it, and the changes waiting for it. */
+const streamed = { open: false, view: null, extras: null };
+const waiting = new Set();
+
+function streamedFrame(name, payload) {
+  if (!payload || boot.game_id == null) return;
+  if (name === "extras" && payload.game === boot.game_id) streamed.extras = payload;
+  else if (name.startsWith("game:") && payload.id === boot.game_id) streamed.view = payload;
+  else return;
+  for (const wait of waiting) if (holds(wait.version)) { waiting.delete(wait); wait.done(true); }
+}
+
+const holds = (version) => streamed.view && streamed.extras
+  && streamed.view.version >= version && streamed.extras.version >= version;
+
+/** Resolves true once the stream has brought `version` (view and extras), false after `ms`. */
+function arrived(version, ms) {
+  if (holds(version)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const wait = { version, done: resolve };
+    waiting.add(wait);
+    setTimeout(() => { if (waiting.delete(wait)) resolve(false); }, ms);
+  });
+}
+
+/** A referee's change to this page's game (POST `path`: its actions or undo). While the
+ *  live stream is on it asks for the short answer (`Prefer: return=minimal`: the server
+ *  then builds no view for it) and resolves once the stream has brought that version, as
+ *  `{view, extras, ...}` like the full answer; a stream that does not bring it within 3 s,
+ *  or no stream: the full answer. Throws as `api` does (a refusal, the network). */
+export async function changeGame(path, body) {
+  const live = streamed.open && streamed.view && streamed.extras
+    && Boolean(streamed.extras.referee) === referee;
+  if (!live) return api("POST", path, body);
+  const short = await api("POST", path, body, { Prefer: "return=minimal" });
+  if (short.view) return short; // a server that did not apply the preference
+  if (await arrived(short.version, 3000)) return { ...short, view: streamed.view, extras: streamed.extras };
+  return { ...short, ...(await api("GET", `/api/games/${boot.game_id}`)) };
 }
 
 /** A game that has just finished offers "Log in BG Stats" in its menu (issue 24). */

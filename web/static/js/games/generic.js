@@ -1,5 +1,5 @@
 // A game without a page of its own yet: its view as text and its legal moves as buttons.
-import { act, api, boot, el, fill, live, referee, t } from "../common.js";
+import { act, boot, changeGame, el, fill, live, referee, t } from "../common.js";
 
 const gameId = boot.game_id;
 const topic = "game:" + gameId;
@@ -14,14 +14,14 @@ function render() {
   fill(box, el("p", { class: "choice-title" }, t("generic.legal")),
     (extras.legal || []).slice(0, 60).map((action) => el("button", { type: "button", class: "secondary",
       onclick: async (e) => {
-        const r = await act(e.currentTarget, () => api("POST", `/api/games/${gameId}/actions`, action));
+        const r = await act(e.currentTarget, () => changeGame(`/api/games/${gameId}/actions`, action));
         if (r) { view = r.view; extras = r.extras; render(); }
       } }, JSON.stringify(action))));
 }
 
 const undo = document.getElementById("undo");
 if (undo) undo.addEventListener("click", async (e) => {
-  const r = await act(e.currentTarget, () => api("POST", `/api/games/${gameId}/undo`));
+  const r = await act(e.currentTarget, () => changeGame(`/api/games/${gameId}/undo`));
   if (r) { view = r.view; extras = r.extras; render(); }
 });
 

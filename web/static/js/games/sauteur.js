@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, el, fill, live, num, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
+import { act, api, boot, changeGame, el, fill, live, num, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -27,7 +27,7 @@ const refusedReason = (match) => {
 };
 
 async function submit(button, action) {
-  const result = await act(button, () => api("POST", `/api/games/${gameId}/actions`, action));
+  const result = await act(button, () => changeGame(`/api/games/${gameId}/actions`, action));
   if (result) applyPayload(result);
 }
 
@@ -319,7 +319,7 @@ $("odds-toggle").addEventListener("click", () => {
 const undoButton = $("undo");
 if (undoButton) {
   undoButton.addEventListener("click", async (e) => {
-    const r = await act(e.currentTarget, () => api("POST", `/api/games/${gameId}/undo`));
+    const r = await act(e.currentTarget, () => changeGame(`/api/games/${gameId}/undo`));
     if (r) applyPayload(r);
   });
 }

@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, said, seatName, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, referee, said, seatName, t, toast, greyed } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -104,7 +104,7 @@ async function submit(button, action) {
   const at = pick.moves;
   button.disabled = true;
   try {
-    const payload = await api("POST", `/api/games/${gameId}/actions`, action);
+    const payload = await changeGame(`/api/games/${gameId}/actions`, action);
     accepted(at, action.cell);
     onGame(payload.view);
     onExtras(payload.extras);
@@ -408,7 +408,7 @@ if (referee) {
     const at = pick.moves;
     button.disabled = true;
     try {
-      const payload = await api("POST", `/api/games/${gameId}/undo`);
+      const payload = await changeGame(`/api/games/${gameId}/undo`);
       if (pick.moves === at) pick.cell = null;
       dropped = null; // a pick the undo made impossible needs no explaining
       onGame(payload.view);

@@ -5,7 +5,7 @@
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
 import { play } from "../sound.js";
-import { api, boot, el, fill, live, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -35,7 +35,7 @@ async function send(action) {
   busy = true;
   document.body.classList.add("busy");
   try {
-    const result = await api("POST", `/api/games/${gameId}/actions`, full);
+    const result = await changeGame(`/api/games/${gameId}/actions`, full);
     refusal = "";
     onGame(result.view);
   } catch (err) {
@@ -503,7 +503,7 @@ if (undoButton) {
     busy = true;
     e.currentTarget.disabled = true;
     try {
-      const r = await api("POST", `/api/games/${gameId}/undo`);
+      const r = await changeGame(`/api/games/${gameId}/undo`);
       refusal = "";
       onGame(r.view);
     } catch (err) {
