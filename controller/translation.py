@@ -15,15 +15,12 @@ controller.web.catalogs`` rebuilds them). ``{name}`` placeholders are filled by
 
 from __future__ import annotations
 
+import gettext
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Protocol
-
-from babel import Locale, support
-from babel.lists import format_list
-from babel.numbers import format_decimal
 
 from controller.sentences import Refused, Said, said_of
 
@@ -138,13 +135,15 @@ def plurals() -> dict[str, str]:
 
 
 @cache
-def catalog(lang: str) -> support.Translations | support.NullTranslations:
+def catalog(lang: str) -> gettext.NullTranslations:
     """The compiled catalog of ``lang`` (English, i.e. the msgids themselves, when there is
-    none), read once from the package data with Babel (Flask-Babel reads the same files)."""
+    none), read once from the package data by the standard library's :mod:`gettext` (the
+    ``.mo`` files Babel compiles; Babel itself is imported only to write numbers, lists and
+    language names, so that a start-up does not pay for it)."""
     if lang == "en":
-        return support.NullTranslations()
+        return gettext.NullTranslations()
     with resources.as_file(resources.files("controller") / "locales") as folder:
-        return support.Translations.load(str(folder), [lang], DOMAIN)
+        return gettext.translation(DOMAIN, str(folder), [lang], fallback=True)
 
 
 def _lookup(lang: str, key: str) -> str | None:
@@ -190,6 +189,8 @@ def translate(lang: str, key: str, /, **values: object) -> str:
     text = text or key
     if not values:
         return text
+    from babel.numbers import format_decimal
+
     shown = {  # a fraction the language's way (0,5 in French); whole numbers as they are
         name: format_decimal(value, locale=lang) if isinstance(value, float) else value
         for name, value in values.items()
@@ -241,6 +242,8 @@ def error_text(lang: str, error: BaseException) -> str:
 
 def language_name(lang: str) -> str:
     """A language's name in itself (CLDR, via Babel): ``Deutsch``, ``Français``."""
+    from babel import Locale
+
     name: str = Locale.parse(lang).get_display_name(lang) or lang
     return name[:1].upper() + name[1:]
 
@@ -263,6 +266,8 @@ def _param_words(lang: str, name: str, value: object) -> object:
     if isinstance(value, Said):
         return said_text(lang, value)
     if isinstance(value, list | tuple):
+        from babel.lists import format_list
+
         words = [str(_param_words(lang, name, item)) for item in value]
         return format_list(words, style="or" if name == "choices" else "standard", locale=lang)
     if lang == "en" or not isinstance(value, str):

@@ -104,3 +104,16 @@ def test_a_kinds_words_name_its_parameters_in_the_readers_language() -> None:
     )
     assert sentence("en", "{who} takes {card}", who="blue", card="blue-T") == "blue takes blue-T"
     assert sentence("fr", "{who}", who="mauve") == "mauve"  # not a colour it knows
+
+
+def test_reading_the_catalogs_does_not_import_babel() -> None:
+    """The catalogs are read by the standard library's gettext: the CLI and a start-up do
+    not pay for Babel's import (issue 25) until a number, a list or a language's name is
+    written."""
+    script = (
+        "import sys; from controller import translation as t; "
+        "assert t.translate('fr', 'kind.tails') and t.sentence('de', 'cell {cell_id} is taken', "
+        "cell_id='A1'); print(sorted(m for m in sys.modules if m.split('.')[0] == 'babel'))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
