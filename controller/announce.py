@@ -76,7 +76,7 @@ class Speaker:
         self.reason = self._probe()
         self.enabled = self.reason == ""
         self.spoken: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queue: queue.Queue[str | Callable[[], list[str]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         if self.enabled:
             self._thread = threading.Thread(target=self._speak_all, name="speaker", daemon=True)
@@ -100,6 +100,13 @@ class Speaker:
         if self.enabled:
             self._queue.put(text)
 
+    def say_later(self, words: Callable[[], list[str]]) -> None:
+        """Queue ``words``, called on the speaker's thread for the sentences to say (so
+        that whoever changed the game does not wait for them); returns at once. Nothing is
+        called when the speaker is off."""
+        if self.enabled:
+            self._queue.put(words)
+
     def close(self) -> None:
         """Say what is queued, then stop the thread."""
         if self._thread is not None:
@@ -107,12 +114,18 @@ class Speaker:
             self._thread.join(timeout=30)
 
     def _speak_all(self) -> None:
-        while (text := self._queue.get()) is not None:
+        while (item := self._queue.get()) is not None:
             try:
-                self._run(["espeak-ng", "-v", VOICES[self.lang], text])
-                self.spoken.append(text)
-            except OSError as exc:
-                log.warning("espeak-ng failed: %s", exc)
+                texts = [item] if isinstance(item, str) else item()
+            except Exception:  # a wording that fails must not silence the box for good
+                log.exception("an announcement could not be worded")
+                continue
+            for text in texts:
+                try:
+                    self._run(["espeak-ng", "-v", VOICES[self.lang], text])
+                    self.spoken.append(text)
+                except OSError as exc:
+                    log.warning("espeak-ng failed: %s", exc)
 
 
 def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
@@ -137,11 +150,16 @@ class Announcer:
         self._last.pop(game_id, None)
 
     def _changed(self, table: Table) -> None:
+        """A table's listener: returns at once; the words are made on the speaker's thread."""
         before, after = self._last.get(table.game_id), table.state
         self._last[table.game_id] = after
-        kind = table.rules.name
-        for announcement in events(kind, before, after, self._names(kind, table.seats)):
-            self.speaker.say(sentence(self.lang, announcement))
+        kind, seats = table.rules.name, list(table.seats)
+
+        def words() -> list[str]:
+            found = events(kind, before, after, self._names(kind, seats))
+            return [sentence(self.lang, announcement) for announcement in found]
+
+        self.speaker.say_later(words)
 
     def _names(self, kind: str, seats: Sequence[Mapping[str, object]]) -> list[str]:
         """Each seat's player's name, else what the kind calls an unnamed seat."""

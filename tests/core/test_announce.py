@@ -172,3 +172,48 @@ def test_espeak_ng_makes_audio_for_every_kind_of_announcement(lang: str, tmp_pat
         with wave.open(str(out)) as audio:
             seconds = audio.getnframes() / audio.getframerate()
         assert 0.3 < seconds < 10, (key, lang, seconds)
+
+
+def test_a_change_is_worded_on_the_speakers_thread_not_the_changers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A listener must return at once (the referee's answer waits for it): what to say is
+    worked out on the speaker's thread (issue 25, point 2), and not at all when it is off."""
+    import threading
+
+    from controller import announce
+
+    def card(command: list[str]) -> subprocess.CompletedProcess[str]:
+        out = "card 0: vc4hdmi [vc4-hdmi], device 0\n" if command[0] == "aplay" else ""
+        return subprocess.CompletedProcess(command, 0, out, "")
+
+    worded_on: list[str] = []
+    real_events = announce.events
+
+    def spy(*args: Any) -> Any:
+        worded_on.append(threading.current_thread().name)
+        return real_events(*args)
+
+    monkeypatch.setattr(announce, "events", spy)
+
+    class Table:
+        game_id = 1
+        seats: ClassVar = [{"name": "Ann"}, {"name": "Bob"}]
+        listeners: ClassVar[list[Any]] = []
+
+        class rules:
+            name = "sauteur"
+
+    state = SAUTEUR.setup({"rule": "A", "figures": {"blue": 2, "orange": 10, "green": 15}})
+    state = SAUTEUR.apply(state, {"type": "hidden"})
+    state = SAUTEUR.apply(state, {"type": "pop", "key": 1, "by": state.popper})
+    for speaker in (Speaker("de", run=card), Speaker("de", run=lambda c: card(["none"]))):
+        table = Table()
+        table.listeners = []
+        table.state = state  # type: ignore[attr-defined]
+        Announcer(speaker, "de").attach(table)
+        table.state = SAUTEUR.apply(state, {"type": "face", "face": "devil"})  # type: ignore[attr-defined]
+        for listener in table.listeners:
+            listener(table)
+        speaker.close()
+    assert worded_on == ["speaker"]  # once, by the speaker that is on
