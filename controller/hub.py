@@ -24,8 +24,19 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Event:
+    topic: str
+    data: object
+    event_id: int
+    targets: list[Subscription]
+    ready: bool
+    """False while the thread that published it holds it (:meth:`Hub.hold`)."""
 
 
 class Subscription:
@@ -99,7 +110,8 @@ class Hub:
         self._subs: set[Subscription] = set()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._outbox: deque[tuple[str, object, int, list[Subscription]] | None] = deque()
+        self._outbox: deque[_Event | None] = deque()
+        """Events in publishing order (``None``: the fan-out thread ends)."""
         self._pending = threading.Condition()
         self._busy = 0
         """Events handed over and not yet delivered (under ``_pending``)."""
@@ -109,7 +121,9 @@ class Hub:
     def hold(self) -> None:
         """Keep what this thread publishes from now until :meth:`release` (the web server
         holds a request's live updates until its reply is handed over, so the reply never
-        waits for the phones). Holding again releases what was held first."""
+        waits for the phones). What is published later on the same topic, by any thread,
+        waits behind them: a topic's events go out in publishing order (a game's versions).
+        Holding again releases what was held first."""
         self.release()
         self._holding.events = []
 
@@ -120,13 +134,13 @@ class Hub:
 
     def release(self) -> None:
         """Send what this thread held, in order (nothing held: nothing happens)."""
-        held = getattr(self._holding, "events", None)
+        held: list[_Event] | None = getattr(self._holding, "events", None)
         self._holding.events = None
         if held:
             with self._pending:
-                self._outbox.extend(held)
+                for event in held:
+                    event.ready = True
                 self._busy += len(held)
-                self._start_fanout()
                 self._pending.notify_all()
 
     def _start_fanout(self) -> None:
@@ -171,14 +185,15 @@ class Hub:
         if not targets:
             return 0
         held = getattr(self._holding, "events", None)
-        if held is not None:
-            held.append((topic, data, next(self._ids), targets))
-            return len(targets)
         with self._pending:
-            self._outbox.append((topic, data, next(self._ids), targets))
-            self._busy += 1
+            event = _Event(topic, data, next(self._ids), targets, ready=held is None)
+            self._outbox.append(event)
+            if held is not None:
+                held.append(event)
+            else:
+                self._busy += 1
+                self._pending.notify_all()
             self._start_fanout()
-            self._pending.notify_all()
         return len(targets)
 
     def flush(self, timeout: float = 5.0) -> bool:
@@ -187,20 +202,33 @@ class Hub:
         with self._pending:
             return self._pending.wait_for(lambda: self._busy == 0, timeout)
 
+    def _next(self) -> _Event | bool:
+        """Take the first event that may go out now (under ``_pending``): ready, and no
+        event still held before it on its topic; ``True``: the end; ``False``: none."""
+        waiting: set[str] = set()
+        for at, event in enumerate(self._outbox):
+            if event is None:
+                del self._outbox[at]
+                return True
+            if event.ready and event.topic not in waiting:
+                del self._outbox[at]
+                return event
+            waiting.add(event.topic)
+        return False
+
     def _fan_out(self) -> None:
         while True:
             with self._pending:
-                self._pending.wait_for(lambda: bool(self._outbox))
-                item = self._outbox.popleft()
-            if item is None:
+                item = self._pending.wait_for(self._next)
+            if not isinstance(item, _Event):
                 return
-            topic, data, event_id, targets = item
             try:
-                frame = sse_frame(topic, data() if callable(data) else data, event_id)
-                for sub in targets:
+                data = item.data() if callable(item.data) else item.data
+                frame = sse_frame(item.topic, data, item.event_id)
+                for sub in item.targets:
                     sub.put(frame)
             except Exception:  # one bad event must not end the live updates
-                log.exception("live update on %s not sent", topic)
+                log.exception("live update on %s not sent", item.topic)
             finally:
                 with self._pending:
                     self._busy -= 1

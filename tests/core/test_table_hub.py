@@ -201,20 +201,56 @@ def test_a_view_never_waits_for_a_commit(setup):
 
 
 def test_a_thread_holds_its_live_updates_until_it_releases_them():
-    """The web server holds a request's updates until its reply is handed over."""
+    """The web server holds a request's updates until its reply is handed over; what is
+    published after them on the same topic waits behind them (a game's versions in order),
+    another topic's do not."""
     hub = Hub()
     sub = hub.subscribe(["t"])
+    box = hub.subscribe(["box"])
     hub.hold()
     hub.publish("t", {"n": 1})
-    other = threading.Thread(target=hub.publish, args=("t", {"n": 2}))  # not held
-    other.start()
-    other.join(5)
-    assert hub.flush() and hub.holding
-    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 2}
+    for topic, n in (("t", 2), ("box", 3)):  # not held
+        other = threading.Thread(target=hub.publish, args=(topic, {"n": n}))
+        other.start()
+        other.join(5)
+    assert not hub.flush(0.2) and hub.holding
+    assert json.loads(box.get(1).split(b"data: ")[1]) == {"n": 3}
     assert sub.get(0) is None
     hub.release()
     assert hub.flush() and not hub.holding
-    assert json.loads(sub.get(0).split(b"data: ")[1]) == {"n": 1}
+    assert [json.loads(sub.get(0).split(b"data: ")[1]) for _ in range(2)] == [{"n": 1}, {"n": 2}]
+
+
+def test_updates_held_by_two_requests_go_out_in_the_order_they_were_published():
+    """Two requests in turn: the first one's reply is read and the second one's change made
+    and released before the first thread releases its own (``reliability``'s kill -9 run
+    saw a stream go 1, 3, 2). Versions must still go out in order."""
+    hub = Hub()
+    sub = hub.subscribe(["game:1"])
+    first_published, second_done = threading.Event(), threading.Event()
+
+    def first() -> None:
+        hub.hold()
+        hub.publish("game:1", {"version": 2})
+        first_published.set()
+        second_done.wait(5)
+        hub.release()
+
+    def second() -> None:
+        first_published.wait(5)
+        hub.hold()
+        hub.publish("game:1", {"version": 3})
+        hub.release()
+        second_done.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert hub.flush()
+    got = [json.loads(sub.get(1).split(b"data: ")[1])["version"] for _ in range(2)]
+    assert got == [2, 3]
 
 
 class CountedCountTo(CountTo):
