@@ -548,37 +548,55 @@ def _run_confined(
     return value
 
 
+def next_share(points: list[tuple[float, float]]) -> float:
+    """The share to try next, from the ``(share, µs per step)`` measured so far: through the
+    last two points in ``(share, steps per µs)`` (the speed grows with the share less a cost
+    per switch, so a line, not a ratio, fits it), or by the ratio from one point; in
+    (0, 1]."""
+    target = 1 / PI_ZERO_2W_US_PER_STEP
+    share, us = points[-1]
+    guess = share * us / PI_ZERO_2W_US_PER_STEP
+    if len(points) >= 2:
+        before, before_us = points[-2]
+        speed, before_speed = 1 / us, 1 / before_us
+        if speed != before_speed:
+            line = share + (target - speed) * (share - before) / (speed - before_speed)
+            guess = line if line > 0 else guess
+    return min(1.0, max(guess, 1e-4))
+
+
 def calibrated(
     log: Callable[[str], None] = print, method: str = "duty"
 ) -> tuple[Confinement, dict[str, float]]:
     """A confinement by ``method`` whose reference loop runs at the Pi Zero 2 W's speed
-    (corrected after each measurement until within :data:`CALIBRATION_TOLERANCE`); returns
-    it and the numbers (µs per step)."""
+    (measured in a confined process and corrected, :func:`next_share`, until within
+    :data:`CALIBRATION_TOLERANCE`, at most :data:`CALIBRATION_ROUNDS` times); returns it and
+    the numbers (µs per step)."""
 
     def measure(confined: Confinement | None) -> float:
         return float(cast(float, _run_confined(_measure_in, (), confined)))
 
     free = measure(None)
     confined = confinement(method, min(1.0, free / PI_ZERO_2W_US_PER_STEP))
-    measured = measure(confined)
+    points = [(confined.share, measure(confined))]
     for _ in range(CALIBRATION_ROUNDS):
-        if not confined.throttles or abs(measured / PI_ZERO_2W_US_PER_STEP - 1) <= (
-            CALIBRATION_TOLERANCE
-        ):
+        off = abs(points[-1][1] / PI_ZERO_2W_US_PER_STEP - 1)
+        if not confined.throttles or off <= CALIBRATION_TOLERANCE:
             break
-        share = confined.share * measured / PI_ZERO_2W_US_PER_STEP
         confined.close()
-        confined = confinement(method, min(1.0, share))
-        measured = measure(confined)
+        confined = confinement(method, next_share(points))
+        points.append((confined.share, measure(confined)))
+    measured = points[-1][1]
     numbers = {
         "free_us": free,
         "confined_us": measured,
         "pi_us": PI_ZERO_2W_US_PER_STEP,
         "share": confined.share,
     }
+    tries = ", ".join(f"{share * 100:.2f} % → {us:.1f}" for share, us in points)
     log(
         f"pi-class: reference loop {free:.1f} µs/step here, {measured:.1f} confined "
-        f"(Pi Zero 2 W: {PI_ZERO_2W_US_PER_STEP:g}); {confined.method}"
+        f"(Pi Zero 2 W: {PI_ZERO_2W_US_PER_STEP:g}; shares tried: {tries}); {confined.method}"
     )
     return confined, numbers
 

@@ -286,3 +286,17 @@ def test_a_bench_killed_mid_hold_leaves_its_child_running() -> None:
         bench.wait()
         child.kill()
         child.wait()
+
+
+def test_calibration_finds_the_share_of_a_machine_with_a_cost_per_switch() -> None:
+    def machine(share: float) -> float:  # µs per step: 2.8 at full speed, 2 % lost to switches
+        return 2.8 / (share - 0.02)
+
+    points = [(2.8 / piclass.PI_ZERO_2W_US_PER_STEP, 0.0)]
+    points[0] = (points[0][0], machine(points[0][0]))
+    for _ in range(2):
+        share = piclass.next_share(points)
+        points.append((share, machine(share)))
+    assert points[1][1] == pytest.approx(piclass.PI_ZERO_2W_US_PER_STEP, rel=0.5)
+    assert points[2][1] == pytest.approx(piclass.PI_ZERO_2W_US_PER_STEP, rel=0.001)
+    assert piclass.next_share([(0.5, 200.0)]) == 1.0  # never more than the whole core
