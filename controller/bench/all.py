@@ -429,9 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--pi-method",
-        choices=("duty", "cgroup"),  # piclass.METHODS (imported only for --pi-class)
-        default="duty",
-        help="--pi-class's throttle: a SIGSTOP/SIGCONT duty cycle or a cgroup quota",
+        choices=("cgroup", "duty"),  # piclass.METHODS (imported only for --pi-class)
+        default="cgroup",
+        help="--pi-class's throttle: a cgroup quota, or a SIGSTOP/SIGCONT duty cycle (which "
+        "starves a process with many threads: see piclass)",
     )
     args = parser.parse_args(argv)
     load = os.getloadavg()

@@ -3,28 +3,32 @@
 **Two methods** (``--pi-method``). Both pin the server's process to one core
 (``sched_setaffinity``, the call ``taskset`` makes) and are calibrated the same way (below).
 
-- ``duty`` (the default): a controller process, pinned to another core where there is one,
-  alternates ``SIGCONT`` and ``SIGSTOP`` on each confined process every
-  :data:`DUTY_PERIOD_US` (1 ms): it runs ``share × period`` (about 50 µs for the Zero 2 W on
-  this machine's core), then is stopped for the rest. So the server is held at most about a
-  period less its run (under 1 ms), plus the controller's own lateness: the controller
-  times every hold and reports how many, how long in all and the longest, and its own CPU.
-  Costs: each switch is a signal, a few µs; a stop wakes every thread of the process, idle
-  ones too, to stop it and again to continue it, so a process with many threads spends more
-  of its slice in the kernel than the one-thread calibration did, and an idle server is
-  woken 2,000 times a second (its idle CPU reads higher than it would on a Pi). Processes
-  the confined one starts later are not confined. Nothing is left stopped: a removed
-  process, and every process when the confinement closes or its controller exits (its
-  ``finally``, ``SIGTERM``, the bench gone: its pipe's end), is sent ``SIGCONT``; the bench
-  side sends it too on close and at exit (``atexit``). A process that has exited is dropped.
-- ``cgroup``: a CPU quota in a cgroup of its own (v2 ``cpu.max`` or v1
+- ``cgroup`` (the default): a CPU quota in a cgroup of its own (v2 ``cpu.max`` or v1
   ``cpu.cfs_quota_us``/``cpu.cfs_period_us``) with a period of **5 ms** where the share
   allows. The kernel's smallest quota is 1 ms, so a share under 20 % takes a period of
-  1 ms / share (about 21 ms for the Zero 2 W on this machine): the server runs 1 ms, then
-  is held about 20 ms, and a p99 partly measures the throttle. The kernel says how often
-  and how long in all (``cpu.stat``), not the longest hold. Where no cgroup can be made
-  (not root, no cpu controller) the process is pinned only, and
-  :attr:`CgroupConfinement.method` says so.
+  1 ms / share (about 22 ms for the Zero 2 W on this machine): the server runs 1 ms, then
+  is held about 21 ms, and longer when it overran its quota before the scheduler's tick
+  noticed (a busy loop saw gaps of 88 ms in its own clock); a p99 partly measures the
+  throttle. The kernel says how often and how long in all (``cpu.stat``), not the longest
+  hold. Idle, it costs nothing. Where no cgroup can be made (not root, no cpu controller)
+  the process is pinned only, and :attr:`CgroupConfinement.method` says so.
+- ``duty``: a controller process, pinned to another core where there is one (real-time
+  priority 1, timer slack 1 ns), alternates ``SIGCONT`` and ``SIGSTOP`` on each confined
+  process every :data:`DUTY_PERIOD_US` (1 ms): it runs ``share × period`` (72 µs on this
+  machine after calibration), then is stopped for the rest. It times every hold and reports
+  how many, how long in all and the longest, and its own CPU (about 8 % of a core). A
+  one-thread busy loop sees gaps of 5 ms at most in its own clock, against the quota's
+  88. **But a stop and a continue wake every thread of the process**, idle ones too (a
+  group stop), at about 2.5 µs of the process's own CPU per thread and period on this VM:
+  the reference loop beside 5 idle threads runs at 81 µs a step instead of 65, beside 25
+  at 5,870 (starved); an idle ``diablotin serve`` (26 threads) uses 13 % of a core at a
+  30 % share, and at the Zero 2 W's share it did not answer within 30 s. So it fits a
+  process with one or two threads, not the server: it is kept for comparison and for such
+  probes. Processes the confined one starts later are not confined. Nothing is left
+  stopped: a removed process, and every process when the confinement closes or its
+  controller exits (its ``finally``, ``SIGTERM``, the bench gone: its pipe's end), is sent
+  ``SIGCONT``; the bench side sends it too on close and at exit (``atexit``). Processes are
+  signalled by pidfd (a reused pid is never signalled); one that has exited is dropped.
 
 **Calibrated** so that a pure-Python reference loop runs as fast as on a Pi Zero 2 W: the
 loop is the n-body simulation's ``advance`` step (five bodies, float arithmetic and
@@ -43,8 +47,9 @@ core, then measured in a confined process and corrected until it is within
 **Limits.** Either method slows the CPU, not memory or the disk: the Pi's memory bandwidth
 (a few GB/s) and its SD card's ``fsync`` (milliseconds to tens of ms, see ``--fsync-delay``
 in ``bench stages``) are not reproduced; nor are its 512 MB (measured as RSS instead).
-``python -m controller.bench.piclass [--method duty|cgroup]`` calibrates, then prints the
-reference loop's speed and the longest gap a confined process sees in its own clock.
+``python -m controller.bench.piclass [--method cgroup|duty]`` calibrates, then prints the
+reference loop's speed, the longest gap a confined process sees in its own clock, and the
+CPU an idle confined process with 20 threads uses.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -79,7 +85,7 @@ RT_RUNTIME_US = 10_000
 """cgroup v1 with real-time group scheduling: the group's budget for ``SCHED_FIFO`` threads
 (µs a second; the box's coil watcher is one). Without one, moving the server in fails
 with EINVAL."""
-METHODS = ("duty", "cgroup")
+METHODS = ("cgroup", "duty")
 CALIBRATION_TOLERANCE = 0.03
 """How far from :data:`PI_ZERO_2W_US_PER_STEP` the confined loop may land (a fraction)."""
 CALIBRATION_ROUNDS = 3
@@ -142,6 +148,18 @@ def longest_gap_ms(seconds: float) -> float:
 
 def _probe_in(pipe: Connection, seconds: float) -> None:
     pipe.send((min(reference_us_per_step() for _ in range(3)), longest_gap_ms(seconds)))
+
+
+def _idle_in(pipe: Connection, threads: int, seconds: float) -> None:
+    """Sends the CPU this process used (s) over ``seconds`` with ``threads`` idle threads."""
+    done = threading.Event()
+    for _ in range(threads):
+        threading.Thread(target=done.wait, daemon=True).start()
+    before = os.times()
+    time.sleep(seconds)
+    after = os.times()
+    done.set()
+    pipe.send(after.user + after.system - before.user - before.system)
 
 
 class Holds(NamedTuple):
@@ -566,7 +584,7 @@ def next_share(points: list[tuple[float, float]]) -> float:
 
 
 def calibrated(
-    log: Callable[[str], None] = print, method: str = "duty"
+    log: Callable[[str], None] = print, method: str = "cgroup"
 ) -> tuple[Confinement, dict[str, float]]:
     """A confinement by ``method`` whose reference loop runs at the Pi Zero 2 W's speed
     (measured in a confined process and corrected, :func:`next_share`, until within
@@ -603,21 +621,32 @@ def calibrated(
 
 def main(argv: list[str] | None = None) -> int:
     """Calibrate by one method, then probe a confined process: its reference loop and the
-    longest gap in its own clock over ``--seconds`` of a busy loop."""
+    longest gap in its own clock over ``--seconds`` of a busy loop; then the CPU an idle
+    process with ``--idle-threads`` threads uses, confined and not."""
     parser = argparse.ArgumentParser(prog="python -m controller.bench.piclass")
-    parser.add_argument("--method", choices=METHODS, default="duty")
-    parser.add_argument("--seconds", type=float, default=3.0, help="the probe's busy loop")
+    parser.add_argument("--method", choices=METHODS, default="cgroup")
+    parser.add_argument("--seconds", type=float, default=3.0, help="each probe's length")
+    parser.add_argument("--idle-threads", type=int, default=20, help="the idle probe's threads")
     args = parser.parse_args(argv)
+    idle = (args.idle_threads, args.seconds)
+    free_idle = cast(float, _run_confined(_idle_in, idle, None))
     confined, _ = calibrated(method=args.method)
     try:
         before = confined.throttled()
-        us, gap = cast(tuple[float, float], _run_confined(_probe_in, (args.seconds,), confined))
+        probe = _run_confined(_probe_in, (args.seconds,), confined)
+        us, gap = cast(tuple[float, float], probe)
+        confined_idle = cast(float, _run_confined(_idle_in, idle, confined))
         holds = confined.throttled()
     finally:
         confined.close()
     print(
         f"probe ({args.method}): reference loop {us:.1f} µs/step confined; longest gap in "
         f"the confined process's clock over {args.seconds:g} s: {gap:.2f} ms"
+    )
+    print(
+        f"idle, {args.idle_threads} threads, {args.seconds:g} s: CPU "
+        f"{free_idle / args.seconds * 100:.2f} % free, "
+        f"{confined_idle / args.seconds * 100:.2f} % confined (of this machine's core)"
     )
     print(f"whole run: {holds.said()} (calibration's part: {before.times} holds)")
     return 0

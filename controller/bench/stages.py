@@ -400,8 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pi-method",
         choices=piclass.METHODS,
-        default="duty",
-        help="--pi-class's throttle: a SIGSTOP/SIGCONT duty cycle or a cgroup quota",
+        default="cgroup",
+        help="--pi-class's throttle: a cgroup quota, or a SIGSTOP/SIGCONT duty cycle (which "
+        "starves a process with many threads: see piclass)",
     )
     parser.add_argument(
         "--fsync-delay", type=float, default=0.0, metavar="MS", help="a slow disk (slowdisk)"
