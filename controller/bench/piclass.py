@@ -47,9 +47,10 @@ core, then measured in a confined process and corrected until it is within
 **Limits.** Either method slows the CPU, not memory or the disk: the Pi's memory bandwidth
 (a few GB/s) and its SD card's ``fsync`` (milliseconds to tens of ms, see ``--fsync-delay``
 in ``bench stages``) are not reproduced; nor are its 512 MB (measured as RSS instead).
-``python -m controller.bench.piclass [--method cgroup|duty]`` calibrates, then prints the
-reference loop's speed, the longest gap a confined process sees in its own clock, and the
-CPU an idle confined process with 20 threads uses.
+``python -m controller.bench.piclass [--method cgroup|duty] [--serve]`` calibrates, then
+prints the reference loop's speed (alone and beside 20 idle threads), the longest gap a
+confined busy loop sees in its own clock, the CPU an idle confined process with 21 threads
+uses, and (``--serve``) a confined ``diablotin serve``'s start-up and idle CPU.
 """
 
 from __future__ import annotations
@@ -146,8 +147,17 @@ def longest_gap_ms(seconds: float) -> float:
     return longest * 1000
 
 
-def _probe_in(pipe: Connection, seconds: float) -> None:
-    pipe.send((min(reference_us_per_step() for _ in range(3)), longest_gap_ms(seconds)))
+def _probe_in(pipe: Connection, seconds: float, threads: int) -> None:
+    """Sends the reference loop's µs per step, the longest gap (ms), then the loop's µs per
+    step again beside ``threads`` idle threads."""
+    alone = min(reference_us_per_step() for _ in range(3))
+    gap = longest_gap_ms(seconds)
+    done = threading.Event()
+    for _ in range(threads):
+        threading.Thread(target=done.wait, daemon=True).start()
+    beside = reference_us_per_step(3000)
+    done.set()
+    pipe.send((alone, gap, beside))
 
 
 def _idle_in(pipe: Connection, threads: int, seconds: float) -> None:
@@ -569,17 +579,18 @@ def _run_confined(
 def next_share(points: list[tuple[float, float]]) -> float:
     """The share to try next, from the ``(share, µs per step)`` measured so far: through the
     last two points in ``(share, steps per µs)`` (the speed grows with the share less a cost
-    per switch, so a line, not a ratio, fits it), or by the ratio from one point; in
-    (0, 1]."""
+    per switch, so a line, not a ratio, fits it), or by the ratio from the last point when
+    there is one or the last two speeds are within 10 % (noise would make a wild line). The
+    line is kept within 1.5 times the ratio's guess either way. In (0, 1]."""
     target = 1 / PI_ZERO_2W_US_PER_STEP
     share, us = points[-1]
     guess = share * us / PI_ZERO_2W_US_PER_STEP
     if len(points) >= 2:
         before, before_us = points[-2]
         speed, before_speed = 1 / us, 1 / before_us
-        if speed != before_speed:
+        if abs(speed / before_speed - 1) > 0.1:  # apart enough for the noise
             line = share + (target - speed) * (share - before) / (speed - before_speed)
-            guess = line if line > 0 else guess
+            guess = min(max(line, guess / 1.5), guess * 1.5)
     return min(1.0, max(guess, 1e-4))
 
 
@@ -604,7 +615,10 @@ def calibrated(
         confined.close()
         confined = confinement(method, next_share(points))
         points.append((confined.share, measure(confined)))
-    measured = points[-1][1]
+    share, measured = min(points, key=lambda point: abs(point[1] - PI_ZERO_2W_US_PER_STEP))
+    if share != confined.share:  # an earlier try was closer: back to it
+        confined.close()
+        confined = confinement(method, share)
     numbers = {
         "free_us": free,
         "confined_us": measured,
@@ -619,35 +633,66 @@ def calibrated(
     return confined, numbers
 
 
+def _serve_probe(confined: Confinement, seconds: float) -> str:
+    """Start ``diablotin serve`` confined: its start-up, threads and idle CPU."""
+    import tempfile
+
+    from controller.reliability.common import ServeProcess, cpu_seconds
+
+    with tempfile.TemporaryDirectory(prefix="diablotin-piclass-") as tmp:
+        server = ServeProcess(Path(tmp))
+        server.confine = confined.add
+        try:
+            started = server.start()
+        except RuntimeError as exc:
+            return f"diablotin serve: {exc}"
+        try:
+            time.sleep(1)
+            threads = len(os.listdir(f"/proc/{server.pid}/task"))
+            cpu, wall = cpu_seconds(server.pid), time.monotonic()
+            time.sleep(seconds)
+            idle = (cpu_seconds(server.pid) - cpu) / (time.monotonic() - wall) * 100
+        finally:
+            server.stop()
+    return f"diablotin serve: started in {started:.2f} s, {threads} threads, idle CPU {idle:.2f} %"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Calibrate by one method, then probe a confined process: its reference loop and the
-    longest gap in its own clock over ``--seconds`` of a busy loop; then the CPU an idle
-    process with ``--idle-threads`` threads uses, confined and not."""
+    """Calibrate by one method, then probe confined processes: the reference loop, the
+    longest gap in a busy loop's own clock, the loop beside idle threads, the CPU of an idle
+    process with threads (and free), and (``--serve``) a real ``diablotin serve``."""
     parser = argparse.ArgumentParser(prog="python -m controller.bench.piclass")
     parser.add_argument("--method", choices=METHODS, default="cgroup")
     parser.add_argument("--seconds", type=float, default=3.0, help="each probe's length")
-    parser.add_argument("--idle-threads", type=int, default=20, help="the idle probe's threads")
+    parser.add_argument("--threads", type=int, default=20, help="idle threads beside the probes")
+    parser.add_argument("--serve", action="store_true", help="also start diablotin serve")
     args = parser.parse_args(argv)
-    idle = (args.idle_threads, args.seconds)
+    idle = (args.threads, args.seconds)
     free_idle = cast(float, _run_confined(_idle_in, idle, None))
     confined, _ = calibrated(method=args.method)
+    served = ""
     try:
         before = confined.throttled()
-        probe = _run_confined(_probe_in, (args.seconds,), confined)
-        us, gap = cast(tuple[float, float], probe)
+        probe = _run_confined(_probe_in, (args.seconds, args.threads), confined)
+        us, gap, beside = cast(tuple[float, float, float], probe)
         confined_idle = cast(float, _run_confined(_idle_in, idle, confined))
+        if args.serve:
+            served = _serve_probe(confined, args.seconds)
         holds = confined.throttled()
     finally:
         confined.close()
     print(
-        f"probe ({args.method}): reference loop {us:.1f} µs/step confined; longest gap in "
-        f"the confined process's clock over {args.seconds:g} s: {gap:.2f} ms"
+        f"probe ({args.method}): reference loop {us:.1f} µs/step confined, {beside:.1f} "
+        f"beside {args.threads} idle threads; longest gap in a busy loop's clock over "
+        f"{args.seconds:g} s: {gap:.2f} ms"
     )
     print(
-        f"idle, {args.idle_threads} threads, {args.seconds:g} s: CPU "
+        f"idle, {args.threads + 1} threads, {args.seconds:g} s: CPU "
         f"{free_idle / args.seconds * 100:.2f} % free, "
         f"{confined_idle / args.seconds * 100:.2f} % confined (of this machine's core)"
     )
+    if served:
+        print(served)
     print(f"whole run: {holds.said()} (calibration's part: {before.times} holds)")
     return 0
 

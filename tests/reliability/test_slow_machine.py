@@ -300,3 +300,5 @@ def test_calibration_finds_the_share_of_a_machine_with_a_cost_per_switch() -> No
     assert points[1][1] == pytest.approx(piclass.PI_ZERO_2W_US_PER_STEP, rel=0.5)
     assert points[2][1] == pytest.approx(piclass.PI_ZERO_2W_US_PER_STEP, rel=0.001)
     assert piclass.next_share([(0.5, 200.0)]) == 1.0  # never more than the whole core
+    noisy = piclass.next_share([(0.0452, 68.6), (0.0479, 68.0)])  # the line says 0.0724
+    assert noisy == pytest.approx(0.0479 * 68.0 / piclass.PI_ZERO_2W_US_PER_STEP)
