@@ -8,23 +8,23 @@
   allows. The kernel's smallest quota is 1 ms, so a share under 20 % takes a period of
   1 ms / share (about 22 ms for the Zero 2 W on this machine): the server runs 1 ms, then
   is held about 21 ms, and longer when it overran its quota before the scheduler's tick
-  noticed (a busy loop saw gaps of 88 ms in its own clock); a p99 partly measures the
+  noticed (a busy loop saw gaps of 80-92 ms in its own clock); a p99 partly measures the
   throttle. The kernel says how often and how long in all (``cpu.stat``), not the longest
   hold. Idle, it costs nothing. Where no cgroup can be made (not root, no cpu controller)
   the process is pinned only, and :attr:`CgroupConfinement.method` says so.
 - ``duty``: a controller process, pinned to another core where there is one (real-time
   priority 1, timer slack 1 ns), alternates ``SIGCONT`` and ``SIGSTOP`` on each confined
-  process every :data:`DUTY_PERIOD_US` (1 ms): it runs ``share × period`` (72 µs on this
+  process every :data:`DUTY_PERIOD_US` (1 ms): it runs ``share × period`` (72-82 µs on this
   machine after calibration), then is stopped for the rest. It times every hold and reports
   how many, how long in all and the longest, and its own CPU (about 8 % of a core). A
-  one-thread busy loop sees gaps of 5 ms at most in its own clock, against the quota's
-  88. **But a stop and a continue wake every thread of the process**, idle ones too (a
+  one-thread busy loop sees gaps of 5-7 ms at most in its own clock, against the quota's
+  80-92. **But a stop and a continue wake every thread of the process**, idle ones too (a
   group stop), at about 2.5 µs of the process's own CPU per thread and period on this VM:
-  the reference loop beside 5 idle threads runs at 81 µs a step instead of 65, beside 25
-  at 5,870 (starved); an idle ``diablotin serve`` (26 threads) uses 13 % of a core at a
-  30 % share, and at the Zero 2 W's share it did not answer within 30 s. So it fits a
-  process with one or two threads, not the server: it is kept for comparison and for such
-  probes. Processes the confined one starts later are not confined. Nothing is left
+  the reference loop beside 5 idle threads runs at 81 µs a step instead of 65, beside 20-25
+  at 3,000-5,900 (starved); an idle ``diablotin serve`` (26 threads) uses 11 % of a core at
+  an 8.2 % share (13 % at 30 %), and at a 7.2 % share once did not answer within 30 s.
+  So it fits a process with one or two threads, not the server: it is kept for comparison
+  and for such probes. Processes the confined one starts later are not confined. Nothing is left
   stopped: a removed process, and every process when the confinement closes or its
   controller exits (its ``finally``, ``SIGTERM``, the bench gone: its pipe's end), is sent
   ``SIGCONT``; the bench side sends it too on close and at exit (``atexit``). Processes are
