@@ -434,21 +434,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the servers as slow as a Raspberry Pi Zero 2 W (controller/bench/piclass.py)",
     )
+    parser.add_argument(
+        "--pi-method",
+        choices=("cgroup", "duty"),  # piclass.METHODS (imported only for --pi-class)
+        default="cgroup",
+        help="--pi-class's throttle: a cgroup quota, or a SIGSTOP/SIGCONT duty cycle (which "
+        "starves a process with many threads: see piclass)",
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()
     confinement = None
     if args.pi_class:
         from . import piclass
 
-        confinement = piclass.calibrated()[0]
+        confinement = piclass.calibrated(method=args.pi_method)[0]
     try:
         with tempfile.TemporaryDirectory(prefix="diablotin-bench-all-") as tmp:
             confine = None if confinement is None else confinement.add
             rows, errors = measure(args.quick, args.seed, Path(tmp), confine=confine)
     finally:
         if confinement is not None:
-            held, seconds = confinement.throttled()
-            confinement.close()
+            confinement.close()  # its figures stay readable
     after = os.getloadavg()
     print()
     flags = (" --quick" if args.quick else "") + (" --pi-class" if args.pi_class else "")
@@ -457,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {load[0]:.2f} at start, {after[0]:.2f} at end"
     )
     if confinement is not None:
-        print(f"pi-class: {confinement.method}; servers held {held} times, {seconds:.2f} s")
+        print(f"pi-class: {confinement.method}; servers {confinement.throttled().said()}")
     print(format_table(rows))
     missing = [name.strip() for name in ROWS if name not in {row.name for row in rows}]
     for error in [*errors, *(f"no number for {name}" for name in missing)]:

@@ -1,15 +1,34 @@
 """``--pi-class``: run the server as slowly as on a Raspberry Pi Zero 2 W, on this machine.
 
-**How.** The server's process is pinned to one core (``sched_setaffinity``, the call
-``taskset`` makes) and given a CPU quota in a cgroup of its own: cgroup v2 ``cpu.max`` or
-v1 ``cpu.cfs_quota_us``/``cpu.cfs_period_us``, with a short period: **5 ms** where the share
-allows (a 100 ms period would let the server run flat out for a burst, then stall it for
-tens of ms, and the p99 would measure the throttle). The kernel's smallest quota is 1 ms,
-so a share below 20 % takes a period of 1 ms / share (12-13 ms for the Zero 2 W on a fast
-core): the server can then be held for up to period - 1 ms, and the report gives how often
-it was (``cpu.stat``'s ``nr_throttled`` and ``throttled_time``). Where no cgroup can be
-made (not root, no cpu controller) it is pinned only, and :attr:`Confinement.method` says
-so.
+**Two methods** (``--pi-method``). Both pin the server's process to one core
+(``sched_setaffinity``, the call ``taskset`` makes) and are calibrated the same way (below).
+
+- ``cgroup`` (the default): a CPU quota in a cgroup of its own (v2 ``cpu.max`` or v1
+  ``cpu.cfs_quota_us``/``cpu.cfs_period_us``) with a period of **5 ms** where the share
+  allows. The kernel's smallest quota is 1 ms, so a share under 20 % takes a period of
+  1 ms / share (about 22 ms for the Zero 2 W on this machine): the server runs 1 ms, then
+  is held about 21 ms, and longer when it overran its quota before the scheduler's tick
+  noticed (a busy loop saw gaps of 80-92 ms in its own clock); a p99 partly measures the
+  throttle. The kernel says how often and how long in all (``cpu.stat``), not the longest
+  hold. Idle, it costs nothing. Where no cgroup can be made (not root, no cpu controller)
+  the process is pinned only, and :attr:`CgroupConfinement.method` says so.
+- ``duty``: a controller process, pinned to another core where there is one (real-time
+  priority 1, timer slack 1 ns), alternates ``SIGCONT`` and ``SIGSTOP`` on each confined
+  process every :data:`DUTY_PERIOD_US` (1 ms): it runs ``share × period`` (72-82 µs on this
+  machine after calibration), then is stopped for the rest. It times every hold and reports
+  how many, how long in all and the longest, and its own CPU (about 8 % of a core). A
+  one-thread busy loop sees gaps of 5-7 ms at most in its own clock, against the quota's
+  80-92. **But a stop and a continue wake every thread of the process**, idle ones too (a
+  group stop), at about 2.5 µs of the process's own CPU per thread and period on this VM:
+  the reference loop beside 5 idle threads runs at 81 µs a step instead of 65, beside 20-25
+  at 3,000-5,900 (starved); an idle ``diablotin serve`` (26 threads) uses 11 % of a core at
+  an 8.2 % share (13 % at 30 %), and at a 7.2 % share once did not answer within 30 s.
+  So it fits a process with one or two threads, not the server: it is kept for comparison
+  and for such probes. Processes the confined one starts later are not confined. Nothing is left
+  stopped: a removed process, and every process when the confinement closes or its
+  controller exits (its ``finally``, ``SIGTERM``, the bench gone: its pipe's end), is sent
+  ``SIGCONT``; the bench side sends it too on close and at exit (``atexit``). Processes are
+  signalled by pidfd (a reused pid is never signalled); one that has exited is dropped.
 
 **Calibrated** so that a pure-Python reference loop runs as fast as on a Pi Zero 2 W: the
 loop is the n-body simulation's ``advance`` step (five bodies, float arithmetic and
@@ -21,36 +40,57 @@ governor: chaitanyamehta.github.io, "Performance Analysis of Languages on Raspbe
 31.6 µs a step; the Zero 2 W's Cortex-A53 at 1.0 GHz has two thirds of the clock and about
 0.6 of the A72's work per clock on interpreter code (in-order against out-of-order), so
 79 µs under that CPython; Pi OS's CPython 3.11 runs this loop about 1.25 times as fast as
-the 3.7 of 2020, so **63 µs**. The quota is ``this machine's µs per step / 63`` of one
-core, checked once in the confined process and corrected.
+the 3.7 of 2020, so **63 µs**. The share is ``this machine's µs per step / 63`` of one
+core, then measured in a confined process and corrected until it is within
+:data:`CALIBRATION_TOLERANCE` (at most :data:`CALIBRATION_ROUNDS` corrections).
 
-**Limits.** A quota slows the CPU, not memory or the disk: the Pi's memory bandwidth (a
-few GB/s) and its SD card's ``fsync`` (milliseconds to tens of ms, see ``--fsync-delay``
+**Limits.** Either method slows the CPU, not memory or the disk: the Pi's memory bandwidth
+(a few GB/s) and its SD card's ``fsync`` (milliseconds to tens of ms, see ``--fsync-delay``
 in ``bench stages``) are not reproduced; nor are its 512 MB (measured as RSS instead).
+``python -m controller.bench.piclass [--method cgroup|duty] [--serve]`` calibrates, then
+prints the reference loop's speed (alone and beside 20 idle threads), the longest gap a
+confined busy loop sees in its own clock, the CPU an idle confined process with 21 threads
+uses, and (``--serve``) a confined ``diablotin serve``'s start-up and idle CPU.
 """
 
 from __future__ import annotations
 
+import argparse
+import atexit
 import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import NamedTuple, Protocol, cast
 
 PI_ZERO_2W_US_PER_STEP = 63.0
 """The reference loop's time per step on a Raspberry Pi Zero 2 W (µs; see the module doc)."""
 PERIOD_US = 5000
-"""The quota's period where the share allows: short, so the server is slowed evenly, not
-stalled in bursts."""
+"""The cgroup quota's period where the share allows: short, so the server is slowed evenly,
+not stalled in bursts."""
 MIN_QUOTA_US = 1000
 """The kernel's smallest CFS quota (and period)."""
+DUTY_PERIOD_US = 1000
+"""The duty cycle's period (µs): a confined process is held at most about this less its run."""
 CORE = 0
 RT_RUNTIME_US = 10_000
 """cgroup v1 with real-time group scheduling: the group's budget for ``SCHED_FIFO`` threads
 (µs a second; the box's coil watcher is one). Without one, moving the server in fails
 with EINVAL."""
+METHODS = ("cgroup", "duty")
+CALIBRATION_TOLERANCE = 0.03
+"""How far from :data:`PI_ZERO_2W_US_PER_STEP` the confined loop may land (a fraction)."""
+CALIBRATION_ROUNDS = 3
+PR_SET_TIMERSLACK = 29
 
 
 def _bodies() -> list[list[float]]:
@@ -95,13 +135,102 @@ def _measure_in(pipe: Connection) -> None:
     pipe.send(min(reference_us_per_step() for _ in range(3)))
 
 
-class Confinement:
+def longest_gap_ms(seconds: float) -> float:
+    """The longest gap between two consecutive ``time.monotonic`` reads over ``seconds`` in
+    a busy loop (ms): the longest this process was held, as it sees it."""
+    longest = 0.0
+    now = time.monotonic()
+    end = now + seconds
+    while now < end:
+        last, now = now, time.monotonic()
+        longest = max(longest, now - last)
+    return longest * 1000
+
+
+def _probe_in(pipe: Connection, seconds: float, threads: int) -> None:
+    """Sends the reference loop's µs per step, the longest gap (ms), then the loop's µs per
+    step again beside ``threads`` idle threads."""
+    alone = min(reference_us_per_step() for _ in range(3))
+    gap = longest_gap_ms(seconds)
+    done = threading.Event()
+    for _ in range(threads):
+        threading.Thread(target=done.wait, daemon=True).start()
+    beside = reference_us_per_step(3000)
+    done.set()
+    pipe.send((alone, gap, beside))
+
+
+def _idle_in(pipe: Connection, threads: int, seconds: float) -> None:
+    """Sends the CPU this process used (s) over ``seconds`` with ``threads`` idle threads."""
+    done = threading.Event()
+    for _ in range(threads):
+        threading.Thread(target=done.wait, daemon=True).start()
+    before = os.times()
+    time.sleep(seconds)
+    after = os.times()
+    done.set()
+    pipe.send(after.user + after.system - before.user - before.system)
+
+
+class Holds(NamedTuple):
+    """How a confinement held its processes: ``times`` holds, ``seconds`` held in all, the
+    longest hold seen (ms; ``None`` where the kernel does not say), and the controller's
+    own CPU and wall time (s; ``None`` for a cgroup, whose controller is the kernel)."""
+
+    times: int
+    seconds: float
+    longest_ms: float | None = None
+    controller_cpu_s: float | None = None
+    wall_s: float | None = None
+
+    def said(self) -> str:
+        text = f"held {self.times} times, {self.seconds:.2f} s in all"
+        if self.longest_ms is not None:
+            text += f", the longest {self.longest_ms:.2f} ms"
+        if self.controller_cpu_s is not None and self.wall_s:
+            share = self.controller_cpu_s / self.wall_s * 100
+            text += (
+                f"; the controller used {self.controller_cpu_s:.2f} s of CPU in "
+                f"{self.wall_s:.1f} s ({share:.1f} % of a core)"
+            )
+        return text
+
+
+class Confinement(Protocol):
+    """What ``--pi-class`` needs of a method: ``add(pid)`` confines a process, ``throttled()``
+    says how it was held, ``close()`` lets everything go."""
+
+    share: float
+    method: str
+
+    @property
+    def throttles(self) -> bool:
+        """Whether it slows the process (not only pins it): calibration corrects it then."""
+        ...
+
+    def add(self, pid: int) -> None: ...
+
+    def throttled(self) -> Holds: ...
+
+    def close(self) -> None: ...
+
+
+def pin(pid: int) -> None:
+    """Pin the process ``pid`` and each of its threads to :data:`CORE`."""
+    os.sched_setaffinity(pid, {CORE})
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(int(task.name), {CORE})
+
+
+class CgroupConfinement:
     """A cgroup with a CPU quota (when one can be made) plus one pinned core. ``add(pid)``
     confines a process; ``close()`` removes the cgroup (its processes must be gone)."""
 
     def __init__(self, share: float) -> None:
         self.share = share
         self.group: Path | None = None
+        self._last = Holds(0, 0.0)
         self.method = f"pinned to core {CORE} (sched_setaffinity, as taskset), no CPU quota"
         self.period = PERIOD_US
         if PERIOD_US * share < MIN_QUOTA_US:
@@ -115,6 +244,10 @@ class Confinement:
                     f"{quota} µs every {self.period} µs ({self.group})"
                 )
                 break
+
+    @property
+    def throttles(self) -> bool:
+        return self.group is not None
 
     @staticmethod
     def _cgroup_v2(quota: int, period: int) -> Path:
@@ -137,66 +270,432 @@ class Confinement:
             rt_runtime.write_text(f"{RT_RUNTIME_US}\n")
         return group
 
-    def throttled(self) -> tuple[int, float]:
-        """How many periods the group was held, and for how long in all (s)."""
+    def throttled(self) -> Holds:
+        """How many periods the group was held, and for how long in all (s); once closed,
+        the last figures."""
         if self.group is None:
-            return 0, 0.0
+            return self._last
         stat = dict(
             line.split() for line in (self.group / "cpu.stat").read_text().splitlines() if line
         )
         usec = int(stat.get("throttled_usec", 0)) or int(stat.get("throttled_time", 0)) // 1000
-        return int(stat.get("nr_throttled", 0)), usec / 1e6
+        self._last = Holds(int(stat.get("nr_throttled", 0)), usec / 1e6)
+        return self._last
 
     def add(self, pid: int) -> None:
         """Confine the process ``pid`` (all its threads)."""
-        os.sched_setaffinity(pid, {CORE})
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(int(task.name), {CORE})
+        pin(pid)
         if self.group is not None:
             (self.group / "cgroup.procs").write_text(f"{pid}\n")
 
     def close(self) -> None:
         if self.group is not None:
             with contextlib.suppress(OSError):
+                self.throttled()
                 self.group.rmdir()
             self.group = None
 
 
-def calibrated(log: Callable[[str], None] = print) -> tuple[Confinement, dict[str, float]]:
-    """A confinement whose reference loop runs at the Pi Zero 2 W's speed (one correction
-    after a first measurement); returns it and the numbers (µs per step)."""
-    ctx = multiprocessing.get_context("spawn")
+class DutyCycle:
+    """The duty cycle's bookkeeping, its clock and signals given (fakes in tests).
 
-    def measure(confinement: Confinement | None) -> float:
-        ours, theirs = ctx.Pipe()
-        child = ctx.Process(target=_measure_in, args=(theirs,))
-        child.start()
-        if confinement is not None:
-            confinement.add(child.pid or 0)
-        if not ours.poll(120):
-            child.kill()
-            raise RuntimeError("the reference loop did not report")
-        value = float(ours.recv())
-        child.join(10)
-        return value
+    :meth:`go` continues every process, :meth:`hold` stops them; each hold is timed on
+    ``clock`` (ns) from the stop sent to the continue sent. Processes are reached by pidfd
+    (``opener``, ``send``, ``closer``), so a pid reused after an exit is never signalled; a
+    process that has exited is dropped quietly (``ProcessLookupError``)."""
+
+    def __init__(
+        self,
+        clock: Callable[[], int] = time.monotonic_ns,
+        opener: Callable[[int], int] = os.pidfd_open,
+        send: Callable[[int, int], None] = signal.pidfd_send_signal,
+        closer: Callable[[int], None] = os.close,
+    ) -> None:
+        self.clock, self.opener, self.send, self.closer = clock, opener, send, closer
+        self.handles: dict[int, int] = {}
+        self.holds = 0
+        self.held_ns = 0
+        self.longest_ns = 0
+        self.stopped_at: int | None = None
+
+    def add(self, pid: int) -> None:
+        """Take ``pid`` in (stopped at once if the others are); one that is gone is ignored."""
+        if pid in self.handles:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.handles[pid] = self.opener(pid)
+            if self.stopped_at is not None:
+                self._signal(pid, signal.SIGSTOP)
+
+    def remove(self, pid: int) -> None:
+        """Let ``pid`` go, continued."""
+        if pid in self.handles:
+            self._signal(pid, signal.SIGCONT)
+            self._drop(pid)
+
+    def go(self) -> None:
+        """End the hold (timing it) and continue every process."""
+        now = self.clock()
+        if self.stopped_at is not None:
+            held = now - self.stopped_at
+            self.holds += 1
+            self.held_ns += held
+            self.longest_ns = max(self.longest_ns, held)
+            self.stopped_at = None
+        for pid in list(self.handles):
+            self._signal(pid, signal.SIGCONT)
+
+    def hold(self) -> None:
+        """Stop every process."""
+        for pid in list(self.handles):
+            self._signal(pid, signal.SIGSTOP)
+        self.stopped_at = self.clock()
+
+    def release(self) -> None:
+        """Continue every process and let them all go (the controller's exit)."""
+        self.go()
+        for pid in list(self.handles):
+            self._drop(pid)
+
+    def _signal(self, pid: int, signum: int) -> None:
+        try:
+            self.send(self.handles[pid], signum)
+        except ProcessLookupError:
+            self._drop(pid)
+
+    def _drop(self, pid: int) -> None:
+        handle = self.handles.pop(pid)
+        with contextlib.suppress(OSError):
+            self.closer(handle)
+
+
+class Waiter:
+    """Waits until a deadline on ``time.monotonic_ns``: sleeps to just before it (leaving
+    the sleeps' usual lateness, learned as it goes), then spins the rest."""
+
+    def __init__(self) -> None:
+        self.late_ns = 80_000
+
+    def __call__(self, deadline_ns: int) -> None:
+        asked = deadline_ns - time.monotonic_ns() - self.late_ns
+        if asked > 0:
+            started = time.monotonic_ns()
+            time.sleep(asked / 1e9)
+            late = max(0, time.monotonic_ns() - started - asked)
+            self.late_ns = (7 * self.late_ns + min(late, 1_000_000)) // 8 + 1000
+        while time.monotonic_ns() < deadline_ns:
+            pass
+
+
+def serve(
+    conn: Connection,
+    duty: DutyCycle,
+    run_ns: int,
+    period_ns: int,
+    wait_until: Callable[[int], None],
+) -> None:
+    """The controller's loop: while it has processes, each period continues them, waits
+    ``run_ns``, stops them, answers the bench's commands and waits for the period's end (a
+    late period starts afresh, not caught up). Commands: ``("add", pid)``, ``("remove",
+    pid)``, ``("holds",)``, ``("close",)``; each is answered with :class:`Holds`. Returns
+    on ``close`` or when the bench has gone (its pipe's end); every process is continued
+    on the way out, whatever the way."""
+    started = duty.clock()
+    cpu = time.process_time()
+
+    def holds() -> Holds:
+        return Holds(
+            duty.holds,
+            duty.held_ns / 1e9,
+            duty.longest_ns / 1e6,
+            time.process_time() - cpu,
+            (duty.clock() - started) / 1e9,
+        )
+
+    try:
+        start: int | None = None
+        while True:
+            if not duty.handles:
+                duty.go()  # ends the timing of a hold its last process left
+                start = None
+                conn.poll(None)  # nothing to hold: wait for the bench
+            while conn.poll(0):
+                command, *args = conn.recv()
+                if command == "add":
+                    duty.add(*args)
+                elif command == "remove":
+                    duty.remove(*args)
+                elif command == "close":
+                    duty.release()
+                    conn.send(holds())
+                    return
+                conn.send(holds())
+            if not duty.handles:
+                continue
+            now = duty.clock()
+            if start is None or now > start + period_ns:
+                start = now
+            duty.go()
+            if run_ns >= period_ns:
+                start += period_ns
+                wait_until(start)
+                continue
+            wait_until(start + run_ns)
+            duty.hold()
+            start += period_ns
+            wait_until(start)
+    except (EOFError, OSError):
+        return
+    finally:
+        duty.release()
+
+
+def _controller(fd: int, run_ns: int, period_ns: int, cores: set[int]) -> None:
+    """The controller process, on the socket ``fd``: on ``cores``, timer slack of 1 ns,
+    real-time priority 1 where allowed (``SCHED_FIFO``: it wakes ahead of ordinary work on
+    its core; it sleeps most of each period), ``SIGTERM`` an exit (through :func:`serve`'s
+    ``finally``)."""
+    os.sched_setaffinity(0, cores)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
+    with contextlib.suppress(PermissionError):  # root: ahead of other work on its core
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    conn = Connection(fd)
+    duty = DutyCycle()
+    conn.send("ready")
+    serve(conn, duty, run_ns, period_ns, Waiter())
+
+
+class DutyConfinement:
+    """One pinned core and a duty cycle: a controller process (:func:`serve`) runs each
+    confined process ``share`` of every ``period_us`` and holds it for the rest. ``add(pid)``
+    confines a process, ``remove(pid)`` lets it go; ``close()`` continues every process and
+    ends the controller. Raises ``RuntimeError`` if the controller does not start."""
+
+    def __init__(self, share: float, period_us: int = DUTY_PERIOD_US) -> None:
+        self.share = share
+        self.period = period_us
+        self.run = min(period_us, max(1, round(period_us * share)))
+        cores = (os.sched_getaffinity(0) - {CORE}) or {CORE}
+        ours, theirs = socket.socketpair()
+        code = (
+            "from controller.bench.piclass import _controller; "
+            f"_controller({theirs.fileno()}, {self.run * 1000}, {period_us * 1000}, {cores})"
+        )
+        self._helper = subprocess.Popen(
+            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
+        )
+        theirs.close()
+        self._conn = Connection(ours.detach())
+        try:
+            if not self._conn.poll(60):
+                raise EOFError
+            self._conn.recv()
+        except EOFError:
+            self._helper.kill()
+            self._helper.wait()
+            raise RuntimeError("the duty cycle's controller did not start") from None
+        self._pids: set[int] = set()
+        self._last = Holds(0, 0.0, 0.0, 0.0, 0.0)
+        self._closed = False
+        on = ",".join(str(core) for core in sorted(cores))
+        self.method = (
+            f"pinned to core {CORE} (sched_setaffinity, as taskset) and stopped/continued by "
+            f"SIGSTOP/SIGCONT: run {self.run} µs every {period_us} µs (controller on core {on})"
+        )
+        atexit.register(self.close)
+
+    @property
+    def throttles(self) -> bool:
+        return self.run < self.period
+
+    def _ask(self, *command: object) -> Holds:
+        if not self._closed:
+            self._conn.send(command)
+            self._last = self._conn.recv()
+        return self._last
+
+    def add(self, pid: int) -> None:
+        """Confine the process ``pid`` (all its threads)."""
+        pin(pid)
+        self._pids.add(pid)
+        self._ask("add", pid)
+
+    def remove(self, pid: int) -> None:
+        """Let the process ``pid`` go, continued."""
+        self._ask("remove", pid)
+        self._pids.discard(pid)
+
+    def throttled(self) -> Holds:
+        """How the processes were held so far (the last figures once closed)."""
+        return self._ask("holds")
+
+    def close(self) -> None:
+        """Continue every process and end the controller (``SIGTERM`` if it does not answer);
+        every process added is sent ``SIGCONT`` from here too."""
+        if self._closed:
+            return
+        with contextlib.suppress(OSError, EOFError):
+            self._ask("close")
+        self._closed = True
+        self._conn.close()
+        try:
+            self._helper.wait(5)
+        except subprocess.TimeoutExpired:
+            self._helper.terminate()
+            self._helper.wait(5)
+        for pid in self._pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        atexit.unregister(self.close)
+
+
+def confinement(method: str, share: float) -> Confinement:
+    """A confinement by ``method`` (one of :data:`METHODS`) at ``share`` of a core."""
+    if method == "duty":
+        return DutyConfinement(share)
+    if method == "cgroup":
+        return CgroupConfinement(share)
+    raise ValueError(f"no such pi-class method: {method!r} (one of {', '.join(METHODS)})")
+
+
+def _run_confined(
+    target: Callable[..., None], args: tuple[object, ...], confined: Confinement | None
+) -> object:
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    child = ctx.Process(target=target, args=(theirs, *args))
+    child.start()
+    if confined is not None:
+        confined.add(child.pid or 0)
+    if not ours.poll(300):
+        child.kill()
+        raise RuntimeError("the confined process did not report")
+    value = ours.recv()
+    child.join(10)
+    return value
+
+
+def next_share(points: list[tuple[float, float]]) -> float:
+    """The share to try next, from the ``(share, µs per step)`` measured so far: through the
+    last two points in ``(share, steps per µs)`` (the speed grows with the share less a cost
+    per switch, so a line, not a ratio, fits it), or by the ratio from the last point when
+    there is one or the last two speeds are within 10 % (noise would make a wild line). The
+    line is kept within 1.5 times the ratio's guess either way. In (0, 1]."""
+    target = 1 / PI_ZERO_2W_US_PER_STEP
+    share, us = points[-1]
+    guess = share * us / PI_ZERO_2W_US_PER_STEP
+    if len(points) >= 2:
+        before, before_us = points[-2]
+        speed, before_speed = 1 / us, 1 / before_us
+        if abs(speed / before_speed - 1) > 0.1:  # apart enough for the noise
+            line = share + (target - speed) * (share - before) / (speed - before_speed)
+            guess = min(max(line, guess / 1.5), guess * 1.5)
+    return min(1.0, max(guess, 1e-4))
+
+
+def calibrated(
+    log: Callable[[str], None] = print, method: str = "cgroup"
+) -> tuple[Confinement, dict[str, float]]:
+    """A confinement by ``method`` whose reference loop runs at the Pi Zero 2 W's speed
+    (measured in a confined process and corrected, :func:`next_share`, until within
+    :data:`CALIBRATION_TOLERANCE`, at most :data:`CALIBRATION_ROUNDS` times); returns it and
+    the numbers (µs per step)."""
+
+    def measure(confined: Confinement | None) -> float:
+        return float(cast(float, _run_confined(_measure_in, (), confined)))
 
     free = measure(None)
-    confinement = Confinement(free / PI_ZERO_2W_US_PER_STEP)
-    first = measure(confinement)
-    if confinement.group is not None and first > 0:
-        share = confinement.share * first / PI_ZERO_2W_US_PER_STEP
-        confinement.close()
-        confinement = Confinement(min(1.0, share))
-    confined = measure(confinement)
+    confined = confinement(method, min(1.0, free / PI_ZERO_2W_US_PER_STEP))
+    points = [(confined.share, measure(confined))]
+    for _ in range(CALIBRATION_ROUNDS):
+        off = abs(points[-1][1] / PI_ZERO_2W_US_PER_STEP - 1)
+        if not confined.throttles or off <= CALIBRATION_TOLERANCE:
+            break
+        confined.close()
+        confined = confinement(method, next_share(points))
+        points.append((confined.share, measure(confined)))
+    share, measured = min(points, key=lambda point: abs(point[1] - PI_ZERO_2W_US_PER_STEP))
+    if share != confined.share:  # an earlier try was closer: back to it
+        confined.close()
+        confined = confinement(method, share)
     numbers = {
         "free_us": free,
-        "confined_us": confined,
+        "confined_us": measured,
         "pi_us": PI_ZERO_2W_US_PER_STEP,
-        "share": confinement.share,
+        "share": confined.share,
     }
+    tries = ", ".join(f"{share * 100:.2f} % → {us:.1f}" for share, us in points)
     log(
-        f"pi-class: reference loop {free:.1f} µs/step here, {confined:.1f} confined "
-        f"(Pi Zero 2 W: {PI_ZERO_2W_US_PER_STEP:g}); {confinement.method}"
+        f"pi-class: reference loop {free:.1f} µs/step here, {measured:.1f} confined "
+        f"(Pi Zero 2 W: {PI_ZERO_2W_US_PER_STEP:g}; shares tried: {tries}); {confined.method}"
     )
-    return confinement, numbers
+    return confined, numbers
+
+
+def _serve_probe(confined: Confinement, seconds: float) -> str:
+    """Start ``diablotin serve`` confined: its start-up, threads and idle CPU."""
+    import tempfile
+
+    from controller.reliability.common import ServeProcess, cpu_seconds
+
+    with tempfile.TemporaryDirectory(prefix="diablotin-piclass-") as tmp:
+        server = ServeProcess(Path(tmp))
+        server.confine = confined.add
+        try:
+            started = server.start()
+        except RuntimeError as exc:
+            return f"diablotin serve: {exc}"
+        try:
+            time.sleep(1)
+            threads = len(os.listdir(f"/proc/{server.pid}/task"))
+            cpu, wall = cpu_seconds(server.pid), time.monotonic()
+            time.sleep(seconds)
+            idle = (cpu_seconds(server.pid) - cpu) / (time.monotonic() - wall) * 100
+        finally:
+            server.stop()
+    return f"diablotin serve: started in {started:.2f} s, {threads} threads, idle CPU {idle:.2f} %"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Calibrate by one method, then probe confined processes: the reference loop, the
+    longest gap in a busy loop's own clock, the loop beside idle threads, the CPU of an idle
+    process with threads (and free), and (``--serve``) a real ``diablotin serve``."""
+    parser = argparse.ArgumentParser(prog="python -m controller.bench.piclass")
+    parser.add_argument("--method", choices=METHODS, default="cgroup")
+    parser.add_argument("--seconds", type=float, default=3.0, help="each probe's length")
+    parser.add_argument("--threads", type=int, default=20, help="idle threads beside the probes")
+    parser.add_argument("--serve", action="store_true", help="also start diablotin serve")
+    args = parser.parse_args(argv)
+    idle = (args.threads, args.seconds)
+    free_idle = cast(float, _run_confined(_idle_in, idle, None))
+    confined, _ = calibrated(method=args.method)
+    served = ""
+    try:
+        before = confined.throttled()
+        probe = _run_confined(_probe_in, (args.seconds, args.threads), confined)
+        us, gap, beside = cast(tuple[float, float, float], probe)
+        confined_idle = cast(float, _run_confined(_idle_in, idle, confined))
+        if args.serve:
+            served = _serve_probe(confined, args.seconds)
+        holds = confined.throttled()
+    finally:
+        confined.close()
+    print(
+        f"probe ({args.method}): reference loop {us:.1f} µs/step confined, {beside:.1f} "
+        f"beside {args.threads} idle threads; longest gap in a busy loop's clock over "
+        f"{args.seconds:g} s: {gap:.2f} ms"
+    )
+    print(
+        f"idle, {args.threads + 1} threads, {args.seconds:g} s: CPU "
+        f"{free_idle / args.seconds * 100:.2f} % free, "
+        f"{confined_idle / args.seconds * 100:.2f} % confined (of this machine's core)"
+    )
+    if served:
+        print(served)
+    print(f"whole run: {holds.said()} (calibration's part: {before.times} holds)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -398,11 +398,18 @@ def main(argv: list[str] | None = None) -> int:
         "--pi-class", action="store_true", help="the server as slow as a Pi Zero 2 W (piclass)"
     )
     parser.add_argument(
+        "--pi-method",
+        choices=piclass.METHODS,
+        default="cgroup",
+        help="--pi-class's throttle: a cgroup quota, or a SIGSTOP/SIGCONT duty cycle (which "
+        "starves a process with many threads: see piclass)",
+    )
+    parser.add_argument(
         "--fsync-delay", type=float, default=0.0, metavar="MS", help="a slow disk (slowdisk)"
     )
     args = parser.parse_args(argv)
     env = slowdisk.environment(args.fsync_delay) if args.fsync_delay > 0 else None
-    confinement = piclass.calibrated()[0] if args.pi_class else None
+    confinement = piclass.calibrated(method=args.pi_method)[0] if args.pi_class else None
     try:
         results = run(
             args.actions,
@@ -414,8 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         if confinement is not None:
-            held, seconds = confinement.throttled()
-            print(f"pi-class: the server was held {held} times, {seconds:.2f} s in all")
+            print(f"pi-class: the server was {confinement.throttled().said()}")
             confinement.close()
     print(report(results))
     return 1 if any(r["errors"] for r in results.values()) else 0
