@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -224,9 +224,14 @@ def send_op(api: Api, gid: int, op: Op) -> dict[str, Any]:
     return answer
 
 
-def answer_version(answer: dict[str, Any]) -> int:
-    """The game's version in an action's answer, whole (``view.version``) or short."""
-    return int(answer["version"] if "version" in answer else answer["view"]["version"])
+def answer_version(answer: Mapping[str, object]) -> int:
+    """The game's version in an action's answer, whole (``view.version``) or short;
+    ``ValueError`` when it has none."""
+    view = answer.get("view")
+    version = answer.get("version", view.get("version") if isinstance(view, dict) else None)
+    if not isinstance(version, int):
+        raise ValueError(f"no version in the answer: {answer!r:.200}")
+    return version
 
 
 class StreamWatcher(threading.Thread):

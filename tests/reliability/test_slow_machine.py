@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from controller.bench import piclass, slowdisk
+from controller.bench import duty, piclass, slowdisk
 
 FSYNC = (
     "import os, tempfile, time\n"
@@ -79,15 +79,15 @@ class FakeSignals:
     def last(self, pid: int) -> int:
         return [signum for to, signum in self.sent if to == pid][-1]
 
-    def duty(self) -> piclass.DutyCycle:
-        return piclass.DutyCycle(
+    def cycle(self) -> duty.DutyCycle:
+        return duty.DutyCycle(
             clock=lambda: self.now, opener=lambda pid: pid, send=self.send, closer=lambda _: None
         )
 
 
 def test_the_duty_cycle_times_each_hold_from_stop_to_continue() -> None:
     fake = FakeSignals()
-    duty = fake.duty()
+    duty = fake.cycle()
     duty.add(11)
     duty.go()
     duty.hold()
@@ -102,7 +102,7 @@ def test_the_duty_cycle_times_each_hold_from_stop_to_continue() -> None:
 
 def test_a_process_added_during_a_hold_is_stopped_with_the_others() -> None:
     fake = FakeSignals()
-    duty = fake.duty()
+    duty = fake.cycle()
     duty.add(11)
     duty.hold()
     duty.add(12)
@@ -111,7 +111,7 @@ def test_a_process_added_during_a_hold_is_stopped_with_the_others() -> None:
 
 def test_a_process_that_has_gone_is_dropped_quietly() -> None:
     fake = FakeSignals()
-    duty = fake.duty()
+    duty = fake.cycle()
     duty.add(11)
     duty.add(12)
     fake.gone.add(11)
@@ -130,7 +130,7 @@ def test_a_process_that_has_gone_is_dropped_quietly() -> None:
 
 def test_a_removed_process_is_continued() -> None:
     fake = FakeSignals()
-    duty = fake.duty()
+    duty = fake.cycle()
     duty.add(11)
     duty.hold()
     duty.remove(11)
@@ -145,7 +145,7 @@ class FakeBench:
     def __init__(self, fake: FakeSignals, commands: list[tuple[int, object]]) -> None:
         self.fake = fake
         self.commands = commands
-        self.answers: list[piclass.Holds] = []
+        self.answers: list[duty.Holds] = []
 
     def poll(self, timeout: float | None = 0.0) -> bool:
         if not self.commands:
@@ -161,7 +161,7 @@ class FakeBench:
             raise command
         return command
 
-    def send(self, answer: piclass.Holds) -> None:
+    def send(self, answer: duty.Holds) -> None:
         self.answers.append(answer)
 
 
@@ -169,7 +169,7 @@ def serve(fake: FakeSignals, bench: FakeBench, run_ns: int, period_ns: int) -> N
     def wait_until(deadline: int) -> None:
         fake.now = max(fake.now, deadline)
 
-    piclass.serve(bench, fake.duty(), run_ns, period_ns, wait_until)  # type: ignore[arg-type]
+    duty.serve(bench, fake.cycle(), run_ns, period_ns, wait_until)  # type: ignore[arg-type]
 
 
 def test_the_controller_runs_then_holds_each_period_until_closed() -> None:
@@ -192,7 +192,7 @@ def test_a_late_period_starts_afresh() -> None:
         fake.now = max(fake.now, deadline) + (7_000_000 if not waits else 0)
         waits.append(deadline)
 
-    piclass.serve(bench, fake.duty(), 50_000, 1_000_000, wait_until)  # type: ignore[arg-type]
+    duty.serve(bench, fake.cycle(), 50_000, 1_000_000, wait_until)  # type: ignore[arg-type]
     # the next period starts when the controller is back (7.05 ms), not 6 periods back
     assert waits[:4] == [50_000, 1_000_000, 7_100_000, 8_050_000]
     assert bench.answers[-1].longest_ms == pytest.approx(0.95)
@@ -228,7 +228,7 @@ def until(check: Callable[[], bool], seconds: float = 20.0) -> bool:
 
 def test_a_confined_child_runs_to_completion_after_close() -> None:
     busy = "import time\nt = time.monotonic()\nwhile time.monotonic() - t < 0.3: pass\n"
-    confinement = piclass.DutyConfinement(0.02)
+    confinement = duty.DutyConfinement(0.02)
     child = subprocess.Popen([sys.executable, "-c", busy])
     try:
         confinement.add(child.pid)
@@ -245,7 +245,7 @@ def test_a_confined_child_runs_to_completion_after_close() -> None:
 
 def test_a_child_closed_in_its_stopped_phase_is_left_running() -> None:
     # a period of 1 s: the child is stopped for all but 1 ms of it
-    confinement = piclass.DutyConfinement(0.001, period_us=1_000_000)
+    confinement = duty.DutyConfinement(0.001, period_us=1_000_000)
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         confinement.add(child.pid)
@@ -262,8 +262,8 @@ def test_a_child_closed_in_its_stopped_phase_is_left_running() -> None:
 
 BENCH = (
     "import sys, time\n"
-    "from controller.bench import piclass\n"
-    "confinement = piclass.DutyConfinement(0.001, period_us=2_000_000)\n"
+    "from controller.bench import duty\n"
+    "confinement = duty.DutyConfinement(0.001, period_us=2_000_000)\n"
     "confinement.add(int(sys.argv[1]))\n"
     "print('confined', flush=True)\n"
     "time.sleep(60)\n"
