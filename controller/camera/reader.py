@@ -38,7 +38,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import centre_lost, glare_hides, highlight_zone
+from .highlight import (
+    NEAR_WHITE,
+    SOFT,
+    WHITE,
+    centre_lost,
+    glare_hides,
+    hidden_faces,
+    highlight_zone,
+    soft_highlight,
+    steepness,
+)
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .pipgrid import pip_blobs, pip_boxes
@@ -232,20 +242,52 @@ def find_pips(
     spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
     if peak < 18 or peak < 0.25 * spread:
         return NO_PIPS
-    # big pips close together merge at a low level; a higher one parts them. A face found
-    # at one level must not be another face at the next one.
+    counted = _levels(patch, lab, resp, dark, pip_area, pale)
+    if not dark and pip_area and (counted.hidden or not counted.face):
+        # light pips beside a soft highlight: count them with the highlight left out
+        size = 2 * round(math.sqrt(pip_area / math.pi) * PATCH / COVER) + 3
+        tight = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+        narrow = cv2.morphologyEx(light, op, tight, borderType=cv2.BORDER_REPLICATE)
+        narrow[~_INNER] = 0
+        soft = soft_highlight(patch, light, narrow, pip_area)
+        if soft is not None:
+            core, zone = soft
+            clean = narrow.copy()
+            clean[core] = 0
+            if float(clean.max()) >= 18:
+                beside = _levels(patch, lab, clean, dark, pip_area, pale, (core, zone))
+                if beside.face:
+                    return beside
+    return counted
+
+
+def _levels(
+    patch: np.ndarray,
+    lab: np.ndarray,
+    resp: np.ndarray,
+    dark: bool,
+    pip_area: float | None,
+    pale: bool,
+    soft: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Pips:
+    """The pips of :func:`find_pips` at three levels of the response ``resp``: big pips
+    close together merge at a low level, a higher one parts them, and a face found at one
+    level must not be another face at the next one. ``soft``: a soft highlight left out
+    (see :func:`_blobs`)."""
     found = []
     for level in (0.45, 0.65, 0.8):
-        found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
+        found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale, soft))
         if found[-1].hidden:  # a higher level's smaller blobs must not overrule it
             return found[-1]
         if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
             return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
         if found[-1].face:
             if level < 0.8:
-                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area, pale)
+                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area, pale, soft)
                 if again.face and again.face != found[-1].face:
                     return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
+                if soft is not None and again.hidden:
+                    return again
             return found[-1]
     return found[0]
 
@@ -279,8 +321,12 @@ def _blobs(
     dark: bool,
     pip_area: float | None,
     pale: bool = False,
+    soft: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Pips:
-    """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
+    """The blobs above ``level`` × the peak response, checked as pips (see find_pips).
+    ``soft``: light pips beside a soft highlight (:func:`.highlight.soft_highlight`): its
+    core (left out of ``resp``) and the zone where a pip may hide under it
+    (:func:`_beside_highlight`)."""
     light = lab[..., 0]
     peak = float(resp.max())
     binary = (resp > max(peak * level, 12)).astype(np.uint8)
@@ -304,8 +350,12 @@ def _blobs(
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
     centres = (cents[keep] - PATCH / 2) * scale
     area_frac = areas * scale * scale
-    zone = highlight_zone(patch, labels, keep) if dark and pale else None
+    zone = highlight_zone(patch, labels, keep) if dark and pale and soft is None else None
     sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
+    if soft is not None:
+        return _beside_highlight(
+            patch, lab, labels, stats, keep, centres, area_frac, pip_area, soft, resp
+        )
     if zone is not None:  # a dark pip under a highlight: its shade is not the others'
         if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
             return Pips(centres, area_frac, 0, 1.0)
@@ -321,6 +371,51 @@ def _blobs(
     ):
         return Pips(centres, area_frac, 0, 1.0)
     return Pips(centres, area_frac, face, error)
+
+
+def _beside_highlight(
+    patch: np.ndarray,
+    lab: np.ndarray,
+    labels: np.ndarray,
+    stats: np.ndarray,
+    keep: list[int],
+    centres: np.ndarray,
+    areas: np.ndarray,
+    pip_area: float | None,
+    soft: tuple[np.ndarray, np.ndarray],
+    resp: np.ndarray,
+) -> Pips:
+    """Light pips beside a soft highlight (``soft``: its core, left out of ``resp``, and
+    the zone where a pip may hide under it). The pips clear of the zone get every check
+    (the highlight's halo left out of the plain lightness); those in it are brighter than
+    the others and may be cut by the core: they are checked by their shape and size, and
+    must have a pip's sharp edge. A face is answered only when no pip hidden in the zone,
+    nor a faint one beside it, would make another face, and none of the pips clear of it
+    is clipped to white while others are not (a highlight among them); never a 1 (one blob beside a
+    highlight is too little to go on)."""
+    core, zone = soft
+    light = lab[..., 0]
+    patch_min = patch.min(axis=2)
+    sure = [i for i in keep if not zone[labels == i].any()]
+    halo = cv2.dilate(core.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+    halo &= ~np.isin(labels, keep)
+    if not sure or not _pip_like(lab, labels, stats, sure, False, pip_area, halo):
+        return Pips(centres, areas, 0, 1.0)
+    peaks = [float(patch_min[labels == i].max()) for i in sure]
+    if max(peaks) >= WHITE and min(peaks) < NEAR_WHITE:
+        return Pips(centres, areas, 0, 1.0, hidden=True)  # one clear pip whiter: a highlight
+    if not _pip_shaped(stats, keep, pip_area or float(np.median(areas))):
+        return Pips(centres, areas, 0, 1.0)
+    face_light = float(np.median(light[_INNER & ~halo]))
+    edges = {i: steepness(light, labels == i, face_light) for i in keep}
+    if min(edges.values()) < SOFT * max(edges[i] for i in sure):
+        return Pips(centres, areas, 0, 1.0)  # a soft blob left: part of the highlight
+    face, error = layout_face(centres)
+    if face and hidden_faces(zone, labels, keep, centres, resp):
+        return Pips(centres, areas, 0, 1.0, hidden=True)
+    if face == 1:
+        return Pips(centres, areas, 0, 1.0)
+    return Pips(centres, areas, face, error)
 
 
 def _more_than_one_blob(labels: np.ndarray, pip: list[int], resp: np.ndarray) -> bool:
