@@ -170,9 +170,10 @@ def soft_highlight(
     top-hat ``resp`` (at a quarter of its peak) whose edge is soft (:data:`SOFT`) or that
     are far bigger than a pip (``pip_area``: a fraction of the die's top; a pip merged with
     the highlight is lost with it), and the saturated pixels off the sharp blobs. Returns
-    the highlight's core and the zone where a pip may hide under it (the core grown by a
-    pip's radius: a pip lost with the core lay mostly inside it), or ``None`` when no blob
-    is soft (no highlight, or one as sharp as a pip: then it may pass for one)."""
+    the highlight's core and the zone where a pip may hide under it (the core and every
+    saturated pixel, grown by a pip's radius: a pip lost with the core lay mostly inside
+    it). A highlight on a pip leaves no soft blob: the zone is then the saturated pixels
+    grown. ``None`` when no blob is soft and nothing is saturated, or every blob is soft."""
     peak = float(resp.max())
     low = (resp > max(0.25 * peak, 12)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
@@ -186,14 +187,17 @@ def soft_highlight(
     soft = [
         i for i in blobs if steep[i] < SOFT * sharpest or stats[i, cv2.CC_STAT_AREA] > 2.5 * size
     ]
-    if not soft or len(soft) == len(blobs):
+    if len(soft) == len(blobs):
         return None
+    saturated = (patch.min(axis=2) >= WHITE) & _INNER
     core = np.isin(labels, soft)
     sharp = cv2.dilate((np.isin(labels, blobs) & ~core).astype(np.uint8), np.ones((5, 5), np.uint8))
-    core |= (patch.min(axis=2) >= WHITE) & _INNER & ~sharp.astype(bool)
+    core |= saturated & ~sharp.astype(bool)
+    if not soft and int(np.count_nonzero(saturated)) < 3:
+        return None
     r = max(2, round(math.sqrt(size / math.pi)))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    return core, cv2.dilate(core.astype(np.uint8), kernel).astype(bool)
+    return core, cv2.dilate((core | saturated).astype(np.uint8), kernel).astype(bool)
 
 
 def steepness(light: np.ndarray, blob: np.ndarray, face: float) -> float:

@@ -386,17 +386,22 @@ def _beside_highlight(
     resp: np.ndarray,
 ) -> Pips:
     """Light pips beside a soft highlight (``soft``: its core, left out of ``resp``, and
-    the zone where a pip may hide under it). The pips clear of the zone get every check
-    (the highlight's halo left out of the plain lightness); those in it are brighter than
-    the others and may be cut by the core: they are checked by their shape and size, and
-    must have a pip's sharp edge. A face is answered only when no pip hidden in the zone,
-    nor a faint one beside it, would make another face, and none of the pips clear of it
-    is clipped to white while others are not (a highlight among them); never a 1 (one blob beside a
-    highlight is too little to go on)."""
+    the zone where a pip may hide under it). The pips well clear of the zone get every
+    check (the highlight's halo left out of the plain lightness); those in it or near it
+    are brighter than the others and may be cut by the core: they are checked by their
+    shape and size, and must have a pip's sharp edge. A face is answered only when no pip
+    hidden in the zone, nor a faint one beside it, would make another face, and none of
+    the pips clear of it is clipped to white while others are not (a highlight among
+    them); never a 1 (one blob beside a highlight is too little to go on)."""
     core, zone = soft
     light = lab[..., 0]
     patch_min = patch.min(axis=2)
-    sure = [i for i in keep if not zone[labels == i].any()]
+    # the halo brightens pips well beyond the zone: those within a pip's diameter and a
+    # half of it are judged by their shape and edge only
+    r = math.sqrt(float(np.median(areas)) / math.pi) * PATCH / COVER
+    reach = 2 * round(r) + 1
+    lit = cv2.dilate(zone.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool)
+    sure = [i for i in keep if not lit[labels == i].any()]
     halo = cv2.dilate(core.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
     halo &= ~np.isin(labels, keep)
     if not sure or not _pip_like(lab, labels, stats, sure, False, pip_area, halo):
