@@ -161,6 +161,10 @@ def hidden_faces(
 SOFT = 0.6
 """A blob whose edge, for its contrast, is less than this steep as the sharpest blob's is
 soft: a highlight's gentle slope, not a pip's edge."""
+MERGED = 0.75
+"""A blob less than this steep as the sharpest, or far bigger than a pip, may be a pip and
+a highlight merged: its pip-sized sharp part at a higher level is kept, the rest is the
+highlight."""
 
 
 def soft_highlight(
@@ -185,14 +189,32 @@ def soft_highlight(
     sharpest = max(steep.values())
     size = pip_area * (PATCH / COVER) ** 2
     soft = [
-        i for i in blobs if steep[i] < SOFT * sharpest or stats[i, cv2.CC_STAT_AREA] > 2.5 * size
+        i for i in blobs if steep[i] < MERGED * sharpest or stats[i, cv2.CC_STAT_AREA] > 1.6 * size
     ]
     if len(soft) == len(blobs):
         return None
     saturated = (patch.min(axis=2) >= WHITE) & _INNER
     core = np.isin(labels, soft)
+    for i in soft:  # a pip merged with the highlight: its sharp disc at a higher level stays
+        part = ((resp > 0.6 * float(resp[labels == i].max())) & (labels == i)).astype(np.uint8)
+        m, parts, pstats, _ = cv2.connectedComponentsWithStats(part, connectivity=8)
+        for j in range(1, m):
+            disc = parts == j
+            w, h, a = (
+                pstats[j, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA)
+            )
+            roundish = max(w, h) <= 1.8 * min(w, h) + 1 and a >= 0.45 * w * h
+            if (
+                roundish
+                and 0.4 * size <= a <= 1.6 * size
+                and steepness(light, disc, face) >= SOFT * sharpest
+            ):
+                core &= ~cv2.dilate(disc.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     sharp = cv2.dilate((np.isin(labels, blobs) & ~core).astype(np.uint8), np.ones((5, 5), np.uint8))
     core |= saturated & ~sharp.astype(bool)
+    pips = [i for i in blobs if i not in soft]
+    if all(bool(saturated[labels == i].any()) for i in pips):
+        saturated &= ~sharp.astype(bool)  # white pips, all clipped: no highlight on them
     if not soft and int(np.count_nonzero(saturated)) < 3:
         return None
     r = max(2, round(math.sqrt(size / math.pi)))
