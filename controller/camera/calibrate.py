@@ -19,13 +19,12 @@ import numpy as np
 
 from ..sentences import Said
 from .hog import hog, rotations
+from .pips import Pips, find_pips
 from .profile import DEVIL, FACE_NAMES, Profile
 from .reader import (
     COVER,
     PATCH,
-    Pips,
     as_rgb,
-    find_pips,
     patch_light,
     square_candidates,
     square_patch,

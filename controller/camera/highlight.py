@@ -156,3 +156,79 @@ def hidden_faces(
             if face:
                 faces.append(face)
     return faces
+
+
+SOFT = 0.6
+"""A blob whose edge, for its contrast, is less than this steep as the sharpest blob's is
+soft: a highlight's gentle slope, not a pip's edge."""
+MERGED = 0.75
+"""A blob less than this steep as the sharpest, or far bigger than a pip, may be a pip and
+a highlight merged: its pip-sized sharp part at a higher level is kept, the rest is the
+highlight."""
+
+
+def soft_highlight(
+    patch: np.ndarray, light: np.ndarray, resp: np.ndarray, pip_area: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A soft white highlight among light pips (a glossy die under a lamp): the blobs of the
+    top-hat ``resp`` (at a quarter of its peak) whose edge is soft (:data:`SOFT`) or that
+    are far bigger than a pip (``pip_area``: a fraction of the die's top; a pip merged with
+    the highlight is lost with it), and the saturated pixels off the sharp blobs. Returns
+    the highlight's core and the zone where a pip may hide under it (the core and every
+    saturated pixel, grown by a pip's radius: a pip lost with the core lay mostly inside
+    it). A highlight on a pip leaves no soft blob: the zone is then the saturated pixels
+    grown. ``None`` when no blob is soft and nothing is saturated, or every blob is soft."""
+    peak = float(resp.max())
+    low = (resp > max(0.25 * peak, 12)).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
+    blobs = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 5]
+    if len(blobs) < 2:
+        return None
+    face = float(np.median(light[_INNER]))
+    steep = {i: steepness(light, labels == i, face) for i in blobs}
+    sharpest = max(steep.values())
+    size = pip_area * (PATCH / COVER) ** 2
+    soft = [
+        i for i in blobs if steep[i] < MERGED * sharpest or stats[i, cv2.CC_STAT_AREA] > 1.6 * size
+    ]
+    if len(soft) == len(blobs):
+        return None
+    saturated = (patch.min(axis=2) >= WHITE) & _INNER
+    core = np.isin(labels, soft)
+    for i in soft:  # a pip merged with the highlight: its sharp disc at a higher level stays
+        part = ((resp > 0.6 * float(resp[labels == i].max())) & (labels == i)).astype(np.uint8)
+        m, parts, pstats, _ = cv2.connectedComponentsWithStats(part, connectivity=8)
+        for j in range(1, m):
+            disc = parts == j
+            w, h, a = (
+                pstats[j, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA)
+            )
+            roundish = max(w, h) <= 1.8 * min(w, h) + 1 and a >= 0.45 * w * h
+            if (
+                roundish
+                and 0.4 * size <= a <= 1.6 * size
+                and steepness(light, disc, face) >= SOFT * sharpest
+            ):
+                core &= ~cv2.dilate(disc.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    sharp = cv2.dilate((np.isin(labels, blobs) & ~core).astype(np.uint8), np.ones((5, 5), np.uint8))
+    core |= saturated & ~sharp.astype(bool)
+    pips = [i for i in blobs if i not in soft]
+    if all(bool(saturated[labels == i].any()) for i in pips):
+        saturated &= ~sharp.astype(bool)  # white pips, all clipped: no highlight on them
+    if not soft and int(np.count_nonzero(saturated)) < 3:
+        return None
+    r = max(2, round(math.sqrt(size / math.pi)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return core, cv2.dilate((core | saturated).astype(np.uint8), kernel).astype(bool)
+
+
+def steepness(light: np.ndarray, blob: np.ndarray, face: float) -> float:
+    """How sharp a blob's edge is for its contrast: the steepest gradients (90th
+    percentile) about it over its peak's difference from the ``face`` lightness. A pip's
+    edge is sharp, a highlight's slope gentle."""
+    grad = np.hypot(
+        cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
+    )
+    ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    contrast = abs(float(light[blob].max()) - face) + 1.0
+    return float(np.percentile(grad[ring], 90)) / contrast

@@ -16,7 +16,8 @@
    when the blobs sit where a real die face puts them (1–6, in a 3×3 grid, any rotation).
    No face found: counted again with the face's light evened out (a shadow's edge). With
    dark pips a white highlight makes the count untrusted only where a pip hidden in it would
-   make another face; with light pips any highlight does (:mod:`.highlight`).
+   make another face (:mod:`.highlight`); light pips beside a soft highlight are counted
+   with it left out, on the same terms. The pip counting is :mod:`.pips`.
 3. **The devil** has no pip layout; its drawing is compared (HOG, gradient histograms: light,
    colour and contrast do not change them; 4 rotations of each example) with the calibration
    photos of the devil and with number faces. It is answered only when it is close to the
@@ -38,10 +39,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import centre_lost, glare_hides, highlight_zone
+from .highlight import centre_lost
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
 from .pipgrid import pip_blobs, pip_boxes
+from .pips import Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile
 from .read import Box, Read
 from .shadow import Edge, lift, shadow_edges, shadow_free
@@ -50,8 +52,6 @@ WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
-FLAT_WINDOW = 17
-"""The median window (patch pixels, a third of the patch) that evens the light on a face."""
 
 _CLAHE = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(6, 6))
 
@@ -189,248 +189,6 @@ def patch_light(patch: np.ndarray) -> np.ndarray:
     light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
     lo, hi = np.percentile(light[_INNER], (2, 98))
     return np.clip((light - lo) * (255 / max(hi - lo, 8.0)), 0, 255).astype(np.uint8)
-
-
-@dataclass(frozen=True)
-class Pips:
-    """Pip blobs on a patch: centres (die sides from the centre), areas (fraction of the
-    die's top) and the face their layout is (0: no die face's layout)."""
-
-    centres: np.ndarray
-    areas: np.ndarray
-    face: int
-    error: float
-    hidden: bool = False
-    """A die face's layout, untrusted: a highlight may hide a pip or pass for one."""
-
-
-NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
-
-
-def find_pips(
-    patch: np.ndarray,
-    dark: bool,
-    pip_area: float | None = None,
-    flat: bool = False,
-    pale: bool = False,
-) -> Pips:
-    """The pips on ``patch`` (darker than the face if ``dark``, else lighter) and the face
-    their layout makes (``face`` 0 when it is no die face or the blobs are no pips).
-    ``flat``: even out the light over the face first (:func:`flat_light`: a shadow's edge).
-    ``pale``: the pips are known to be dark (calibrated so): one under a white highlight
-    is paler than the others and is judged by its shape and size alone. Not with pips that
-    may be either: the dark face between light pips and a highlight would pass for one."""
-    lab = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB).astype(np.float32)
-    if flat:
-        lab[..., 0] = flat_light(lab[..., 0])
-    light = lab[..., 0]
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
-    op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
-    resp = cv2.morphologyEx(light, op, k, borderType=cv2.BORDER_REPLICATE)
-    resp[~_INNER] = 0
-    peak = float(resp.max())
-    spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
-    if peak < 18 or peak < 0.25 * spread:
-        return NO_PIPS
-    # big pips close together merge at a low level; a higher one parts them. A face found
-    # at one level must not be another face at the next one.
-    found = []
-    for level in (0.45, 0.65, 0.8):
-        found.append(_blobs(patch, lab, resp, level, dark, pip_area, pale))
-        if found[-1].hidden:  # a higher level's smaller blobs must not overrule it
-            return found[-1]
-        if found[-1].face and _fainter_pips(resp, found[-1], pip_area):
-            return Pips(found[-1].centres, found[-1].areas, 0, 1.0)
-        if found[-1].face:
-            if level < 0.8:
-                again = _blobs(patch, lab, resp, level + 0.15, dark, pip_area, pale)
-                if again.face and again.face != found[-1].face:
-                    return Pips(again.centres, again.areas, 0, 1.0)  # two readings: unsure
-            return found[-1]
-    return found[0]
-
-
-def flat_light(light: np.ndarray) -> np.ndarray:
-    """The patch's lightness (float32, 0–255) with the light over the face evened out: each
-    pixel divided by the median around it (a median keeps a shadow's sharp edge and ignores
-    pips, which fill far less than half of its window), times the face's median. A shadow
-    across the face, or a lamp to one side, no longer makes one half look like a pip."""
-    grey = np.clip(light, 0, 255).astype(np.uint8)
-    around = cv2.medianBlur(grey, FLAT_WINDOW).astype(np.float32)
-    level = float(np.median(around[_INNER]))
-    return np.asarray(np.clip(light * (level / np.maximum(around, 8.0)), 0, 255), np.float32)
-
-
-def _fainter_pips(resp: np.ndarray, pips: Pips, pip_area: float | None) -> bool:
-    """Whether more pip-sized blobs show at a low level than were counted: a brighter
-    thing (a highlight) set the level above the real pips, which must not be missed."""
-    low = (resp > max(0.2 * float(resp.max()), 10)).astype(np.uint8)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
-    size = (pip_area or float(np.median(pips.areas))) * (PATCH / COVER) ** 2
-    alike = [a for a in stats[1:, cv2.CC_STAT_AREA] if 0.4 * size <= a <= 2.5 * size]
-    return len(alike) > len(pips.centres)
-
-
-def _blobs(
-    patch: np.ndarray,
-    lab: np.ndarray,
-    resp: np.ndarray,
-    level: float,
-    dark: bool,
-    pip_area: float | None,
-    pale: bool = False,
-) -> Pips:
-    """The blobs above ``level`` × the peak response, checked as pips (see find_pips)."""
-    light = lab[..., 0]
-    peak = float(resp.max())
-    binary = (resp > max(peak * level, 12)).astype(np.uint8)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    scale = COVER / PATCH
-    keep = []
-    for i in range(1, n):
-        a = stats[i, cv2.CC_STAT_AREA]
-        if a < 5:
-            continue
-        keep.append(i)
-    if not keep:
-        return NO_PIPS
-    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
-    # specks far smaller than a pip are noise (the calibrated pip size when known: a big
-    # highlight must not make real pips look like specks); the rest must all be pips
-    speck = 0.25 * pip_area * (PATCH / COVER) ** 2 if pip_area else 0.3 * float(areas.max())
-    keep = [i for i, a in zip(keep, areas, strict=True) if a >= speck]
-    if not keep:
-        return NO_PIPS
-    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
-    centres = (cents[keep] - PATCH / 2) * scale
-    area_frac = areas * scale * scale
-    zone = highlight_zone(patch, labels, keep) if dark and pale else None
-    sure = keep if zone is None else [i for i in keep if not zone[labels == i].any()]
-    if zone is not None:  # a dark pip under a highlight: its shade is not the others'
-        if sure and not _pip_like(lab, labels, stats, sure, dark, pip_area, zone):
-            return Pips(centres, area_frac, 0, 1.0)
-        if not _pip_shaped(stats, keep, pip_area or float(np.median(area_frac))):
-            return Pips(centres, area_frac, 0, 1.0)
-    elif not _pip_like(lab, labels, stats, keep, dark, pip_area):
-        return Pips(centres, area_frac, 0, 1.0)
-    face, error = layout_face(centres)
-    if face and glare_hides(patch, labels, keep, dark, centres, resp):
-        return Pips(centres, area_frac, 0, 1.0, hidden=True)
-    if face and (
-        _soft_blob(light, labels, sure) or (face == 1 and _more_than_one_blob(labels, keep, resp))
-    ):
-        return Pips(centres, area_frac, 0, 1.0)
-    return Pips(centres, area_frac, face, error)
-
-
-def _more_than_one_blob(labels: np.ndarray, pip: list[int], resp: np.ndarray) -> bool:
-    """Whether a face read as 1 shows more than its pip: a response above a third of the
-    pip's elsewhere on it (a drawing's lines: a devil's trident, whose junction passed for a
-    1 on a held-out render crossed by a shadow, had a drawing around its "pip")."""
-    around = cv2.dilate(np.isin(labels, pip).astype(np.uint8), np.ones((9, 9), np.uint8))
-    return bool(float(resp[(around == 0) & _INNER].max(initial=0.0)) > float(resp.max()) / 3)
-
-
-def _pip_shaped(stats: np.ndarray, blobs: list[int], pip_area: float) -> bool:
-    """Whether every blob is roundish and at most a pip's size (``pip_area``: a fraction of
-    the die's top), its shade aside: a pip under a highlight is paler than the others, and
-    may show only in part (down to half of it, a quarter of its area)."""
-    size = pip_area * (PATCH / COVER) ** 2
-    for i in blobs:
-        w, h, a = (stats[i, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
-        if max(w, h) > 2.2 * min(w, h) + 1 or a < 0.45 * w * h or not 0.25 * size < a < 2.5 * size:
-            return False
-    return True
-
-
-def _pip_like(
-    lab: np.ndarray,
-    labels: np.ndarray,
-    stats: np.ndarray,
-    keep: list[int],
-    dark: bool,
-    pip_area: float | None,
-    away: np.ndarray | None = None,
-) -> bool:
-    """Whether the blobs ``keep`` are all pips: at most 6, round, alike in size (and of the
-    calibrated size), of one colour, and still alike in the plain lightness (``away``:
-    pixels left out of that, a highlight)."""
-    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
-    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
-        return False
-    for i in keep:
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
-            return False  # not round: a drawing, a smear
-    median = float(np.median(areas)) * (COVER / PATCH) ** 2
-    if not 0.004 < median < 0.1:
-        return False
-    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
-        return False
-    colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
-    if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:
-        return False  # pips of one toy share one colour
-    light = lab[..., 0]
-    if away is not None:
-        light = light.copy()
-        light[away] = float(np.median(light[_INNER]))
-    return _raw_sizes_agree(light, labels, keep, dark)
-
-
-def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
-    """Whether one blob fades out far more gently than the others (a highlight's soft
-    edge, not a pip's sharp one): its steepest edge, for its contrast, under half theirs."""
-    if len(pips) < 2:
-        return False
-    gx = cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
-    grad = np.hypot(gx, gy)
-    face = float(np.median(light[_INNER]))
-    steep = []
-    for i in pips:
-        blob = labels == i
-        ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
-        contrast = abs(float(light[blob].mean()) - face) + 1.0
-        steep.append(float(np.percentile(grad[ring], 90)) / contrast)
-    return min(steep) < 0.5 * float(np.median(steep))
-
-
-def _raw_sizes_agree(light: np.ndarray, labels: np.ndarray, pips: list[int], dark: bool) -> bool:
-    """Whether the blobs are still alike in size in the plain lightness (halfway between the
-    face and the pips): the top-hat clips a big highlight to a pip's size, this does not."""
-    face = float(np.median(light[_INNER]))
-    level = float(np.median([light[labels == i].mean() for i in pips]))
-    mid = (face + level) / 2
-    raw = ((light < mid) if dark else (light > mid)).astype(np.uint8)
-    _, comps = cv2.connectedComponents(raw)
-    owner = {}
-    for i in pips:
-        ids = comps[labels == i]
-        ids = ids[ids > 0]
-        if ids.size == 0:
-            return False
-        owner[i] = int(np.bincount(ids).argmax())
-    shared = np.bincount(list(owner.values()))
-    sizes = []
-    for i, comp in owner.items():
-        # big pips close together may merge here: share the component between them
-        size = int(np.count_nonzero(comps == comp)) / int(shared[comp])
-        if size > 3 * int(np.count_nonzero(labels == i)) and size > 0.1 * PATCH * PATCH:
-            return False  # a big shape (a drawing, a highlight) the top-hat cut to a pip
-        sizes.append(size)
-    return max(sizes) <= 2.5 * min(sizes)
-
-
-def light_of(patch: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
-
-
-def _flatness(light: np.ndarray, blob: np.ndarray) -> float:
-    """The share of a blob within 25 % of its peak contrast to its rim (1: flat)."""
-    rim = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool) & ~blob
-    base = float(np.median(light[rim])) if rim.any() else float(light.min())
-    values = np.abs(light[blob] - base)
-    return float(np.mean(values >= 0.75 * values.max())) if values.size else 0.0
 
 
 # -- 3. one candidate's read ------------------------------------------------------------
