@@ -138,23 +138,7 @@ def test_the_speaker_says_each_sentence_once_in_order_with_the_languages_voice()
     assert speaker.enabled, speaker.reason
     announcer = Announcer(speaker, "fr")
 
-    class Table:  # what the announcer reads of a table: id, rules' name, seats, state
-        game_id = 1
-        seats: ClassVar = [{"name": "Ann"}, {"name": "Bob"}]
-        listeners: ClassVar[list[Any]] = []
-
-        class rules:
-            name = "sauteur"
-
-    state = SAUTEUR.setup({"rule": "A", "figures": {"blue": 2, "orange": 10, "green": 15}})
-    state = SAUTEUR.apply(state, {"type": "hidden"})
-    state = SAUTEUR.apply(state, {"type": "pop", "key": 1, "by": state.popper})
-    table = Table()
-    table.state = state  # type: ignore[attr-defined]
-    announcer.attach(table)
-    table.state = SAUTEUR.apply(state, {"type": "face", "face": "devil"})  # type: ignore[attr-defined]
-    for listener in table.listeners:
-        listener(table)
+    devil_out(announcer)
     speaker.close()
     assert speaker.spoken == ["Le diable avance de 3 cases", "Bleu est capturé"]
     assert ran[1:] == [["espeak-ng", "-v", "fr", text] for text in speaker.spoken]
@@ -196,10 +180,20 @@ def test_a_change_is_worded_on_the_speakers_thread_not_the_changers(
 
     monkeypatch.setattr(announce, "events", spy)
 
+    for speaker in (Speaker("de", run=card), Speaker("de", run=lambda c: card(["none"]))):
+        devil_out(Announcer(speaker, "de"))
+        speaker.close()
+    assert worded_on == ["speaker"]  # once, by the speaker that is on
+
+
+def devil_out(announcer: Announcer) -> None:
+    """A rule-A sauteur table (what the announcer reads of one: id, rules' name, seats,
+    state, listeners) attached to ``announcer``, then changed: the devil pops from key 1
+    (it moves 3 squares and catches blue)."""
+
     class Table:
         game_id = 1
         seats: ClassVar = [{"name": "Ann"}, {"name": "Bob"}]
-        listeners: ClassVar[list[Any]] = []
 
         class rules:
             name = "sauteur"
@@ -207,13 +201,10 @@ def test_a_change_is_worded_on_the_speakers_thread_not_the_changers(
     state = SAUTEUR.setup({"rule": "A", "figures": {"blue": 2, "orange": 10, "green": 15}})
     state = SAUTEUR.apply(state, {"type": "hidden"})
     state = SAUTEUR.apply(state, {"type": "pop", "key": 1, "by": state.popper})
-    for speaker in (Speaker("de", run=card), Speaker("de", run=lambda c: card(["none"]))):
-        table = Table()
-        table.listeners = []
-        table.state = state  # type: ignore[attr-defined]
-        Announcer(speaker, "de").attach(table)
-        table.state = SAUTEUR.apply(state, {"type": "face", "face": "devil"})  # type: ignore[attr-defined]
-        for listener in table.listeners:
-            listener(table)
-        speaker.close()
-    assert worded_on == ["speaker"]  # once, by the speaker that is on
+    table = Table()
+    table.listeners = []  # type: ignore[attr-defined]
+    table.state = state  # type: ignore[attr-defined]
+    announcer.attach(table)  # type: ignore[arg-type]
+    table.state = SAUTEUR.apply(state, {"type": "face", "face": "devil"})  # type: ignore[attr-defined]
+    for listener in table.listeners:  # type: ignore[attr-defined]
+        listener(table)
