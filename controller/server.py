@@ -96,13 +96,15 @@ class _Job(Protocol):
 
 
 class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
-    """waitress's worker pool, its threads named after the pool; ``grow`` starts threads
-    on demand up to ``most`` instead of all at once."""
+    """waitress's worker pool, its threads named after the pool; ``add_task`` starts threads
+    on demand up to ``most`` instead of all at once. With ``keep_idle``, a thread whose task
+    is done ends when that many others are idle already."""
 
-    def __init__(self, name: str, most: int) -> None:
+    def __init__(self, name: str, most: int, keep_idle: int | None = None) -> None:
         super().__init__()
         self.name = name
         self.most = most
+        self.keep_idle = keep_idle
 
     def start_new_thread(self, target: Callable[[int], None], thread_no: int) -> None:
         thread = threading.Thread(target=target, name=f"{self.name}{thread_no}", args=(thread_no,))
@@ -110,6 +112,8 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no ty
         thread.start()
 
     def add_task(self, task: _Job) -> None:
+        if self.keep_idle is not None:
+            task = _Retiring(task, self)
         with self.lock:
             idle = len(self.threads) - self.stop_count - self.active_count
             running = len(self.threads) - self.stop_count
@@ -120,8 +124,30 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no ty
             self.queue_cv.notify()
 
 
+class _Retiring:
+    """A job whose thread ends once it is done if its pool has ``keep_idle`` idle threads
+    already (waitress's loop ends a thread while ``stop_count`` is positive)."""
+
+    def __init__(self, job: _Job, pool: _Pool) -> None:
+        self.job, self.pool = job, pool
+
+    def service(self) -> None:
+        try:
+            self.job.service()
+        finally:
+            pool = self.pool
+            with pool.lock:
+                if len(pool.threads) - pool.stop_count - pool.active_count >= pool.keep_idle:
+                    pool.stop_count += 1
+
+    def cancel(self) -> None:
+        self.job.cancel()
+
+
 REFEREE_THREADS = 4
 """Workers only the referee's requests (a live session cookie) are served by."""
+STREAM_THREADS_IDLE = 4
+"""Stream threads kept idle once a crowd of phones has its snapshots (the rest end)."""
 
 
 class _Deferred:
@@ -167,7 +193,7 @@ class _Pools:
         self.api.set_thread_count(threads)
         self.referee = _Pool("diablotin-referee-", REFEREE_THREADS)
         self.referee.set_thread_count(REFEREE_THREADS)
-        self.streams = _Pool(_STREAM_THREAD, streams)
+        self.streams = _Pool(_STREAM_THREAD, streams, STREAM_THREADS_IDLE)
         self.gate = gate or RefereeGate()
         self.is_referee = is_referee or (lambda cookie: False)
 

@@ -111,6 +111,9 @@ class Service:
         self._lock = threading.RLock()
         self._notices: list[dict[str, object]] = []
         self._games_due = False
+        self._games_wanted = threading.Event()
+        self._games_stop = threading.Event()
+        self._games_thread: threading.Thread | None = None
         self.camera: Camera | None = camera  # a controller.camera.play.CameraWatch, or None
         self.announcer: Announcer | None = None
         if config.sound.speak:  # the box says what happens ([sound]; off without a speaker)
@@ -153,6 +156,10 @@ class Service:
         self.box.subscribe(self._on_box_event)
         self._worker = threading.Thread(target=self._run, name="service", daemon=True)
         self._worker.start()
+        self._games_stop.clear()
+        self._games_thread = threading.Thread(target=self._games_list, name="games-list")
+        self._games_thread.daemon = True
+        self._games_thread.start()
         if self.box_play is not None:
             self.box_play.start()
         self._daily_backup()
@@ -175,6 +182,11 @@ class Service:
             self._inbox.put(None)
             self._worker.join(timeout=2)
             self._worker = None
+        if self._games_thread is not None:
+            self._games_stop.set()
+            self._games_wanted.set()
+            self._games_thread.join(timeout=2)
+            self._games_thread = None
         if self.box_play is not None:
             self.box_play.stop()
         self.hub.close_all()
@@ -420,14 +432,23 @@ class Service:
 
     def _moved(self, table: Table) -> None:
         """A table's state changed: the games list (moves, whose turn) goes out again
-        :data:`GAMES_EVERY_S` later, once for a burst of moves, from a thread of its own
-        (it reads the whole journal's list: never on the worker, which drives the box).
-        Nobody listening to the list: nothing (a page that opens gets it with its snapshot)."""
+        :data:`GAMES_EVERY_S` later, once for a burst of moves, from the games-list thread
+        (it reads the whole journal's list: never on the worker, which drives the box, nor
+        on the request's thread, which only marks it due). Nobody listening to the list:
+        nothing (a page that opens gets it with its snapshot)."""
         if not self._games_due and self.hub.subscribed("games"):
             self._games_due = True
-            timer = threading.Timer(GAMES_EVERY_S, self._publish_games)
-            timer.daemon = True
-            timer.start()
+            self._games_wanted.set()
+
+    def _games_list(self) -> None:
+        """The games-list thread: waits until a move marks the list due, lets the burst
+        end (:data:`GAMES_EVERY_S`), publishes; ends once the service stops."""
+        while True:
+            self._games_wanted.wait()
+            if self._games_stop.wait(GAMES_EVERY_S):
+                return
+            self._games_wanted.clear()
+            self._publish_games()
 
     def _publish_games(self) -> None:
         self._games_due = False

@@ -155,3 +155,36 @@ def test_no_games_list_is_built_after_a_move_when_nobody_listens_to_it(
         listing.close()
     finally:
         phone.close()
+
+
+def test_a_burst_of_moves_sends_the_games_list_once_and_starts_no_thread(
+    service: Service, monkeypatch
+) -> None:
+    """The games list goes out from the service's own thread: a move on the request's
+    thread only marks it due (starting a thread there cost the referee ~0.1 ms a move)."""
+    import threading
+
+    gid = service.new_game("sauteur", {})
+    listing = service.hub.subscribe(["games"])
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def counted(thread: threading.Thread) -> None:
+        started.append(thread.name)
+        real_start(thread)
+
+    try:
+        service.submit(gid, {"type": "hidden"})  # the first move: lazy threads start once
+        assert listing.get(timeout=5) is not None
+        monkeypatch.setattr(threading.Thread, "start", counted)
+        service.undo(gid)
+        service.submit(gid, {"type": "hidden"})
+        service.undo(gid)
+        sent = listing.get(timeout=5)
+        assert sent is not None
+        games = json.loads(sent.split(b"data: ", 1)[1].split(b"\n", 1)[0])
+        assert [game["id"] for game in games] == [gid]
+        assert started == []
+        assert listing.get(timeout=0.5) is None  # the burst went out once
+    finally:
+        listing.close()

@@ -129,6 +129,31 @@ def test_a_frame_reaches_50_phones_with_no_stream_thread_woken(tmp_path: Path) -
         assert wait_for(lambda: service.hub.subscriber_count == 0)
 
 
+def test_stream_threads_left_idle_by_a_crowd_are_retired(tmp_path: Path) -> None:
+    """50 phones open at once start stream threads on demand; once their snapshots are out,
+    the pool keeps only a few idle (each idle thread held its stack for the server's life)."""
+    from controller.server import STREAM_THREADS_IDLE
+
+    with served(tmp_path) as (port, _service, server, _counter):
+        phones = [Phone(port, "games", f"127.0.5.{i + 1}") for i in range(50)]
+        try:
+            assert all(phone.read_until(b"event: games\n") for phone in phones)
+            streams = server.server.task_dispatcher.streams
+
+            def stream_threads() -> int:
+                names = [t.name for t in threading.enumerate()]
+                return sum(name.startswith("diablotin-stream-") for name in names)
+
+            assert wait_for(lambda: stream_threads() <= STREAM_THREADS_IDLE)
+            assert len(streams.threads) - streams.stop_count <= STREAM_THREADS_IDLE
+            late = Phone(port, "games", "127.0.5.200")  # the pool still serves new phones
+            assert late.read_until(b"event: games\n")
+            late.close()
+        finally:
+            for phone in phones:
+                phone.close()
+
+
 def test_a_stalled_phone_is_dropped_and_the_others_still_get_every_frame(
     tmp_path: Path,
 ) -> None:
