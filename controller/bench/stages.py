@@ -400,9 +400,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pi-method",
         choices=piclass.METHODS,
-        default="cgroup",
-        help="--pi-class's throttle: a cgroup quota, or a SIGSTOP/SIGCONT duty cycle (which "
-        "starves a process with many threads: see piclass)",
+        default="hog",
+        help="--pi-class's throttle: a real-time hog on the server's core, a cgroup quota "
+        "(held 20-90 ms at a time), or a SIGSTOP/SIGCONT duty cycle (which starves a process "
+        "with many threads): see piclass",
     )
     parser.add_argument(
         "--fsync-delay", type=float, default=0.0, metavar="MS", help="a slow disk (slowdisk)"

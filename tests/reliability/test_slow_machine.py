@@ -1,10 +1,12 @@
 """The benchmarks' slow machine: an SD card's fsync (an LD_PRELOAD shim) and a Pi-class CPU
-(a pinned core, and a cgroup quota or a SIGSTOP/SIGCONT duty cycle). Behaviour only: the
-numbers are the benchmark's. The duty cycle's timing is tested with a fake clock and fake
-signals; the real ones only for what must hold at any speed (nothing is left stopped)."""
+(a pinned core, and a cgroup quota, a SIGSTOP/SIGCONT duty cycle or a real-time hog).
+Behaviour only: the numbers are the benchmark's. The duty cycle's timing is tested with a
+fake clock and fake signals; the real ones only for what must hold at any speed (nothing is
+left stopped, no hog left running)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -302,3 +305,69 @@ def test_calibration_finds_the_share_of_a_machine_with_a_cost_per_switch() -> No
     assert piclass.next_share([(0.5, 200.0)]) == 1.0  # never more than the whole core
     noisy = piclass.next_share([(0.0452, 68.6), (0.0479, 68.0)])  # the line says 0.0724
     assert noisy == pytest.approx(0.0479 * 68.0 / piclass.PI_ZERO_2W_US_PER_STEP)
+
+
+def _can_hog() -> bool:
+    """Root with real-time scheduling (the hog's SCHED_FIFO) on a machine with 2+ cores."""
+    return os.geteuid() == 0 and len(os.sched_getaffinity(0)) > 1
+
+
+@pytest.mark.skipif(not _can_hog(), reason="the hog needs root, SCHED_FIFO and two cores")
+def test_the_hog_slows_its_core_and_puts_the_real_time_budget_back() -> None:
+    from controller.bench import hog
+
+    before = [path.read_text() for path in hog.RT_LIMITS if path.exists()]
+    cores = os.sched_getaffinity(0)
+    free = piclass.reference_us_per_step(3000)
+    confinement = hog.HogConfinement(0.01)
+    try:
+        assert confinement.share == hog.MIN_SHARE  # under it the kernel's fair server steps in
+        assert "SCHED_FIFO hog" in confinement.method
+        code = "from controller.bench.piclass import reference_us_per_step as r; print(r(1000))"
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        confinement.add(child.pid)
+        assert os.sched_getaffinity(child.pid) == {piclass.CORE}
+        during = [path.read_text() for path in hog.RT_LIMITS if path.exists()]
+        slowed = float(child.communicate(timeout=60)[0])
+        holds = confinement.throttled()
+    finally:
+        confinement.close()
+    assert all(int(value) == hog.RT_RUNTIME_US for value in during)
+    assert slowed > 3 * free  # ~17x on an idle machine; the margin is for a loaded one
+    assert holds.times > 0 and holds.longest_ms is not None and holds.longest_ms < 60
+    assert confinement._helper.returncode is not None  # the hog has ended
+    assert os.sched_getaffinity(0) == cores  # the bench has its cores back
+    assert [path.read_text() for path in hog.RT_LIMITS if path.exists()] == before
+
+
+@pytest.mark.skipif(not _can_hog(), reason="the hog needs root, SCHED_FIFO and two cores")
+def test_a_bench_killed_mid_run_leaves_no_hog_and_the_budget_as_it_was() -> None:
+    from controller.bench import hog
+
+    before = [path.read_text() for path in hog.RT_LIMITS if path.exists()]
+    bench = (
+        "import subprocess, sys, time\n"
+        "from controller.bench.hog import HogConfinement\n"
+        "c = HogConfinement(0.5)\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
+        "c.add(child.pid)\n"
+        "print(c._helper.pid, child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", bench], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    hog_pid, child_pid = (int(word) for word in proc.stdout.readline().split())
+    try:
+        proc.kill()  # SIGKILL: no finally, no atexit in the bench
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{hog_pid}").exists() and time.monotonic() < deadline:
+            if Path(f"/proc/{hog_pid}/stat").read_text().split()[2] == "Z":
+                break  # ended; only its entry waits to be reaped
+            time.sleep(0.05)
+        state = Path(f"/proc/{hog_pid}/stat")
+        assert not state.exists() or state.read_text().split()[2] == "Z"
+        assert [path.read_text() for path in hog.RT_LIMITS if path.exists()] == before
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child_pid, signal.SIGKILL)
