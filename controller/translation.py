@@ -189,6 +189,8 @@ def translate(lang: str, key: str, /, **values: object) -> str:
     text = text or key
     if not values:
         return text
+    if not any(isinstance(value, float) for value in values.values()):
+        return text.format(**values)  # Babel only for fractions (0,5 in French)
     from babel.numbers import format_decimal
 
     shown = {  # a fraction the language's way (0,5 in French); whole numbers as they are

@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from flask import Flask, Response, make_response, request
-from flask_babel import Babel
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
@@ -22,7 +20,6 @@ from controller import refusals
 from controller.games.base import Said
 
 from .costly import Costly, RefereeGate
-from .i18n import DOMAIN, pick_language
 from .security import (
     ApiError,
     PinThrottle,
@@ -216,13 +213,6 @@ def create_app(
 
     app = Flask(__name__, template_folder=pages.TEMPLATES, static_folder=pages.STATIC)
     app.url_map.converters["int"] = BoundedInt
-    with resources.as_file(resources.files("controller") / "locales") as locales:
-        Babel(  # the request's locale and Babel's formats for templates (format_decimal, …)
-            app,
-            locale_selector=pick_language,
-            default_translation_directories=str(locales),
-            default_domain=DOMAIN,
-        )
     app.debug = False
     app.config.update(
         SECRET_KEY=load_or_make_secret(service.config.data_dir),

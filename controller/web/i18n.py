@@ -1,5 +1,5 @@
 """The pages' language: the ``lang`` cookie (set by the switch, remembered a year), else the
-browser's ``Accept-Language``, else English (Flask-Babel asks :func:`pick_language`).
+browser's ``Accept-Language``, else English (:func:`request_language`, once a request).
 
 The words themselves come from :mod:`controller.translation` (below the web, so that the box's
 voice and the terminal use them too), re-exported here for the pages: templates use
@@ -8,8 +8,7 @@ voice and the terminal use them too), re-exported here for the pages: templates 
 
 from __future__ import annotations
 
-import flask_babel
-from flask import request
+from flask import g, request
 
 from controller.translation import (
     DOMAIN,
@@ -62,13 +61,15 @@ __all__ = [
 
 
 def request_language() -> str:
-    """This request's language, as Flask-Babel selected it (:func:`pick_language`)."""
-    return str(flask_babel.get_locale() or "en")
+    """This request's language (:func:`pick_language`, kept for the rest of the request)."""
+    lang: str | None = g.get("lang")
+    if lang is None:
+        lang = g.lang = pick_language()
+    return lang
 
 
 def pick_language() -> str:
-    """Flask-Babel's locale selector: the ``lang`` cookie, else ``Accept-Language``, else
-    English."""
+    """The ``lang`` cookie, else ``Accept-Language``, else English."""
     chosen = request.cookies.get(COOKIE)
     if chosen in LANGS:
         return chosen
