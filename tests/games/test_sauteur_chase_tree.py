@@ -11,7 +11,7 @@ import pytest
 from controller.games.sauteur import DEVIL, SauteurRules, hider
 from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, counter_values
-from controller.games.sauteur.rules import ADVANCE, IN_PLAY, POP
+from controller.games.sauteur.rules import ADVANCE, IN_PLAY, MAX_NUMBERS, POP
 from controller.games.sauteur.solve_a import ChaseHiding, ChaseSolver, utility
 
 RULES = SauteurRules()
@@ -113,7 +113,7 @@ def reference_values(tables: Tables, state, y: hider.Vector) -> dict[str, float]
     )
     arrived = state.status.count("arrived")
     if state.phase == POP:
-        assert tables.chase_tree(state).row(mask, (figs, arrived)) is not None
+        assert in_tree(tables, state, mask, (figs, arrived))
         _, options = hider.best_reply(game, y, (figs, arrived), mask)
         return {name: hider.value(y, vector, mask) for name, vector in options.items()}
     out = {}
@@ -130,7 +130,14 @@ def reference_values(tables: Tables, state, y: hider.Vector) -> dict[str, float]
         )
         end = game.terminal(moved)
         if end is None:
-            assert tables.chase_tree(state).row(mask, moved) is not None
+            assert in_tree(tables, state, mask, moved)
             end = hider.value(y, hider.best_reply(game, y, moved, mask)[0], mask)
         out[f"advance {name}"] = end
     return out
+
+
+def in_tree(tables: Tables, state, mask: int, inner) -> bool:
+    """Whether the tree holds the position (after a third number it holds none: stop is
+    the only option there, and ``counter_values`` asks the reference)."""
+    found = tables.chase_tree(state).row(mask, inner) is not None
+    return found != (bin(mask).count("1") == MAX_NUMBERS)
