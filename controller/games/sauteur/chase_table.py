@@ -91,10 +91,20 @@ class ChaseIndex:
 
     def indices(self, d: Indices, figs: Indices, arrived: Indices) -> Indices:
         """Vectorised :meth:`index`: ``figs`` is (N, 3), sorted rows, ``track`` = no figure."""
-        present = figs < self.track
-        k = present.sum(axis=1)
-        c = np.where(present, figs - d[:, None] - 1 + np.arange(FIGURES), 0)
-        rank = c[:, 0] + c[:, 1] * (c[:, 1] - 1) // 2 + c[:, 2] * (c[:, 2] - 1) * (c[:, 2] - 2) // 6
+        return self.split_indices(d, figs[:, 0], figs[:, 1], figs[:, 2], arrived)
+
+    def split_indices(
+        self, d: Indices | int, f0: Indices, f1: Indices, f2: Indices, arrived: Indices
+    ) -> Indices:
+        """:meth:`indices` of the figures ``f0 <= f1 <= f2`` given as arrays of any one
+        shape (``d`` and ``arrived`` broadcast with them)."""
+        track = self.track
+        here0, here1, here2 = f0 < track, f1 < track, f2 < track
+        k = here0.astype(np.int64) + here1 + here2
+        c0 = np.where(here0, f0 - d - 1, 0)
+        c1 = np.where(here1, f1 - d, 0)
+        c2 = np.where(here2, f2 - d + 1, 0)
+        rank = c0 + c1 * (c1 - 1) // 2 + c2 * (c2 - 1) * (c2 - 2) // 6
         out: Indices = self.base[d, k] + rank * (FIGURES + 1 - k) + arrived
         return out
 

@@ -53,6 +53,11 @@ def _count(mask: int) -> int:
 
 _FREE = [[key for key in KEYS if not mask >> (key - 1) & 1] for mask in range(16)]
 """Per mask: the keys not popped, in key order."""
+_FREE_ROWS = [
+    np.array([(_FREE[mask] + [0] * 4)[: len(KEYS) - numbers] for mask in range(16)])
+    for numbers in range(len(KEYS))
+]
+"""Per number of keys popped, per mask with that many: the keys not popped."""
 _POPPED = np.array([[mask >> h & 1 for h in range(4)] for mask in range(16)], dtype=bool)
 
 
@@ -85,6 +90,24 @@ class _Level:
 
 
 @dataclass(frozen=True)
+class _Moves:
+    """Positions a level's rows lead to, each (rows, free keys, numbers, figure moved)."""
+
+    valid: Bools
+    """Whether that figure is there to move (the first of those on one square)."""
+    lower: Ints
+    middle: Ints
+    upper: Ints
+    """The figures after the move, sorted (the track's length: no figure)."""
+    lands: Ints
+    """Figures arrived after the move."""
+
+    @property
+    def figures(self) -> tuple[Ints, Ints, Ints]:
+        return self.lower, self.middle, self.upper
+
+
+@dataclass(frozen=True)
 class Group:
     """One group's rows (views into its level)."""
 
@@ -113,11 +136,11 @@ class ChaseTree:
         level = self._level(0, [0], [0, 1], row, np.array([arrived]))
         self.levels: list[_Level] = [level]
         for numbers in range(MAX_NUMBERS):  # a level at a time: few numpy calls per tree
-            valid, moved, lands = self._expand(level)
+            moves = self._expand(level)
             if numbers + 1 == MAX_NUMBERS:
-                self._last_pops(level, valid, moved, lands)
+                self._last_pops(level, moves)
             else:
-                level = self._link(level, valid, moved, lands)
+                level = self._link(level, moves)
                 self.levels.append(level)
         self.groups = {
             mask: Group(
@@ -136,18 +159,17 @@ class ChaseTree:
         terminal = figs[:, 0] >= track
         stop = np.where(terminal, self._goal[arrived], table.tables[0][ids].astype(np.float64))
         mask = np.repeat(np.array(masks, dtype=np.int64), np.diff(bounds))
-        keys = np.array(_FREE, dtype=object)[mask].tolist() if len(mask) else []
+        keys = _FREE_ROWS[numbers][mask]
         empty = np.zeros(0)
         return _Level(
-            masks, bounds, ids, figs, arrived, mask, terminal, stop,
-            np.array(keys, dtype=np.int64).reshape(len(mask), len(KEYS) - numbers), empty,
+            masks, bounds, ids, figs, arrived, mask, terminal, stop, keys, empty,
             np.zeros(0, dtype=np.int64), empty,
         )  # fmt: skip
 
-    def _expand(self, level: _Level) -> tuple[Bools, Ints, Ints]:
+    def _expand(self, level: _Level) -> _Moves:
         """Each row popping each of its free keys: the value after a devil (``devil``),
-        and the positions its numbers lead to: (which (rows, free, numbers, 3) figure
-        moves exist, the (..., 3) figures they lead to (sorted), the arrivals)."""
+        and the positions its numbers lead to, one per (row, free key, number, figure
+        moved)."""
         table, track = self.table, self.table.track
         free = level.keys.shape[1]
         figs = np.repeat(level.figs, free, axis=0)
@@ -161,40 +183,48 @@ class ChaseTree:
             caught[:, 0] >= track, self._goal[arrived], table.tables[0][ids].astype(np.float64)
         )
         level.devil = devil.reshape(-1, free)
-        rows, count = len(figs), len(self._numbers)
-        steps = keys[:, None] * self._numbers[None, :]
-        moved = np.broadcast_to(figs[:, None, None, :], (rows, count, FIGURES, FIGURES)).copy()
-        lands = np.broadcast_to(arrived[:, None, None], (rows, count, FIGURES)).copy()
-        valid = np.zeros((rows, count, FIGURES), dtype=bool)
-        for c in range(FIGURES):
-            target = figs[:, None, c] + steps
-            home = target >= track
-            moved[:, :, c, c] = np.where(home, track, target)
-            lands[:, :, c] += home
-            fresh = present[:, c] & ((figs[:, c] != figs[:, c - 1]) if c else True)
-            valid[:, :, c] = fresh[:, None]
-        moved.sort(axis=3)
-        shape = (len(level.ids), free, count, FIGURES)
-        return valid.reshape(shape), moved.reshape(*shape, FIGURES), lands.reshape(shape)
+        # The figure moved lands at ``target`` (home: the track's length, no figure), and
+        # joins the other two, sorted: (lower, middle, upper) without a sort.
+        target = figs[:, None, :] + (keys[:, None] * self._numbers[None, :])[:, :, None]
+        home = target >= track
+        moved = np.minimum(target, track)
+        first = figs[:, None, [1, 0, 0]]  # the others, per figure moved
+        second = figs[:, None, [2, 2, 1]]
+        lower = np.minimum(first, moved)
+        upper = np.maximum(second, moved)
+        middle = first + second + moved - lower - upper
+        fresh = present.copy()
+        fresh[:, 1:] &= figs[:, 1:] != figs[:, :-1]  # one move per square
+        shape = (len(level.ids), free, len(self._numbers), FIGURES)
+        return _Moves(
+            np.broadcast_to(fresh[:, None, :], home.shape).reshape(shape),
+            lower.reshape(shape),
+            middle.reshape(shape),
+            upper.reshape(shape),
+            (arrived[:, None, None] + home).reshape(shape),
+        )
 
-    def _link(self, level: _Level, valid: Bools, moved: Ints, lands: Ints) -> _Level:
+    def _link(self, level: _Level, moves: _Moves) -> _Level:
         """The next level: the positions of :meth:`_expand`, each in the group of its
         row's mask and key (``children`` points at them)."""
         table, size = self.table, self.table.index.size
         after = level.mask[:, None] | 1 << (level.keys - 1)  # (rows, free)
-        after = np.broadcast_to(after[:, :, None, None], valid.shape).reshape(-1)
-        figs, arrived, ok = moved.reshape(-1, FIGURES), lands.reshape(-1), valid.reshape(-1)
-        ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
-        code = after * size + ids  # np.unique sorts by group, then by position number
+        after = np.broadcast_to(after[:, :, None, None], moves.valid.shape)
+        ids = table.index.split_indices(self.d, moves.lower, moves.middle, moves.upper, moves.lands)
+        code = (after * size + ids).reshape(-1)  # np.unique sorts by group, then position
+        ok = moves.valid.reshape(-1)
         unique, first = np.unique(code[ok], return_index=True)
         kept = np.flatnonzero(ok)[first]
-        level.children = np.where(valid, np.searchsorted(unique, code).reshape(valid.shape), -1)
-        masks = sorted({int(m) for m in after[kept]})
+        rows = np.searchsorted(unique, code).reshape(moves.valid.shape)
+        level.children = np.where(moves.valid, rows, -1)
+        masks = sorted({int(m) for m in after.reshape(-1)[kept]})
         bounds = np.searchsorted(unique, np.array(masks, dtype=np.int64) * size).tolist()
+        figs = np.stack([part.reshape(-1)[kept] for part in moves.figures], axis=1)
         numbers = len(KEYS) - level.keys.shape[1] + 1
-        return self._level(numbers, masks, [*bounds, len(unique)], figs[kept], arrived[kept])
+        arrived = moves.lands.reshape(-1)[kept]
+        return self._level(numbers, masks, [*bounds, len(unique)], figs, arrived)
 
-    def _last_pops(self, level: _Level, valid: Bools, moved: Ints, lands: Ints) -> None:
+    def _last_pops(self, level: _Level, moves: _Moves) -> None:
         """Two numbers out, each row popping each free key: its payoff per devil slot,
         whatever the placement (``last``). A third number ends the hiding, so each
         position it may lead to is worth its ``stop`` value in every slot, and the
@@ -203,14 +233,13 @@ class ChaseTree:
         the same figure unless two stop values differ by an ulp or two and ``w x``
         rounds them equal; never with ``w`` a power of two.)"""
         table, track = self.table, self.table.track
-        ok = valid.reshape(-1)
-        figs, arrived = moved.reshape(-1, FIGURES)[ok], lands.reshape(-1)[ok]
-        ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
-        stop = np.full(valid.shape, -np.inf)
-        stop.reshape(-1)[ok] = np.where(
-            figs[:, 0] >= track, self._goal[arrived], table.tables[0][ids].astype(np.float64)
+        ok = moves.valid
+        lands = np.where(ok, moves.lands, 0)  # no such figure: any position, then -inf
+        ids = table.index.split_indices(self.d, moves.lower, moves.middle, moves.upper, lands)
+        stop = np.where(
+            moves.lower >= track, self._goal[lands], table.tables[0][np.where(ok, ids, 0)]
         )
-        best = stop.max(axis=3)  # (rows, free, numbers)
+        best = np.where(ok, stop, -np.inf).max(axis=3)  # (rows, free, numbers)
         best[best == -np.inf] = 0.0  # no figure to move (a terminal row): the pad's 0
         total = np.zeros(best.shape[:2])
         for number, share in enumerate(self.shares):
