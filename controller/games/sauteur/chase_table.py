@@ -77,6 +77,7 @@ class ChaseIndex:
                 offset += _multisets(free, k) * (FIGURES + 1 - k)
         self.base = base
         self._base = base.tolist()
+        self._d_terms: dict[int, tuple[Indices, Indices, Indices, Indices]] = {}
         self.size = offset
 
     def index(self, d: int, figs: Figures, arrived: int) -> int:
@@ -99,6 +100,12 @@ class ChaseIndex:
         """:meth:`indices` of the figures ``f0 <= f1 <= f2`` given as arrays of any one
         shape (``d`` and ``arrived`` broadcast with them)."""
         track = self.track
+        if isinstance(d, int):  # one devil square: each figure's share looked up
+            count, first, second, third = self._terms(d)
+            k = count[f0] + count[f1] + count[f2]
+            rank = first[f0] + second[f1] + third[f2]
+            found: Indices = self.base[d][k] + rank * (FIGURES + 1 - k) + arrived
+            return found
         here0, here1, here2 = f0 < track, f1 < track, f2 < track
         k = here0.astype(np.int64) + here1 + here2
         c0 = np.where(here0, f0 - d - 1, 0)
@@ -107,6 +114,22 @@ class ChaseIndex:
         rank = c0 + c1 * (c1 - 1) // 2 + c2 * (c2 - 1) * (c2 - 2) // 6
         out: Indices = self.base[d, k] + rank * (FIGURES + 1 - k) + arrived
         return out
+
+    def _terms(self, d: int) -> tuple[Indices, Indices, Indices, Indices]:
+        """Per square (the track's length: no figure), with the devil on ``d``: whether a
+        figure is there, and its term in the rank as the first, second or third figure."""
+        found = self._d_terms.get(d)
+        if found is None:
+            x = np.arange(self.track + 1, dtype=np.int64)
+            here = x < self.track
+            c0, c1, c2 = (np.where(here, x - d - 1 + i, 0) for i in range(FIGURES))
+            found = self._d_terms[d] = (
+                here.astype(np.int64),
+                c0,
+                c1 * (c1 - 1) // 2,
+                c2 * (c2 - 1) * (c2 - 2) // 6,
+            )
+        return found
 
     def positions(self) -> tuple[Indices, Indices, Indices]:
         """Every position, in index order: (devil squares, figures (N, 3), arrived)."""

@@ -155,7 +155,7 @@ class ChaseTree:
         self, numbers: int, masks: list[int], bounds: list[int], figs: Ints, arrived: Ints
     ) -> _Level:
         table, track = self.table, self.table.track
-        ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
+        ids = table.index.split_indices(self.d, figs[:, 0], figs[:, 1], figs[:, 2], arrived)
         terminal = figs[:, 0] >= track
         stop = np.where(terminal, self._goal[arrived], table.tables[0][ids].astype(np.float64))
         mask = np.repeat(np.array(masks, dtype=np.int64), np.diff(bounds))
