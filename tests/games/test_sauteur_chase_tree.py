@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from controller.games.sauteur import DEVIL, SauteurRules, hider
+from controller.games.sauteur import DEVIL, SauteurRules, chase_tree, hider
 from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, counter_values
 from controller.games.sauteur.rules import ADVANCE, IN_PLAY, MAX_NUMBERS, POP
@@ -141,3 +141,13 @@ def in_tree(tables: Tables, state, mask: int, inner) -> bool:
     the only option there, and ``counter_values`` asks the reference)."""
     found = tables.chase_tree(state).row(mask, inner) is not None
     return found != (bin(mask).count("1") == MAX_NUMBERS)
+
+
+def test_the_trees_posteriors_are_the_references() -> None:
+    """The tree's (16, 4) posterior array holds ``hider.posteriors``' numbers, also when
+    the placement leaves nothing on the slots not popped."""
+    rng = random.Random(3)
+    placements = [random_y(rng) for _ in range(30)]
+    placements += [(1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.5, 0.5), hider.UNIFORM]
+    for y in placements:
+        assert chase_tree.posteriors(y).tolist() == [list(w) for w in hider.posteriors(y)]

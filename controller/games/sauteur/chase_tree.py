@@ -32,16 +32,17 @@ import numpy as np
 import numpy.typing as npt
 
 from controller.games.sauteur.chase_table import FIGURES, ChaseTable, Figures
-from controller.games.sauteur.hider import Vector, posteriors
+from controller.games.sauteur.hider import UNIFORM, Vector
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
-Solved = tuple[list[Floats], list[Floats]]
+Solved = tuple[list[Floats], list[Floats], Floats]
 """For one placement, per level: every row's payoffs per devil slot under the best reply
-(rows + 1, 4: the last a pad, 0), and each option's (rows, options, 4)."""
+(rows + 1, 4: the last a pad, 0), and each option's (rows, options, 4); and the
+posteriors (:func:`posteriors`)."""
 
 HELD = 24
 """Placements whose values a tree keeps (a hiding's plans and the adaptive reads)."""
@@ -273,7 +274,7 @@ class ChaseTree:
             if found is not None:
                 self._values.move_to_end(y)
                 return found
-        weights = np.array(posteriors(y))  # (16, 4): per mask, popped slots zeroed
+        weights = posteriors(y)
         out: list[Floats] = [np.zeros(0)] * len(self.levels)
         options: list[Floats] = [np.zeros(0)] * len(self.levels)
         worth = np.zeros(0)
@@ -292,7 +293,7 @@ class ChaseTree:
             value = np.vstack([picked, np.zeros((1, 4))])
             worth = np.append(_dot(picked, w), -np.inf)
             out[n], options[n] = value, pops
-        solved = (out, options)
+        solved = (out, options, weights)
         with self._lock:
             self._values[y] = solved
             while len(self._values) > HELD:
@@ -331,10 +332,11 @@ class ChaseTree:
         """At the position ``row`` of the group ``mask``: (the best reply's option, each
         option's payoff per devil slot), named as :func:`.hider.best_reply` names them."""
         n, at = self._at(mask, row)
-        found = self._solved(y)[1][n][at]
+        _, options, weights = self._solved(y)
+        found = options[n][at]
         names = (["stop"] if mask else []) + [f"pop {key}" for key in _FREE[mask]]
         vectors = {name: _vector(option) for name, option in zip(names, found, strict=True)}
-        w0, w1, w2, w3 = posteriors(y)[mask]
+        w0, w1, w2, w3 = weights[mask].tolist()
         best = max(
             names,
             key=lambda n: (
@@ -354,6 +356,14 @@ class ChaseTree:
         n = _count(mask)
         level = self.levels[n]
         return n, level.bounds[level.masks.index(mask)] + row
+
+
+def posteriors(y: Vector) -> Floats:
+    """:func:`.hider.posteriors` as a (16, 4) array: the same numbers."""
+    weights = np.where(_POPPED, 0.0, np.array(y, dtype=np.float64))
+    unseen = ~(weights > 0).any(axis=1)  # nothing on the slots left: uniform over them
+    weights[unseen] = np.where(_POPPED[unseen], 0.0, np.array(UNIFORM))
+    return weights
 
 
 def _dot(vectors: Floats, weights: Floats) -> Floats:
