@@ -87,7 +87,8 @@ class _Level:
     children: Ints
     """(rows, free, numbers, 3) rows of the next level, -1: no such figure (the pad)."""
     last: Floats
-    """Two numbers out: (rows, free, 4) popping each key, whatever the placement."""
+    """Two numbers out, whatever the placement: (rows, 1 + free, 4) the options' payoffs
+    per devil slot (stop, then popping each key)."""
 
 
 @dataclass(frozen=True)
@@ -226,13 +227,13 @@ class ChaseTree:
         return self._level(numbers, masks, [*bounds, len(unique)], figs, arrived)
 
     def _last_pops(self, level: _Level, moves: _Moves) -> None:
-        """Two numbers out, each row popping each free key: its payoff per devil slot,
-        whatever the placement (``last``). A third number ends the hiding, so each
-        position it may lead to is worth its ``stop`` value in every slot, and the
-        popper's figure move takes the largest. (The reference takes the first figure
-        whose posterior worth ``w x stop`` is largest, ``w`` the one free slot's weight:
-        the same figure unless two stop values differ by an ulp or two and ``w x``
-        rounds them equal; never with ``w`` a power of two.)"""
+        """Two numbers out: the options (stop, then each free key's pop), whatever the
+        placement (``last``). A third number ends the hiding, so each position it may
+        lead to is worth its ``stop`` value in every slot, and the popper's figure move
+        takes the largest. (The reference takes the first figure whose posterior worth
+        ``w x stop`` is largest, ``w`` the one free slot's weight: the same figure
+        unless two stop values differ by an ulp or two and ``w x`` rounds them equal;
+        never with ``w`` a power of two.)"""
         table, track = self.table, self.table.track
         ok = moves.valid
         lands = np.where(ok, moves.lands, 0)  # no such figure: any position, then -inf
@@ -245,7 +246,13 @@ class ChaseTree:
         total = np.zeros(best.shape[:2])
         for number, share in enumerate(self.shares):
             total += share * best[:, :, number]
-        level.last = self._pops(level, np.repeat(total[:, :, None], 4, axis=2))
+        pops = self._pops(level, np.repeat(total[:, :, None], 4, axis=2))
+        level.last = np.concatenate([self._stops(level), pops], axis=1)
+
+    @staticmethod
+    def _stops(level: _Level) -> Floats:
+        """Stopping: (rows, 1, 4) its value in every slot."""
+        return np.repeat(level.stop[:, None, None], 4, axis=2)
 
     def _pops(self, level: _Level, total: Floats) -> Floats:
         """Popping each free key: (rows, free, 4) payoffs per devil slot, from each
@@ -280,11 +287,12 @@ class ChaseTree:
         worth = np.zeros(0)
         for n in reversed(range(len(self.levels))):
             level = self.levels[n]
-            # Two numbers out, the last key's pop is the same for every placement.
-            pops = level.last if n == MAX_NUMBERS - 1 else self._expected(level, out[n + 1], worth)
-            if n:  # stop, once a number is out
-                stop = np.repeat(level.stop[:, None, None], 4, axis=2)
-                pops = np.concatenate([stop, pops], axis=1)
+            if n == MAX_NUMBERS - 1:  # two numbers out: the same for every placement
+                pops = level.last
+            else:
+                pops = self._expected(level, out[n + 1], worth)
+                if n:  # stop, once a number is out
+                    pops = np.concatenate([self._stops(level), pops], axis=1)
             w = weights[level.mask]
             scores = _dot(pops, w[:, None, :])
             rows = len(level.ids)
