@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from controller.games.sauteur import DEVIL, SauteurRules, chase_tree, hider
 from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, counter_values
 from controller.games.sauteur.rules import ADVANCE, IN_PLAY, MAX_NUMBERS, POP
-from controller.games.sauteur.solve_a import ChaseHiding, ChaseSolver, utility
+from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseSolver, utility
 
 RULES = SauteurRules()
 TRACK = 24
@@ -151,3 +152,12 @@ def test_the_trees_posteriors_are_the_references() -> None:
     placements += [(1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.5, 0.5), hider.UNIFORM]
     for y in placements:
         assert chase_tree.posteriors(y).tolist() == [list(w) for w in hider.posteriors(y)]
+
+
+def test_the_stop_values_are_float32_numbers(solver: ChaseSolver) -> None:
+    """Why the tree's last pops take the reference's figure (``ChaseTree._last_pops``):
+    every stop value is a float32 number, the table's or a goal's."""
+    for goal in (utility(2), utility(0), POINTS_UTILITY):
+        values = solver.values(goal)
+        assert values.tables[0].dtype == np.float32
+        assert all(float(np.float32(g)) == g for g in values.goal)

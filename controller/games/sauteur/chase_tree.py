@@ -18,7 +18,7 @@ to the hiding's start. It does what :func:`.hider.best_reply` does over a
 :class:`.solve_a.ChaseHiding`, operation for operation in the same order (the same
 posterior weights, the same sums, the same ties: the first figure, then stop, then the
 lowest key), so the payoffs are the same doubles (``tests/games/test_sauteur_chase_tree.py``
-checks it on random positions; the one way they could differ is in :meth:`_last_pops`).
+checks it on random positions; :meth:`_last_pops` says why it holds there too).
 Pure: no I/O.
 """
 
@@ -230,10 +230,11 @@ class ChaseTree:
         """Two numbers out: the options (stop, then each free key's pop), whatever the
         placement (``last``). A third number ends the hiding, so each position it may
         lead to is worth its ``stop`` value in every slot, and the popper's figure move
-        takes the largest. (The reference takes the first figure whose posterior worth
-        ``w x stop`` is largest, ``w`` the one free slot's weight: the same figure
-        unless two stop values differ by an ulp or two and ``w x`` rounds them equal;
-        never with ``w`` a power of two.)"""
+        takes the largest. The reference takes the first figure whose worth ``w x stop``
+        is largest, ``w`` > 0 the one free slot's posterior weight: the same figure, as
+        the stop values are float32 numbers (the table's; goals of 0, 1/2, 1 or whole
+        points), and two different ones times the same ``w`` never round to one double
+        (they differ by 2^-24 of their size at least, a product's rounding by 2^-53)."""
         table, track = self.table, self.table.track
         ok = moves.valid
         lands = np.where(ok, moves.lands, 0)  # no such figure: any position, then -inf
