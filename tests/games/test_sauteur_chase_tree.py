@@ -161,3 +161,13 @@ def test_the_stop_values_are_float32_numbers(solver: ChaseSolver) -> None:
         values = solver.values(goal)
         assert values.tables[0].dtype == np.float32
         assert all(float(np.float32(g)) == g for g in values.goal)
+
+
+@pytest.mark.parametrize(
+    "d, start", [(3, ((-14, 12), 1)), (3, ((3, 12), 0)), (3, ((5, TRACK), 0)), (0, ((5,), 3))]
+)
+def test_a_start_that_is_no_position_is_refused(solver: ChaseSolver, d, start) -> None:
+    """A figure off the track (behind the devil, at or past the end) or too many figures:
+    a clear error, not a tree of numbers read from elsewhere in the table."""
+    with pytest.raises(ValueError, match="no such rule-A hiding start"):
+        ChaseTree(solver.values(utility(2)), d, start)

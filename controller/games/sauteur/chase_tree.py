@@ -122,7 +122,9 @@ class Group:
 class ChaseTree:
     """The rule-A hiding that starts at ``start`` = (figures in play, arrived) with the
     devil on square ``devil``, what follows valued by ``values`` (a uniform hider's
-    table, as :class:`.solve_a.ChaseHiding`). Building it takes a few ms."""
+    table, as :class:`.solve_a.ChaseHiding`). Building it takes about 2 ms. Raises
+    ``ValueError`` for a start that is no position (a figure not between the devil and
+    the track's end, more than three figures)."""
 
     def __init__(self, values: ChaseTable, devil: int, start: tuple[Figures, int]) -> None:
         self.table = values
@@ -134,6 +136,11 @@ class ChaseTree:
         self._values: OrderedDict[Vector, Solved] = OrderedDict()
         self._lock = threading.Lock()
         figs, arrived = start
+        if (
+            not all(devil < x < values.track for x in figs)
+            or not 0 <= arrived + len(figs) <= FIGURES
+        ):
+            raise ValueError(f"no such rule-A hiding start: figures {figs}, arrived {arrived}")
         row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int64)
         level = self._level(0, [0], [0, 1], row, np.array([arrived]))
         self.levels: list[_Level] = [level]
