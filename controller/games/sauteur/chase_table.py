@@ -124,10 +124,10 @@ class ChaseIndex:
             here = x < self.track
             c0, c1, c2 = (np.where(here, x - d - 1 + i, 0) for i in range(FIGURES))
             found = self._d_terms[d] = (
-                here.astype(np.int64),
-                c0,
-                c1 * (c1 - 1) // 2,
-                c2 * (c2 - 1) * (c2 - 2) // 6,
+                here.astype(np.int32),
+                c0.astype(np.int32),
+                (c1 * (c1 - 1) // 2).astype(np.int32),
+                (c2 * (c2 - 1) * (c2 - 2) // 6).astype(np.int32),
             )
         return found
 

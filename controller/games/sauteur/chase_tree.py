@@ -55,7 +55,7 @@ def _count(mask: int) -> int:
 _FREE = [[key for key in KEYS if not mask >> (key - 1) & 1] for mask in range(16)]
 """Per mask: the keys not popped, in key order."""
 _FREE_ROWS = [
-    np.array([(_FREE[mask] + [0] * 4)[: len(KEYS) - numbers] for mask in range(16)])
+    np.array([(_FREE[mask] + [0] * 4)[: len(KEYS) - numbers] for mask in range(16)], dtype=np.int32)
     for numbers in range(len(KEYS))
 ]
 """Per number of keys popped, per mask with that many: the keys not popped."""
@@ -131,7 +131,7 @@ class ChaseTree:
         self.d = devil
         self.q = values.q
         self.shares = [share for _, share in values.shares]
-        self._numbers = np.array([v for v, _ in values.shares], dtype=np.int64)
+        self._numbers = np.array([v for v, _ in values.shares], dtype=np.int32)
         self._goal = np.array(values.goal, dtype=np.float64)
         self._values: OrderedDict[Vector, Solved] = OrderedDict()
         self._lock = threading.Lock()
@@ -141,8 +141,8 @@ class ChaseTree:
             or not 0 <= arrived + len(figs) <= FIGURES
         ):
             raise ValueError(f"no such rule-A hiding start: figures {figs}, arrived {arrived}")
-        row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int64)
-        level = self._level(0, [0], [0, 1], row, np.array([arrived]))
+        row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int32)
+        level = self._level(0, [0], [0, 1], row, np.array([arrived], dtype=np.int32))
         self.levels: list[_Level] = [level]
         for numbers in range(MAX_NUMBERS):  # a level at a time: few numpy calls per tree
             moves = self._expand(level)
