@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +36,8 @@ from controller.games.sauteur.chase_table import FIGURES, ChaseTable, Figures
 from controller.games.sauteur.hider import UNIFORM, Vector
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
-Ints = npt.NDArray[np.int64]
+Ints = npt.NDArray[np.signedinteger[Any]]
+"""Squares, keys, arrivals (int32), position numbers and rows (int64)."""
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
