@@ -88,6 +88,10 @@ class _Level:
     """(rows, free) the value after a devil from each of ``keys``."""
     children: Ints
     """(rows, free, numbers, 3) rows of the next level, -1: no such figure (the pad)."""
+    under: Bools
+    """(rows, free, 4): each key's own slot."""
+    popped: Bools
+    """(rows, free, 4): the slots of the keys popped before."""
     last: Floats
     """Two numbers out, whatever the placement: (rows, 1 + free, 4) the options' payoffs
     per devil slot (stop, then popping each key)."""
@@ -174,7 +178,7 @@ class ChaseTree:
         empty = np.zeros(0)
         return _Level(
             masks, bounds, ids, figs, arrived, mask, terminal, stop, keys, empty,
-            np.zeros(0, dtype=np.int64), empty,
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), empty,
         )  # fmt: skip
 
     def _expand(self, level: _Level) -> _Moves:
@@ -194,6 +198,8 @@ class ChaseTree:
             caught[:, 0] >= track, self._goal[arrived], table.tables[0][ids].astype(np.float64)
         )
         level.devil = devil.reshape(-1, free)
+        level.under = level.keys[:, :, None] - 1 == np.arange(4)
+        level.popped = np.broadcast_to(_POPPED[level.mask][:, None, :], level.under.shape)
         # The figure moved lands at ``target`` (home: the track's length, no figure), and
         # joins the other two, sorted: (lower, middle, upper) without a sort.
         target = figs[:, None, :] + (keys[:, None] * self._numbers[None, :])[:, :, None]
@@ -267,12 +273,10 @@ class ChaseTree:
     def _pops(self, level: _Level, total: Floats) -> Floats:
         """Popping each free key: (rows, free, 4) payoffs per devil slot, from each
         number's expected payoffs ``total`` (rows, free, 4)."""
-        devil = level.devil
-        pops: Floats = self.q * devil[:, :, None] + (1 - self.q) * total
-        rows, free = devil.shape
-        pops[np.arange(rows)[:, None], np.arange(free)[None, :], level.keys - 1] = devil
-        pops[np.broadcast_to(_POPPED[level.mask][:, None, :], pops.shape)] = 0.0
-        return pops
+        devil = level.devil[:, :, None]
+        pops: Floats = self.q * devil + (1 - self.q) * total
+        # The devil under the key popped: its value; under a key popped before: 0.
+        return np.where(level.popped, 0.0, np.where(level.under, devil, pops))
 
     def values(self, y: Vector) -> dict[int, Floats]:
         """Every position's payoff per devil slot under the best reply to ``y``, per
@@ -322,11 +326,12 @@ class ChaseTree:
         """Popping each free key when the next level's rows are worth ``child`` (per
         slot) and ``worth`` (against their posterior; the pad -inf): (rows, free, 4)."""
         rows = level.children  # (rows, free, numbers, 3)
-        choice = worth[rows].argmax(axis=3)
-        chosen = np.take_along_axis(rows, choice[..., None], axis=3)[..., 0]
-        total = np.zeros((*chosen.shape[:2], 4))
+        choice = worth[rows].argmax(axis=3).reshape(-1)
+        chosen = child[rows.reshape(-1, FIGURES)[np.arange(len(choice)), choice]]
+        chosen = chosen.reshape(*rows.shape[:3], 4)  # (rows, free, numbers, 4)
+        total = np.zeros((*rows.shape[:2], 4))
         for number, share in enumerate(self.shares):
-            total += share * child[chosen[:, :, number]]
+            total += share * chosen[:, :, number]
         return self._pops(level, total)
 
     def row(self, mask: int, inner: tuple[Figures, int]) -> int | None:
