@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
-from controller.games.sauteur import DEVIL, SauteurRules, hider
+from controller.games.sauteur import DEVIL, SauteurRules, chase_tree, hider
 from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, counter_values
-from controller.games.sauteur.rules import ADVANCE, IN_PLAY, POP
-from controller.games.sauteur.solve_a import ChaseHiding, ChaseSolver, utility
+from controller.games.sauteur.rules import ADVANCE, IN_PLAY, MAX_NUMBERS, POP
+from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseSolver, utility
 
 RULES = SauteurRules()
 TRACK = 24
@@ -113,7 +114,7 @@ def reference_values(tables: Tables, state, y: hider.Vector) -> dict[str, float]
     )
     arrived = state.status.count("arrived")
     if state.phase == POP:
-        assert tables.chase_tree(state).row(mask, (figs, arrived)) is not None
+        assert in_tree(tables, state, mask, (figs, arrived))
         _, options = hider.best_reply(game, y, (figs, arrived), mask)
         return {name: hider.value(y, vector, mask) for name, vector in options.items()}
     out = {}
@@ -130,7 +131,43 @@ def reference_values(tables: Tables, state, y: hider.Vector) -> dict[str, float]
         )
         end = game.terminal(moved)
         if end is None:
-            assert tables.chase_tree(state).row(mask, moved) is not None
+            assert in_tree(tables, state, mask, moved)
             end = hider.value(y, hider.best_reply(game, y, moved, mask)[0], mask)
         out[f"advance {name}"] = end
     return out
+
+
+def in_tree(tables: Tables, state, mask: int, inner) -> bool:
+    """Whether the tree holds the position (after a third number it holds none: stop is
+    the only option there, and ``counter_values`` asks the reference)."""
+    found = tables.chase_tree(state).row(mask, inner) is not None
+    return found != (bin(mask).count("1") == MAX_NUMBERS)
+
+
+def test_the_trees_posteriors_are_the_references() -> None:
+    """The tree's (16, 4) posterior array holds ``hider.posteriors``' numbers, also when
+    the placement leaves nothing on the slots not popped."""
+    rng = random.Random(3)
+    placements = [random_y(rng) for _ in range(30)]
+    placements += [(1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.5, 0.5), hider.UNIFORM]
+    for y in placements:
+        assert chase_tree.posteriors(y).tolist() == [list(w) for w in hider.posteriors(y)]
+
+
+def test_the_stop_values_are_float32_numbers(solver: ChaseSolver) -> None:
+    """Why the tree's last pops take the reference's figure (``ChaseTree._last_pops``):
+    every stop value is a float32 number, the table's or a goal's."""
+    for goal in (utility(2), utility(0), POINTS_UTILITY):
+        values = solver.values(goal)
+        assert values.tables[0].dtype == np.float32
+        assert all(float(np.float32(g)) == g for g in values.goal)
+
+
+@pytest.mark.parametrize(
+    "d, start", [(3, ((-14, 12), 1)), (3, ((3, 12), 0)), (3, ((5, TRACK), 0)), (0, ((5,), 3))]
+)
+def test_a_start_that_is_no_position_is_refused(solver: ChaseSolver, d, start) -> None:
+    """A figure off the track (behind the devil, at or past the end) or too many figures:
+    a clear error, not a tree of numbers read from elsewhere in the table."""
+    with pytest.raises(ValueError, match="no such rule-A hiding start"):
+        ChaseTree(solver.values(utility(2)), d, start)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import pytest
 
@@ -130,3 +131,42 @@ def test_mid_hiding_the_hider_advice_is_that_of_the_hidings_start() -> None:
     assert tables.placement(state) == tables.placement(
         RULES.apply(RULES.setup({"rule": "A", **SMALL_A}), {"type": "hidden"})
     )
+
+
+def test_mid_hiding_the_hidings_start_is_where_the_figures_stood() -> None:
+    """``_hiding_start_figures`` undoes this hiding's moves, also a move that brought a
+    figure home (its history keeps the square it stopped at, the track's end, and the
+    full count, so ``square - count`` was off the track), against the figures seen
+    when each hiding began, over random play on a short track where figures arrive often."""
+    from controller.games.sauteur import DEVIL
+    from controller.games.sauteur.levels import _hiding_start_figures
+    from controller.games.sauteur.rules import IN_PLAY
+
+    rng = random.Random(8)
+    checked = arrivals = 0
+    for _ in range(20):
+        state = RULES.setup({"rule": "A", **SMALL_A, "first_hider": "p1"})
+        began = None
+        while state.phase != "over":
+            if state.phase == "hiding":
+                state = RULES.apply(state, {"type": "hidden"})
+                began = (
+                    tuple(
+                        sorted(
+                            x
+                            for x, m in zip(state.figures, state.status, strict=True)
+                            if m == IN_PLAY
+                        )
+                    ),
+                    state.status.count("arrived"),
+                )
+            elif state.phase == "face":
+                devil = rng.random() < 0.1
+                face = DEVIL if devil else rng.choice(state.config.number_faces)
+                state = RULES.apply(state, {"type": "face", "face": face})
+            else:
+                assert _hiding_start_figures(state) == began
+                checked += 1
+                arrivals += state.status.count("arrived") > began[1]
+                state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
+    assert checked > 300 and arrivals > 20, (checked, arrivals)

@@ -185,6 +185,19 @@ def test_rule_a_positions_are_numbered_one_to_one() -> None:
     )
 
 
+def test_rule_a_positions_of_one_devil_square_are_numbered_the_same() -> None:
+    """``split_indices`` with one devil square (its per-square lookups) gives what the
+    arithmetic gives, on every position of a few squares."""
+    index = ChaseIndex(50)
+    ds, figures, arrivals = index.positions()
+    for d in (0, 7, 31, 49, 50):
+        at = ds == d
+        figs = figures[at]
+        found = index.split_indices(d, figs[:, 0], figs[:, 1], figs[:, 2], arrivals[at])
+        assert (found == np.flatnonzero(at)).all()
+        assert (found == index.indices(ds[at], figs, arrivals[at])).all()
+
+
 def test_minimax_hider_solves_a_known_game() -> None:
     # Matching pennies on slots 1 and 2: plan A pays 1 on slot 1, plan B on slot 2.
     y, value = minimax_hider([(1.0, 0.0, 1.0, 1.0), (0.0, 1.0, 1.0, 1.0)])

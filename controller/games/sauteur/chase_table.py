@@ -77,6 +77,7 @@ class ChaseIndex:
                 offset += _multisets(free, k) * (FIGURES + 1 - k)
         self.base = base
         self._base = base.tolist()
+        self._d_terms: dict[int, tuple[Indices, Indices, Indices, Indices]] = {}
         self.size = offset
 
     def index(self, d: int, figs: Figures, arrived: int) -> int:
@@ -91,12 +92,44 @@ class ChaseIndex:
 
     def indices(self, d: Indices, figs: Indices, arrived: Indices) -> Indices:
         """Vectorised :meth:`index`: ``figs`` is (N, 3), sorted rows, ``track`` = no figure."""
-        present = figs < self.track
-        k = present.sum(axis=1)
-        c = np.where(present, figs - d[:, None] - 1 + np.arange(FIGURES), 0)
-        rank = c[:, 0] + c[:, 1] * (c[:, 1] - 1) // 2 + c[:, 2] * (c[:, 2] - 1) * (c[:, 2] - 2) // 6
+        return self.split_indices(d, figs[:, 0], figs[:, 1], figs[:, 2], arrived)
+
+    def split_indices(
+        self, d: Indices | int, f0: Indices, f1: Indices, f2: Indices, arrived: Indices
+    ) -> Indices:
+        """:meth:`indices` of the figures ``f0 <= f1 <= f2`` given as arrays of any one
+        shape (``d`` and ``arrived`` broadcast with them)."""
+        track = self.track
+        if isinstance(d, int):  # one devil square: each figure's share looked up
+            count, first, second, third = self._terms(d)
+            k = count[f0] + count[f1] + count[f2]
+            rank = first[f0] + second[f1] + third[f2]
+            found: Indices = self.base[d][k] + rank * (FIGURES + 1 - k) + arrived
+            return found
+        here0, here1, here2 = f0 < track, f1 < track, f2 < track
+        k = here0.astype(np.int64) + here1 + here2
+        c0 = np.where(here0, f0 - d - 1, 0)
+        c1 = np.where(here1, f1 - d, 0)
+        c2 = np.where(here2, f2 - d + 1, 0)
+        rank = c0 + c1 * (c1 - 1) // 2 + c2 * (c2 - 1) * (c2 - 2) // 6
         out: Indices = self.base[d, k] + rank * (FIGURES + 1 - k) + arrived
         return out
+
+    def _terms(self, d: int) -> tuple[Indices, Indices, Indices, Indices]:
+        """Per square (the track's length: no figure), with the devil on ``d``: whether a
+        figure is there, and its term in the rank as the first, second or third figure."""
+        found = self._d_terms.get(d)
+        if found is None:
+            x = np.arange(self.track + 1, dtype=np.int64)
+            here = x < self.track
+            c0, c1, c2 = (np.where(here, x - d - 1 + i, 0) for i in range(FIGURES))
+            found = self._d_terms[d] = (
+                here.astype(np.int32),
+                c0.astype(np.int32),
+                (c1 * (c1 - 1) // 2).astype(np.int32),
+                (c2 * (c2 - 1) * (c2 - 2) // 6).astype(np.int32),
+            )
+        return found
 
     def positions(self) -> tuple[Indices, Indices, Indices]:
         """Every position, in index order: (devil squares, figures (N, 3), arrived)."""

@@ -1,41 +1,50 @@
 """One rule-A hiding's whole tree as numpy arrays: the popper's best reply to any
 placement by one backward pass (the fast path of :func:`.hider.best_reply`).
 
-A hiding's positions are grouped by the keys popped so far (a mask; at most three
-numbers): the group ``m`` holds every position (figures in play, arrived; the devil does
-not move inside a hiding) reachable after numbers from the keys in ``m``. They are built
-once per hiding (:class:`ChaseTree`), independent of the hider's placement: each
-position's value when the popper stops (a new hiding), its value after a devil from each
-key, and for each key, number and figure the position it leads to.
+A hiding's positions are grouped by the keys popped so far (a mask): the group ``m``
+holds every position (figures in play, arrived; the devil does not move inside a hiding)
+reachable after numbers from the keys in ``m``. The groups with the same number of keys
+popped make a level, their rows one after another. They are built once per hiding
+(:class:`ChaseTree`), independent of the hider's placement: each position's value when
+the popper stops (a new hiding), its value after a devil from each key, and for each
+key, number and figure the position it leads to. Three numbers end the hiding, so the
+positions after a third number are never made: popping the last key from two numbers
+out is worth the same whatever the placement, and is worked out once
+(:meth:`ChaseTree._last_pops`).
 
 :meth:`ChaseTree.values` then gives, for a placement ``y``, every position's payoff per
-devil slot under the popper's best reply, a group at a time from three numbers out back
+devil slot under the popper's best reply, a level at a time from two numbers out back
 to the hiding's start. It does what :func:`.hider.best_reply` does over a
 :class:`.solve_a.ChaseHiding`, operation for operation in the same order (the same
 posterior weights, the same sums, the same ties: the first figure, then stop, then the
-lowest key), so the payoffs are the same doubles (``tests/games/test_sauteur_equilibrium.py``
-checks it on random positions). Pure: no I/O.
+lowest key), so the payoffs are the same doubles (``tests/games/test_sauteur_chase_tree.py``
+checks it on random positions; :meth:`_last_pops` says why it holds there too).
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from controller.games.sauteur.chase_table import FIGURES, ChaseTable, Figures
-from controller.games.sauteur.hider import Vector, posteriors
+from controller.games.sauteur.hider import UNIFORM, Vector
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
-Ints = npt.NDArray[np.int64]
+Ints = npt.NDArray[np.signedinteger[Any]]
+"""Squares, keys, arrivals (int32), position numbers and rows (int64)."""
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
-Solved = tuple[dict[int, Floats], dict[int, Floats], list[Vector]]
-"""For one placement: each group's values, their worths, the posteriors (``_solved``)."""
+Solved = tuple[list[Floats], list[Floats], Floats]
+"""For one placement, per level: every row's payoffs per devil slot under the best reply
+(rows + 1, 4: the last a pad, 0), and each option's (rows, options, 4); and the
+posteriors (:func:`posteriors`)."""
 
 HELD = 24
 """Placements whose values a tree keeps (a hiding's plans and the adaptive reads)."""
@@ -45,175 +54,285 @@ def _count(mask: int) -> int:
     return bin(mask).count("1")
 
 
-@dataclass
-class _Group:
-    """The positions after numbers from the keys of one mask (rows sorted by number)."""
+_FREE = [[key for key in KEYS if not mask >> (key - 1) & 1] for mask in range(16)]
+"""Per mask: the keys not popped, in key order."""
+_FREE_ROWS = [
+    np.array([(_FREE[mask] + [0] * 4)[: len(KEYS) - numbers] for mask in range(16)], dtype=np.int32)
+    for numbers in range(len(KEYS))
+]
+"""Per number of keys popped, per mask with that many: the keys not popped."""
+_POPPED = np.array([[mask >> h & 1 for h in range(4)] for mask in range(16)], dtype=bool)
 
+
+@dataclass
+class _Level:
+    """The positions after ``len(mask)`` numbers: the groups' rows one after another
+    (each group's sorted by position number), ``free`` keys not popped per row."""
+
+    masks: list[int]
+    """The groups, in mask order."""
+    bounds: list[int]
+    """Where each group's rows start, and one past the last."""
     ids: Ints
     figs: Ints
     """(rows, 3) squares, sorted; the track's length where no figure is."""
     arrived: Ints
+    mask: Ints
+    """Each row's group."""
     terminal: Bools
     stop: Floats
-    stops: Floats
-    """(rows + 1, 4): ``stop`` for every slot, and a pad row."""
-    devil: dict[int, Floats] = field(default_factory=dict)
-    """Per key not popped: the value after a devil from it."""
-    children: dict[int, Ints] = field(default_factory=dict)
-    """Per key not popped: (rows, numbers, 3) rows of the next group, -1: no such figure."""
+    """The value of stopping (a new hiding), the goal's where terminal."""
+    keys: Ints
+    """(rows, free) the keys not popped, in key order."""
+    devil: Floats
+    """(rows, free) the value after a devil from each of ``keys``."""
+    children: Ints
+    """(rows, free, numbers, 3) rows of the next level, -1: no such figure (the pad)."""
+    under: Bools
+    """(rows, free, 4): each key's own slot."""
+    popped: Bools
+    """(rows, free, 4): the slots of the keys popped before."""
+    last: Floats
+    """Two numbers out, whatever the placement: (rows, 1 + free, 4) the options' payoffs
+    per devil slot (stop, then popping each key)."""
+
+
+@dataclass(frozen=True)
+class _Moves:
+    """Positions a level's rows lead to, each (rows, free keys, numbers, figure moved)."""
+
+    valid: Bools
+    """Whether that figure is there to move (the first of those on one square)."""
+    lower: Ints
+    middle: Ints
+    upper: Ints
+    """The figures after the move, sorted (the track's length: no figure)."""
+    lands: Ints
+    """Figures arrived after the move."""
+
+    @property
+    def figures(self) -> tuple[Ints, Ints, Ints]:
+        return self.lower, self.middle, self.upper
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group's rows (views into its level)."""
+
+    ids: Ints
+    figs: Ints
+    arrived: Ints
+    terminal: Bools
 
 
 class ChaseTree:
     """The rule-A hiding that starts at ``start`` = (figures in play, arrived) with the
     devil on square ``devil``, what follows valued by ``values`` (a uniform hider's
-    table, as :class:`.solve_a.ChaseHiding`). Building it takes a few ms."""
+    table, as :class:`.solve_a.ChaseHiding`). Building it takes about 2 ms. Raises
+    ``ValueError`` for a start that is no position (a figure not between the devil and
+    the track's end, more than three figures)."""
 
     def __init__(self, values: ChaseTable, devil: int, start: tuple[Figures, int]) -> None:
         self.table = values
         self.d = devil
         self.q = values.q
         self.shares = [share for _, share in values.shares]
-        self._numbers = np.array([v for v, _ in values.shares], dtype=np.int64)
+        self._numbers = np.array([v for v, _ in values.shares], dtype=np.int32)
         self._goal = np.array(values.goal, dtype=np.float64)
-        figs, arrived = start
-        row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int64)
-        self.groups: dict[int, _Group] = {0: self._group(row, np.array([arrived]))}
         self._values: OrderedDict[Vector, Solved] = OrderedDict()
         self._lock = threading.Lock()
-        for numbers in range(MAX_NUMBERS):
-            found: dict[int, list[tuple[int, int, Bools, Ints, Ints]]] = {}
-            for mask in [m for m in self.groups if _count(m) == numbers]:
-                for key in KEYS:
-                    if not mask >> (key - 1) & 1:
-                        after = mask | 1 << (key - 1)
-                        found.setdefault(after, []).append((mask, key, *self._expand(mask, key)))
-            for after, parts in found.items():
-                self._link(after, parts)
+        figs, arrived = start
+        if (
+            not all(devil < x < values.track for x in figs)
+            or not 0 <= arrived + len(figs) <= FIGURES
+        ):
+            raise ValueError(f"no such rule-A hiding start: figures {figs}, arrived {arrived}")
+        row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int32)
+        level = self._level(0, [0], [0, 1], row, np.array([arrived], dtype=np.int32))
+        self.levels: list[_Level] = [level]
+        for numbers in range(MAX_NUMBERS):  # a level at a time: few numpy calls per tree
+            moves = self._expand(level)
+            if numbers + 1 == MAX_NUMBERS:
+                self._last_pops(level, moves)
+            else:
+                level = self._link(level, moves)
+                self.levels.append(level)
+        self.groups = {
+            mask: Group(
+                lv.ids[begin:end], lv.figs[begin:end], lv.arrived[begin:end], lv.terminal[begin:end]
+            )
+            for lv in self.levels
+            for mask, begin, end in zip(lv.masks, lv.bounds[:-1], lv.bounds[1:], strict=True)
+        }
+        """Each group's rows, by mask (up to two numbers out)."""
 
-    def _group(self, figs: Ints, arrived: Ints) -> _Group:
+    def _level(
+        self, numbers: int, masks: list[int], bounds: list[int], figs: Ints, arrived: Ints
+    ) -> _Level:
         table, track = self.table, self.table.track
-        ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
+        ids = table.index.split_indices(self.d, figs[:, 0], figs[:, 1], figs[:, 2], arrived)
         terminal = figs[:, 0] >= track
         stop = np.where(terminal, self._goal[arrived], table.tables[0][ids].astype(np.float64))
-        stops = np.vstack([np.repeat(stop[:, None], 4, axis=1), np.zeros((1, 4))])
-        return _Group(ids, figs, arrived, terminal, stop, stops)
+        mask = np.repeat(np.array(masks, dtype=np.int64), np.diff(bounds))
+        keys = _FREE_ROWS[numbers][mask]
+        empty = np.zeros(0)
+        return _Level(
+            masks, bounds, ids, figs, arrived, mask, terminal, stop, keys, empty,
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), empty,
+        )  # fmt: skip
 
-    def _expand(self, mask: int, key: int) -> tuple[Bools, Ints, Ints]:
-        """The devil's value after ``key`` for the group ``mask``, and the positions its
-        numbers lead to: (which (rows, numbers, 3) figure moves exist, the figures they
-        lead to, the arrivals)."""
-        group, table, track = self.groups[mask], self.table, self.table.track
-        figs, arrived = group.figs, group.arrived
+    def _expand(self, level: _Level) -> _Moves:
+        """Each row popping each of its free keys: the value after a devil (``devil``),
+        and the positions its numbers lead to, one per (row, free key, number, figure
+        moved)."""
+        table, track = self.table, self.table.track
+        free = level.keys.shape[1]
+        figs = np.repeat(level.figs, free, axis=0)
+        arrived = np.repeat(level.arrived, free)
+        keys = level.keys.reshape(-1)
         present = figs < track
-        reach = min(self.d + table.multiplier * key, track)
-        caught = np.sort(np.where(present & (figs <= reach), track, figs), axis=1)
-        ids = table.index.indices(np.full(len(figs), reach), caught, arrived)
-        group.devil[key] = np.where(
+        reach = np.minimum(self.d + table.multiplier * keys, track)
+        caught = np.sort(np.where(present & (figs <= reach[:, None]), track, figs), axis=1)
+        ids = table.index.indices(reach, caught, arrived)
+        devil = np.where(
             caught[:, 0] >= track, self._goal[arrived], table.tables[0][ids].astype(np.float64)
         )
-        rows, count = len(figs), len(self._numbers)
-        moved = np.broadcast_to(figs[:, None, None, :], (rows, count, FIGURES, FIGURES)).copy()
-        lands = np.broadcast_to(arrived[:, None, None], (rows, count, FIGURES)).copy()
-        valid = np.zeros((rows, count, FIGURES), dtype=bool)
-        for c in range(FIGURES):
-            target = figs[:, None, c] + key * self._numbers[None, :]
-            home = target >= track
-            moved[:, :, c, c] = np.where(home, track, target)
-            lands[:, :, c] += home
-            fresh = present[:, c] & ((figs[:, c] != figs[:, c - 1]) if c else True)
-            valid[:, :, c] = fresh[:, None]
-        moved.sort(axis=3)
-        return valid, moved.reshape(-1, FIGURES), lands.reshape(-1)
+        level.devil = devil.reshape(-1, free)
+        level.under = level.keys[:, :, None] - 1 == np.arange(4)
+        level.popped = np.broadcast_to(_POPPED[level.mask][:, None, :], level.under.shape)
+        # The figure moved lands at ``target`` (home: the track's length, no figure), and
+        # joins the other two, sorted: (lower, middle, upper) without a sort.
+        target = figs[:, None, :] + (keys[:, None] * self._numbers[None, :])[:, :, None]
+        home = target >= track
+        moved = np.minimum(target, track)
+        first = figs[:, None, [1, 0, 0]]  # the others, per figure moved
+        second = figs[:, None, [2, 2, 1]]
+        lower = np.minimum(first, moved)
+        upper = np.maximum(second, moved)
+        middle = first + second + moved - lower - upper
+        fresh = present.copy()
+        fresh[:, 1:] &= figs[:, 1:] != figs[:, :-1]  # one move per square
+        shape = (len(level.ids), free, len(self._numbers), FIGURES)
+        return _Moves(
+            np.broadcast_to(fresh[:, None, :], home.shape).reshape(shape),
+            lower.reshape(shape),
+            middle.reshape(shape),
+            upper.reshape(shape),
+            (arrived[:, None, None] + home).reshape(shape),
+        )
 
-    def _link(self, after: int, parts: list[tuple[int, int, Bools, Ints, Ints]]) -> None:
-        """Make the group ``after`` from the positions its predecessors ``(mask, key,
-        …)`` lead to, and point each predecessor's numbers at its rows."""
-        table = self.table
-        figs = np.concatenate([part[3] for part in parts])
-        arrived = np.concatenate([part[4] for part in parts])
-        ids = table.index.indices(np.full(len(figs), self.d), figs, arrived)
-        valid = np.concatenate([part[2].reshape(-1) for part in parts])
-        unique, first = np.unique(ids[valid], return_index=True)
-        kept = np.flatnonzero(valid)[first]
-        self.groups[after] = self._group(figs[kept], arrived[kept])
-        rows = np.where(valid, np.searchsorted(unique, ids), -1)
-        start = 0
-        for mask, key, moves, _, _ in parts:
-            self.groups[mask].children[key] = rows[start : start + moves.size].reshape(moves.shape)
-            start += moves.size
+    def _link(self, level: _Level, moves: _Moves) -> _Level:
+        """The next level: the positions of :meth:`_expand`, each in the group of its
+        row's mask and key (``children`` points at them)."""
+        table, size = self.table, self.table.index.size
+        after = level.mask[:, None] | 1 << (level.keys - 1)  # (rows, free)
+        after = np.broadcast_to(after[:, :, None, None], moves.valid.shape)
+        ids = table.index.split_indices(self.d, moves.lower, moves.middle, moves.upper, moves.lands)
+        code = (after * size + ids).reshape(-1)  # np.unique sorts by group, then position
+        ok = moves.valid.reshape(-1)
+        unique, first = np.unique(code[ok], return_index=True)
+        kept = np.flatnonzero(ok)[first]
+        rows = np.searchsorted(unique, code).reshape(moves.valid.shape)
+        level.children = np.where(moves.valid, rows, -1)
+        masks = sorted({int(m) for m in after.reshape(-1)[kept]})
+        bounds = np.searchsorted(unique, np.array(masks, dtype=np.int64) * size).tolist()
+        figs = np.stack([part.reshape(-1)[kept] for part in moves.figures], axis=1)
+        numbers = len(KEYS) - level.keys.shape[1] + 1
+        arrived = moves.lands.reshape(-1)[kept]
+        return self._level(numbers, masks, [*bounds, len(unique)], figs, arrived)
+
+    def _last_pops(self, level: _Level, moves: _Moves) -> None:
+        """Two numbers out: the options (stop, then each free key's pop), whatever the
+        placement (``last``). A third number ends the hiding, so each position it may
+        lead to is worth its ``stop`` value in every slot, and the popper's figure move
+        takes the largest. The reference takes the first figure whose worth ``w x stop``
+        is largest, ``w`` > 0 the one free slot's posterior weight: the same figure, as
+        the stop values are float32 numbers (the table's; goals of 0, 1/2, 1 or whole
+        points), and two different ones times the same ``w`` never round to one double
+        (they differ by 2^-24 of their size at least, a product's rounding by 2^-53)."""
+        table, track = self.table, self.table.track
+        ok = moves.valid
+        lands = np.where(ok, moves.lands, 0)  # no such figure: any position, then -inf
+        ids = table.index.split_indices(self.d, moves.lower, moves.middle, moves.upper, lands)
+        stop = np.where(
+            moves.lower >= track, self._goal[lands], table.tables[0][np.where(ok, ids, 0)]
+        )
+        best = np.where(ok, stop, -np.inf).max(axis=3)  # (rows, free, numbers)
+        best[best == -np.inf] = 0.0  # no figure to move (a terminal row): the pad's 0
+        total = np.zeros(best.shape[:2])
+        for number, share in enumerate(self.shares):
+            total += share * best[:, :, number]
+        pops = self._pops(level, np.repeat(total[:, :, None], 4, axis=2))
+        level.last = np.concatenate([self._stops(level), pops], axis=1)
+
+    @staticmethod
+    def _stops(level: _Level) -> Floats:
+        """Stopping: (rows, 1, 4) its value in every slot."""
+        return np.repeat(level.stop[:, None, None], 4, axis=2)
+
+    def _pops(self, level: _Level, total: Floats) -> Floats:
+        """Popping each free key: (rows, free, 4) payoffs per devil slot, from each
+        number's expected payoffs ``total`` (rows, free, 4)."""
+        devil = level.devil[:, :, None]
+        pops: Floats = self.q * devil + (1 - self.q) * total
+        # The devil under the key popped: its value; under a key popped before: 0.
+        return np.where(level.popped, 0.0, np.where(level.under, devil, pops))
 
     def values(self, y: Vector) -> dict[int, Floats]:
         """Every position's payoff per devil slot under the best reply to ``y``, per
-        group: (rows + 1, 4), the last row a pad for "no such figure" (memoised for the
-        last :data:`HELD` placements)."""
-        return self._solved(y)[0]
+        group: (rows, 4) (memoised for the last :data:`HELD` placements)."""
+        out = self._solved(y)[0]
+        return {
+            mask: out[n][begin:end]
+            for n, lv in enumerate(self.levels)
+            for mask, begin, end in zip(lv.masks, lv.bounds[:-1], lv.bounds[1:], strict=True)
+        }
 
     def _solved(self, y: Vector) -> Solved:
-        """(:meth:`values`, each row's worth against the group's posterior, the pad's
-        -inf, the posteriors)."""
+        """(every row's payoffs per level, each option's per level) for ``y``."""
         with self._lock:  # the service's worker and solver threads may share a tree
             found = self._values.get(y)
             if found is not None:
                 self._values.move_to_end(y)
                 return found
         weights = posteriors(y)
-        out: dict[int, Floats] = {}
-        worth: dict[int, Floats] = {}
-        for mask in sorted(self.groups, key=lambda m: -_count(m)):
-            group = self.groups[mask]
-            if _count(mask) >= MAX_NUMBERS:
-                out[mask] = group.stops  # stop is the only option
+        out: list[Floats] = [np.zeros(0)] * len(self.levels)
+        options: list[Floats] = [np.zeros(0)] * len(self.levels)
+        worth = np.zeros(0)
+        for n in reversed(range(len(self.levels))):
+            level = self.levels[n]
+            if n == MAX_NUMBERS - 1:  # two numbers out: the same for every placement
+                pops = level.last
             else:
-                options = self._options(mask, out, worth)
-                options.append(np.zeros((1, 4)))
-                size = len(group.ids)
-                if len(options) == 2:
-                    picked = options[0]
-                else:
-                    scores = np.stack([_dot(option, weights[mask]) for option in options[:-1]])
-                    picked = np.stack(options[:-1])[scores.argmax(axis=0), np.arange(size)]
-                picked = np.vstack([picked, options[-1]])
-                picked[:size][group.terminal] = self._goal[group.arrived[group.terminal]][:, None]
-                out[mask] = picked
-            worth[mask] = _dot(out[mask], weights[mask])
-            worth[mask][-1] = -np.inf
-        solved = (out, worth, weights)
+                pops = self._expected(level, out[n + 1], worth)
+                if n:  # stop, once a number is out
+                    pops = np.concatenate([self._stops(level), pops], axis=1)
+            w = weights[level.mask]
+            scores = _dot(pops, w[:, None, :])
+            rows = len(level.ids)
+            picked = pops[np.arange(rows), scores.argmax(axis=1)]
+            picked[level.terminal] = level.stop[level.terminal][:, None]
+            value = np.vstack([picked, np.zeros((1, 4))])
+            worth = np.append(_dot(picked, w), -np.inf)
+            out[n], options[n] = value, pops
+        solved = (out, options, weights)
         with self._lock:
             self._values[y] = solved
             while len(self._values) > HELD:
                 self._values.popitem(last=False)
         return solved
 
-    def _options(self, mask: int, out: dict[int, Floats], worth: dict[int, Floats]) -> list[Floats]:
-        """The group's options, each (rows, 4): stop (once a number is out), then pop
-        each key not popped, in key order (as :func:`.hider.best_reply`)."""
-        group = self.groups[mask]
-        options: list[Floats] = []
-        if mask:
-            options.append(group.stops[:-1])
-        if _count(mask) >= MAX_NUMBERS:
-            return options
-        size = len(group.ids)
-        flat = np.arange(size * len(self.shares))
-        for key in KEYS:
-            bit = 1 << (key - 1)
-            if mask & bit:
-                continue
-            child = out[mask | bit]
-            rows = group.children[key]  # -1 (no such figure): the pad, worth -inf
-            choice = worth[mask | bit][rows].argmax(axis=2)
-            chosen = rows.reshape(-1, FIGURES)[flat, choice.reshape(-1)].reshape(choice.shape)
-            total = np.zeros((size, 4))
-            for number, share in enumerate(self.shares):
-                total += share * child[chosen[:, number]]
-            devil = group.devil[key]
-            pop = self.q * devil[:, None] + (1 - self.q) * total
-            pop[:, key - 1] = devil
-            for h in range(4):
-                if mask >> h & 1:
-                    pop[:, h] = 0.0
-            options.append(pop)
-        return options
+    def _expected(self, level: _Level, child: Floats, worth: Floats) -> Floats:
+        """Popping each free key when the next level's rows are worth ``child`` (per
+        slot) and ``worth`` (against their posterior; the pad -inf): (rows, free, 4)."""
+        rows = level.children  # (rows, free, numbers, 3)
+        choice = worth[rows].argmax(axis=3).reshape(-1)
+        chosen = child[rows.reshape(-1, FIGURES)[np.arange(len(choice)), choice]]
+        chosen = chosen.reshape(*rows.shape[:3], 4)  # (rows, free, numbers, 4)
+        total = np.zeros((*rows.shape[:2], 4))
+        for number, share in enumerate(self.shares):
+            total += share * chosen[:, :, number]
+        return self._pops(level, total)
 
     def row(self, mask: int, inner: tuple[Figures, int]) -> int | None:
         """The row of the position ``inner`` in the group ``mask``, or ``None`` if this
@@ -235,14 +354,12 @@ class ChaseTree:
     def options(self, y: Vector, mask: int, row: int) -> tuple[str, dict[str, Vector]]:
         """At the position ``row`` of the group ``mask``: (the best reply's option, each
         option's payoff per devil slot), named as :func:`.hider.best_reply` names them."""
-        out, worth, weights = self._solved(y)
-        found = self._options(mask, out, worth)
-        names = (["stop"] if mask else []) + [
-            f"pop {key}" for key in KEYS if not mask >> (key - 1) & 1
-        ]
-        names = names[: len(found)]  # three numbers out: stop only
-        vectors = {name: _vector(option[row]) for name, option in zip(names, found, strict=True)}
-        w0, w1, w2, w3 = weights[mask]
+        n, at = self._at(mask, row)
+        _, options, weights = self._solved(y)
+        found = options[n][at]
+        names = (["stop"] if mask else []) + [f"pop {key}" for key in _FREE[mask]]
+        vectors = {name: _vector(option) for name, option in zip(names, found, strict=True)}
+        w0, w1, w2, w3 = weights[mask].tolist()
         best = max(
             names,
             key=lambda n: (
@@ -254,13 +371,33 @@ class ChaseTree:
 
     def node(self, y: Vector, mask: int, row: int) -> Vector:
         """The best reply's payoff per devil slot from the position ``row`` of ``mask``."""
-        return _vector(self.values(y)[mask][row])
+        n, at = self._at(mask, row)
+        return _vector(self._solved(y)[0][n][at])
+
+    def _at(self, mask: int, row: int) -> tuple[int, int]:
+        """(the level of the group ``mask``, the level's row of its ``row``)."""
+        n = _count(mask)
+        level = self.levels[n]
+        return n, level.bounds[level.masks.index(mask)] + row
 
 
-def _dot(vectors: Floats, weights: Vector) -> Floats:
-    """Each row's worth against ``weights``, summed left to right as the reference does."""
-    w0, w1, w2, w3 = weights
-    out: Floats = w0 * vectors[:, 0] + w1 * vectors[:, 1] + w2 * vectors[:, 2] + w3 * vectors[:, 3]
+def posteriors(y: Vector) -> Floats:
+    """:func:`.hider.posteriors` as a (16, 4) array: the same numbers."""
+    weights = np.where(_POPPED, 0.0, np.array(y, dtype=np.float64))
+    unseen = ~(weights > 0).any(axis=1)  # nothing on the slots left: uniform over them
+    weights[unseen] = np.where(_POPPED[unseen], 0.0, np.array(UNIFORM))
+    return weights
+
+
+def _dot(vectors: Floats, weights: Floats) -> Floats:
+    """Each vector's worth against ``weights`` (broadcast), summed left to right as the
+    reference does."""
+    out: Floats = (
+        weights[..., 0] * vectors[..., 0]
+        + weights[..., 1] * vectors[..., 1]
+        + weights[..., 2] * vectors[..., 2]
+        + weights[..., 3] * vectors[..., 3]
+    )
     return out
 
 

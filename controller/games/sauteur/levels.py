@@ -309,13 +309,31 @@ def _hiding_start_figures(state: SauteurState) -> tuple[tuple[int, ...], int]:
             if entry[0] != state.round or entry[1] != state.hidings:
                 break
             if entry[4] == "move":
-                name, squares, position, _ = entry[5]
+                name, squares, position, arrived = entry[5]
                 index = names.index(name)
-                positions[index] = position - squares
+                # A move home keeps the track's end, not where the count would go.
+                positions[index] = (
+                    _square_before(state, link[1], index) if arrived else (position - squares)
+                )
                 status[index] = IN_PLAY
             link = link[1]
     figures = tuple(sorted(x for x, mark in zip(positions, status, strict=True) if mark == IN_PLAY))
     return figures, status.count("arrived")
+
+
+def _square_before(state: SauteurState, link: Any, index: int) -> int:
+    """Where the figure ``index`` stood after its last move of this round in the history
+    ``link`` (newest first), or where the round started it."""
+    name = state.config.figure_names[index]
+    while link is not None:
+        entry = link[0]
+        if entry[0] != state.round:
+            break
+        if entry[4] == "move" and entry[5][0] == name:
+            square: int = entry[5][2]
+            return square
+        link = link[1]
+    return state.config.figure_starts[index]
 
 
 def uniform_action(tables: Tables, state: SauteurState) -> dict[str, Any]:
