@@ -14,13 +14,15 @@ import argparse
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 TARGET_MS = 50.0
 
 
-def read_ms(samples: int, seed: int = 1, clock: Any = time.perf_counter) -> list[float]:
+def read_ms(
+    samples: int, seed: int = 1, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
     """Milliseconds per read of ``samples`` fresh held-out renders (one OpenCV thread)."""
     import cv2
 

@@ -50,6 +50,7 @@ from controller.games.sauteur.solve_b import (
 
 if TYPE_CHECKING:  # numpy comes with rule A's first table, not with the levels
     from controller.games.sauteur.chase_tree import ChaseTree
+    from controller.games.sauteur.state import History
 
 LEVELS = ("random", "heuristic", "optimal", "adaptive")
 """The levels offered at the table (``oracle`` is the simulator's measuring stick)."""
@@ -321,7 +322,7 @@ def _hiding_start_figures(state: SauteurState) -> tuple[tuple[int, ...], int]:
     return figures, status.count("arrived")
 
 
-def _square_before(state: SauteurState, link: Any, index: int) -> int:
+def _square_before(state: SauteurState, link: History, index: int) -> int:
     """Where the figure ``index`` stood after its last move of this round in the history
     ``link`` (newest first), or where the round started it."""
     name = state.config.figure_names[index]
