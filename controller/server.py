@@ -97,8 +97,9 @@ class _Job(Protocol):
 
 class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no type hints: an untyped base class
     """waitress's worker pool, its threads named after the pool; ``add_task`` starts threads
-    on demand up to ``most`` instead of all at once. With ``keep_idle``, a thread whose task
-    is done ends when that many others are idle already."""
+    on demand up to ``most`` instead of all at once. With ``keep_idle``, a thread with
+    nothing to do ends when that many others are idle already (a burst's threads, and
+    those started for a task another thread took)."""
 
     def __init__(self, name: str, most: int, keep_idle: int | None = None) -> None:
         super().__init__()
@@ -106,14 +107,40 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no ty
         self.most = most
         self.keep_idle = keep_idle
 
+    def handler_thread(self, thread_no: int) -> None:
+        """waitress's worker loop (3.0), and a thread that would wait beside
+        ``keep_idle`` idle ones ends instead."""
+        if self.keep_idle is None:
+            super().handler_thread(thread_no)
+            return
+        while True:
+            with self.lock:
+                while not self.queue and self.stop_count == 0:
+                    idle = len(self.threads) - self.stop_count - self.active_count
+                    if idle >= self.keep_idle:  # enough wait already: this one ends
+                        self.stop_count += 1
+                        break
+                    self.active_count -= 1
+                    self.queue_cv.wait()
+                    self.active_count += 1
+                if self.stop_count > 0:
+                    self.active_count -= 1
+                    self.stop_count -= 1
+                    self.threads.discard(thread_no)
+                    self.thread_exit_cv.notify()
+                    return
+                task = self.queue.popleft()
+            try:
+                task.service()
+            except BaseException:
+                self.logger.exception("Exception when servicing %r", task)
+
     def start_new_thread(self, target: Callable[[int], None], thread_no: int) -> None:
         thread = threading.Thread(target=target, name=f"{self.name}{thread_no}", args=(thread_no,))
         thread.daemon = True
         thread.start()
 
     def add_task(self, task: _Job) -> None:
-        if self.keep_idle is not None:
-            task = _Retiring(task, self)
         with self.lock:
             idle = len(self.threads) - self.stop_count - self.active_count
             running = len(self.threads) - self.stop_count
@@ -122,26 +149,6 @@ class _Pool(ThreadedTaskDispatcher):  # type: ignore[misc]  # waitress has no ty
         with self.lock:
             self.queue.append(task)
             self.queue_cv.notify()
-
-
-class _Retiring:
-    """A job whose thread ends once it is done if its pool has ``keep_idle`` idle threads
-    already (waitress's loop ends a thread while ``stop_count`` is positive)."""
-
-    def __init__(self, job: _Job, pool: _Pool) -> None:
-        self.job, self.pool = job, pool
-
-    def service(self) -> None:
-        try:
-            self.job.service()
-        finally:
-            pool = self.pool
-            with pool.lock:
-                if len(pool.threads) - pool.stop_count - pool.active_count >= pool.keep_idle:
-                    pool.stop_count += 1
-
-    def cancel(self) -> None:
-        self.job.cancel()
 
 
 REFEREE_THREADS = 4

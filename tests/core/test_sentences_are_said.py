@@ -28,6 +28,7 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("boxplay.py", "TypeError"): "the box's game asked for a table of another kind: a code bug",
     ("commands/base.py", "TypeError"): "a kind whose cli names no KindCli: a code bug",
     ("games/registry.py", "LookupError"): "only the benches and reliability ask (on_box, walked)",
+    ("games/sauteur/chase_tree.py", "ValueError"): "a tree asked of no position: a code bug",
     ("games/sauteur/hider.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ValueError"): "a table of the code's own making",
