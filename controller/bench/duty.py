@@ -52,6 +52,47 @@ class Holds(NamedTuple):
         return text
 
 
+def start_controller(
+    function: str, *args: object
+) -> tuple[subprocess.Popen[bytes], Connection, object]:
+    """Start ``controller.bench.<function>(fd, *args)`` in a process of its own, ``fd`` its
+    end of a socket pair: (the process, our end, its first message, waited for up to 60 s).
+    Raises ``RuntimeError`` (the process killed) if it sends none."""
+    module, name = function.rsplit(".", 1)
+    ours, theirs = socket.socketpair()
+    listed = "".join(f", {arg!r}" for arg in args)
+    code = f"from controller.bench.{module} import {name}; {name}({theirs.fileno()}{listed})"
+    helper = subprocess.Popen(
+        [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
+    )
+    theirs.close()
+    conn = Connection(ours.detach())
+    try:
+        if not conn.poll(60):
+            raise EOFError
+        return helper, conn, conn.recv()
+    except EOFError:
+        conn.close()
+        helper.kill()
+        helper.wait()
+        raise RuntimeError(f"the pi-class controller {function} did not start") from None
+
+
+def end_controller(helper: subprocess.Popen[bytes], conn: Connection) -> None:
+    """Close our end (the controller ends on it) and wait: ``SIGTERM`` after 5 s, then
+    ``SIGKILL``."""
+    conn.close()
+    try:
+        helper.wait(5)
+    except subprocess.TimeoutExpired:
+        helper.terminate()
+        try:
+            helper.wait(5)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            helper.wait()
+
+
 def pin(pid: int) -> None:
     """Pin the process ``pid`` and each of its threads to :data:`CORE`."""
     os.sched_setaffinity(pid, {CORE})
@@ -241,24 +282,9 @@ class DutyConfinement:
         self.period = period_us
         self.run = min(period_us, max(1, round(period_us * share)))
         cores = (os.sched_getaffinity(0) - {CORE}) or {CORE}
-        ours, theirs = socket.socketpair()
-        code = (
-            "from controller.bench.duty import _controller; "
-            f"_controller({theirs.fileno()}, {self.run * 1000}, {period_us * 1000}, {cores})"
+        self._helper, self._conn, _ = start_controller(
+            "duty._controller", self.run * 1000, period_us * 1000, cores
         )
-        self._helper = subprocess.Popen(
-            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
-        )
-        theirs.close()
-        self._conn = Connection(ours.detach())
-        try:
-            if not self._conn.poll(60):
-                raise EOFError
-            self._conn.recv()
-        except EOFError:
-            self._helper.kill()
-            self._helper.wait()
-            raise RuntimeError("the duty cycle's controller did not start") from None
         self._pids: set[int] = set()
         self._last = Holds(0, 0.0, 0.0, 0.0, 0.0)
         self._closed = False
@@ -302,12 +328,7 @@ class DutyConfinement:
         with contextlib.suppress(OSError, EOFError):
             self._ask("close")
         self._closed = True
-        self._conn.close()
-        try:
-            self._helper.wait(5)
-        except subprocess.TimeoutExpired:
-            self._helper.terminate()
-            self._helper.wait(5)
+        end_controller(self._helper, self._conn)
         for pid in self._pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)

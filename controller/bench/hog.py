@@ -28,15 +28,13 @@ import contextlib
 import ctypes
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from .duty import CORE, PR_SET_TIMERSLACK, Holds, pin
+from .duty import CORE, PR_SET_TIMERSLACK, Holds, end_controller, pin, start_controller
 
 HOG_PERIOD_US = 1000
 """The hog's period (µs): the confined processes run at most ``share`` of each."""
@@ -154,25 +152,15 @@ class HogConfinement:
         others = self._affinity - {CORE}
         if others:  # the bench (this thread) and the processes it starts keep off that core
             os.sched_setaffinity(0, others)
-        ours, theirs = socket.socketpair()
-        code = (
-            "from controller.bench.hog import _hog; "
-            f"_hog({theirs.fileno()}, {self.run * 1000}, {period_us * 1000})"
-        )
-        self._helper = subprocess.Popen(
-            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
-        )
-        theirs.close()
-        self._conn = Connection(ours.detach())
         self._last = Holds(0, 0.0, 0.0, 0.0, 0.0)
         self._closed = False
         try:
-            if not self._conn.poll(60):
-                raise EOFError
-            answer = self._conn.recv()
-        except EOFError:
-            self.close()
-            raise RuntimeError("the pi-class hog did not start") from None
+            self._helper, self._conn, answer = start_controller(
+                "hog._hog", self.run * 1000, period_us * 1000
+            )
+        except RuntimeError:
+            os.sched_setaffinity(0, self._affinity)
+            raise
         if answer != "ready":
             self.close()
             self.method = (
@@ -213,14 +201,5 @@ class HogConfinement:
             with contextlib.suppress(OSError, EOFError):
                 self._ask("close")
             self._closed = True
-        self._conn.close()
-        try:
-            self._helper.wait(5)
-        except subprocess.TimeoutExpired:
-            self._helper.terminate()
-            try:
-                self._helper.wait(5)
-            except subprocess.TimeoutExpired:
-                self._helper.kill()
-                self._helper.wait()
+        end_controller(self._helper, self._conn)
         atexit.unregister(self.close)
