@@ -93,6 +93,25 @@ def end_controller(helper: subprocess.Popen[bytes], conn: Connection) -> None:
             helper.wait()
 
 
+class ControllerClient:
+    """The bench's side of a controller process (:func:`start_controller`): each command
+    is answered with :class:`Holds`; once closed, the last answer stands."""
+
+    _conn: Connection
+    _closed: bool
+    _last: Holds
+
+    def _ask(self, *command: object) -> Holds:
+        if not self._closed:
+            self._conn.send(command)
+            self._last = self._conn.recv()
+        return self._last
+
+    def throttled(self) -> Holds:
+        """How the confined processes were held so far (the last figures once closed)."""
+        return self._ask("holds")
+
+
 def pin(pid: int) -> None:
     """Pin the process ``pid`` and each of its threads to :data:`CORE`."""
     os.sched_setaffinity(pid, {CORE})
@@ -271,7 +290,7 @@ def _controller(fd: int, run_ns: int, period_ns: int, cores: set[int]) -> None:
     serve(conn, duty, run_ns, period_ns, Waiter())
 
 
-class DutyConfinement:
+class DutyConfinement(ControllerClient):
     """One pinned core and a duty cycle: a controller process (:func:`serve`) runs each
     confined process ``share`` of every ``period_us`` and holds it for the rest. ``add(pid)``
     confines a process, ``remove(pid)`` lets it go; ``close()`` continues every process and
@@ -299,12 +318,6 @@ class DutyConfinement:
     def throttles(self) -> bool:
         return self.run < self.period
 
-    def _ask(self, *command: object) -> Holds:
-        if not self._closed:
-            self._conn.send(command)
-            self._last = self._conn.recv()
-        return self._last
-
     def add(self, pid: int) -> None:
         """Confine the process ``pid`` (all its threads)."""
         pin(pid)
@@ -315,10 +328,6 @@ class DutyConfinement:
         """Let the process ``pid`` go, continued."""
         self._ask("remove", pid)
         self._pids.discard(pid)
-
-    def throttled(self) -> Holds:
-        """How the processes were held so far (the last figures once closed)."""
-        return self._ask("holds")
 
     def close(self) -> None:
         """Continue every process and end the controller (``SIGTERM`` if it does not answer);

@@ -34,7 +34,15 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from .duty import CORE, PR_SET_TIMERSLACK, Holds, end_controller, pin, start_controller
+from .duty import (
+    CORE,
+    PR_SET_TIMERSLACK,
+    ControllerClient,
+    Holds,
+    end_controller,
+    pin,
+    start_controller,
+)
 
 HOG_PERIOD_US = 1000
 """The hog's period (µs): the confined processes run at most ``share`` of each."""
@@ -137,7 +145,7 @@ def _hog(fd: int, run_ns: int, period_ns: int) -> None:
         spin(conn, run_ns, period_ns)
 
 
-class HogConfinement:
+class HogConfinement(ControllerClient):
     """The confined core given to ``share`` of each :data:`HOG_PERIOD_US`: ``add(pid)`` pins
     a process there (and starts the hog), ``throttled()`` says how it was held, ``close()``
     ends the hog. The bench's thread moves to the other cores meanwhile. Without root (no real-time
@@ -177,20 +185,10 @@ class HogConfinement:
     def throttles(self) -> bool:
         return not self._closed and self.run > 0
 
-    def _ask(self, *command: object) -> Holds:
-        if not self._closed:
-            self._conn.send(command)
-            self._last = self._conn.recv()
-        return self._last
-
     def add(self, pid: int) -> None:
         """Confine the process ``pid`` (all its threads) and start the hog."""
         pin(pid)
         self._ask("add", pid)
-
-    def throttled(self) -> Holds:
-        """How the core was held so far (the last figures once closed)."""
-        return self._ask("holds")
 
     def close(self) -> None:
         """End the hog (``SIGTERM``, then ``SIGKILL``, if it does not answer) and give the
