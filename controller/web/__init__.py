@@ -23,8 +23,9 @@ from .costly import Costly, RefereeGate
 from .security import (
     ApiError,
     PinThrottle,
+    SecurityHeaders,
     SessionStore,
-    add_security_headers,
+    SignedCookies,
     load_or_make_secret,
 )
 
@@ -213,6 +214,7 @@ def create_app(
 
     app = Flask(__name__, template_folder=pages.TEMPLATES, static_folder=pages.STATIC)
     app.url_map.converters["int"] = BoundedInt
+    app.session_interface = SignedCookies()
     app.debug = False
     app.config.update(
         SECRET_KEY=load_or_make_secret(service.config.data_dir),
@@ -250,11 +252,10 @@ def create_app(
     app.register_blueprint(openapi.bp)
     app.register_blueprint(stream.bp)
     app.before_request(check_json_request)
-    app.after_request(add_security_headers)
     app.after_request(gzip_response)
 
     app.register_error_handler(ApiError, ApiError.response)
     app.register_error_handler(HTTPException, _http_error)
     # why the ignore below: Flask's way to wrap its WSGI app
-    app.wsgi_app = RepliesFirst(app.wsgi_app, service.hub)  # type: ignore[method-assign]
+    app.wsgi_app = RepliesFirst(SecurityHeaders(app.wsgi_app), service.hub)  # type: ignore[method-assign]
     return app

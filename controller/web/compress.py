@@ -30,6 +30,11 @@ def _accepts_gzip() -> bool:
 
 def gzip_response(resp: Response) -> Response:
     """``resp`` gzipped in place when it is a whole text answer worth compressing."""
+    length = None if resp.is_streamed else resp.content_length
+    if length is not None and length < MIN_BYTES:  # too small: not even the Accept header
+        if (resp.mimetype or "").startswith(TEXT_TYPES):
+            resp.vary.add("Accept-Encoding")
+        return resp
     if (
         resp.status_code != 200
         or resp.mimetype == "text/event-stream"
