@@ -12,7 +12,12 @@ finds the warnings).
 
 from __future__ import annotations
 
-import argparse
+from . import startup
+
+if __name__ == "__main__":  # python -m controller.cli (the installed command: launch.py)
+    startup.hold()  # until the command starts: see controller/startup.py
+
+import argparse  # after the hold: these imports are the start-up
 import os
 import signal
 import sys
@@ -102,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argparse_speaks_the_catalogs()
     args = build_parser().parse_args(argv)
+    startup.release()  # a command with its own start-up (serve) holds again
     configure_logging(args.verbose)
     try:
         config = load(args)

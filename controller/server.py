@@ -31,6 +31,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
+from . import startup
 from .config import ServerConfig
 from .games.base import Said
 from .pushed_stream import PUSH_MOST_BEHIND as PUSH_MOST_BEHIND
@@ -610,6 +611,7 @@ def serve(
             app.config["PUBLIC_URL"] = url
         log(banner(url, service.referee_pin))
         restore = _install_signal_handlers(service)
+        startup.release()  # started: what start-up made is kept out of the collector's way
         try:
             with contextlib.suppress(KeyboardInterrupt):  # a signal may come during ready()
                 if ready is not None:

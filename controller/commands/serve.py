@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import startup
 from ..config import Config, ConfigError
 from ..console import fail
 from ..sentences import Said
@@ -30,6 +31,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    startup.hold()  # released once the server listens (controller.server.serve)
     from ..box.base import BoxError
     from ..server import serve
     from ..service import Service
