@@ -64,6 +64,19 @@ class PushedStream:
             self.last_write = time.monotonic()
             if self.chunked():
                 data = b"%X\r\n%b\r\n" % (len(data), data)
+            if not channel.total_outbufs_len:  # nothing waiting: straight to the socket
+                try:
+                    sent = channel.socket.send(data)  # non-blocking: what the kernel takes
+                except BlockingIOError:
+                    sent = 0
+                except OSError:  # the phone has gone: the server's loop closes it
+                    channel.will_close = True
+                    return False
+                if sent:
+                    channel.last_activity = time.time()  # as waitress's own sends do
+                    data = data[sent:]
+                if not data:
+                    return True
             try:
                 channel.write_soon(data)  # below the high watermark: never waits
             except ClientDisconnected:
