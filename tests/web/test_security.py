@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 
 from controller.box.base import CoilFired
 from controller.service import Service
+from controller.web.security import SECURITY_HEADERS, SecurityHeaders
 
 from .conftest import PIN, REFEREE, FakeClock, login, snapshot
 
@@ -186,6 +187,28 @@ def test_never_debug_and_strict_headers(app: Flask, client: FlaskClient) -> None
     assert "unsafe-inline" not in csp
     assert resp.headers["X-Content-Type-Options"] == "nosniff"
     assert resp.headers["X-Frame-Options"] == "DENY"
+
+
+def test_every_answer_gets_the_strict_headers_unless_it_sets_its_own(
+    client: FlaskClient, service: Service
+) -> None:
+    names = [name for name, _ in SECURITY_HEADERS]
+    for resp in (
+        client.get("/api/games/999999"),  # an error answer
+        client.post("/api/games", json={"kind": "tails"}),  # refused: no PIN
+        client.get("/api/box"),
+    ):
+        assert [resp.headers.get(name) for name in names] == [v for _, v in SECURITY_HEADERS]
+
+    def own_frame_rule(environ, start_response):
+        start_response("200 OK", [("x-frame-options", "SAMEORIGIN")])
+        return [b""]
+
+    seen: list[list[tuple[str, str]]] = []
+    SecurityHeaders(own_frame_rule)({}, lambda status, headers, exc_info=None: seen.append(headers))
+    (headers,) = seen
+    assert [v for k, v in headers if k.lower() == "x-frame-options"] == ["SAMEORIGIN"]
+    assert {k for k, _ in headers} >= set(names) - {"X-Frame-Options"}
 
 
 def test_spectators_get_no_legal_actions(client: FlaskClient, service: Service) -> None:
