@@ -108,6 +108,8 @@ class Hub:
     def __init__(self, max_backlog: int = 256) -> None:
         self.max_backlog = max_backlog
         self._subs: set[Subscription] = set()
+        self._by_topic: dict[str, set[Subscription]] = {}
+        """The subscriptions of each topic (a publish finds its phones without a scan)."""
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._outbox: deque[_Event | None] = deque()
@@ -159,16 +161,24 @@ class Hub:
         sub = Subscription(self, frozenset(topics), self.max_backlog, deliver, ended)
         with self._lock:
             self._subs.add(sub)
+            for topic in sub.topics:
+                self._by_topic.setdefault(topic, set()).add(sub)
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
-            self._subs.discard(sub)
+            if sub in self._subs:
+                self._subs.discard(sub)
+                for topic in sub.topics:
+                    held = self._by_topic[topic]
+                    held.discard(sub)
+                    if not held:
+                        del self._by_topic[topic]
 
     def subscribed(self, topic: str) -> bool:
         """Does anybody listen to ``topic`` now?"""
         with self._lock:
-            return any(topic in sub.topics for sub in self._subs)
+            return topic in self._by_topic
 
     @property
     def subscriber_count(self) -> int:
@@ -181,7 +191,7 @@ class Hub:
         a subscriber that comes later does not get it. ``data`` is not read again by the
         caller's thread: pass a fresh object (or a function of immutable values)."""
         with self._lock:
-            targets = [s for s in self._subs if topic in s.topics]
+            targets = list(self._by_topic.get(topic, ()))
         if not targets:
             return 0
         held = getattr(self._holding, "events", None)

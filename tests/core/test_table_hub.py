@@ -327,3 +327,15 @@ def test_hub_knows_who_listens_to_a_topic():
     assert hub.subscribed("game:1") and not hub.subscribed("games")
     sub.close()
     assert not hub.subscribed("game:1")
+
+
+def test_a_topic_is_listened_to_until_its_last_subscription_ends():
+    hub = Hub()
+    first, second = hub.subscribe(["game:1", "games"]), hub.subscribe(["game:1"])
+    first.close()
+    first.close()  # twice: harmless
+    assert hub.subscribed("game:1") and not hub.subscribed("games")
+    assert hub.publish("game:1", {"v": 1}) == 1
+    second.close()
+    assert not hub.subscribed("game:1")
+    assert hub.publish("game:1", {"v": 2}) == 0
