@@ -79,7 +79,7 @@ STAGE_PHONES = (0, 50, 100)
 ACKED = {n: f"action acknowledged, {n} phones, in-process (ms)" for n in STAGE_PHONES}
 STAGE = {
     stage: f"  stage with 50 phones: {stage} (ms)"
-    for stage in ("parse", "rules", "commit", "publish", "reply")
+    for stage in ("parse", "rules", "commit", "publish", "reply", "server CPU")
 }
 FLOOR = "  raw SQLite commit, same run (ms)"
 FLOOR_RATIO = "  acknowledged / commit, 50 phones (x)"

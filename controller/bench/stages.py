@@ -14,6 +14,9 @@ thread with ``time.perf_counter``, around the functions that do each stage:
 - **publish**: ``Table._set`` (listeners, the public view, the hand-off to the hub);
 - **reply**: the referee's payload and the response;
 - **server**: the whole request in the WSGI app;
+- **server CPU**: the request thread's CPU in it (``time.thread_time``: user and system,
+  the fsync's share in the kernel too); unlike the wall-clock stages it hardly moves when
+  other work shares the machine;
 - **acknowledged**: the referee's round trip, request sent -> 200 read (client side);
 - **a page's GET meanwhile**: a spectator's page asking for the game's view every 20 ms
   while the actions go on (is the page still responsive when a commit is slow?).
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
 
 PIN = "246810"
 PHONES = (0, 50, 100)
-STAGES = ("parse", "rules", "commit", "publish", "reply", "server")
+STAGES = ("parse", "rules", "commit", "publish", "reply", "server", "server CPU")
 FLOOR_ROW = b"x" * 300
 
 
@@ -166,11 +169,12 @@ class StageTimer:
             path = str(environ.get("PATH_INFO", ""))
             if not (path.endswith("/actions") or path.endswith("/undo")):
                 return inner(environ, start_response)
-            self._local.marks = marks = {"in": time.perf_counter()}
+            self._local.marks = marks = {"in": time.perf_counter(), "cpu.in": time.thread_time()}
             try:
                 return inner(environ, start_response)
             finally:
                 marks["out"] = time.perf_counter()
+                marks["cpu.out"] = time.thread_time()
                 self._local.marks = None
                 if "commit.end" in marks:
                     self.records.append(marks)
@@ -189,6 +193,7 @@ class StageTimer:
             out["publish"].append((published - m["commit.end"]) * 1000)
             out["reply"].append((m["out"] - published) * 1000)
             out["server"].append((m["out"] - m["in"]) * 1000)
+            out["server CPU"].append((m["cpu.out"] - m["cpu.in"]) * 1000)
         return out
 
 
