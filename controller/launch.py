@@ -10,9 +10,12 @@ from controller import startup
 
 def main() -> int:
     startup.hold()  # released once the command starts (controller.cli)
-    from controller.cli import main as run
+    try:
+        from controller.cli import main as run
 
-    return run()
+        return run()
+    finally:
+        startup.release()  # also when it never started (a usage error, --help)
 
 
 if __name__ == "__main__":

@@ -13,15 +13,24 @@ from __future__ import annotations
 
 import gc
 
+_held = False
+"""Whether :func:`hold` stopped the collector (and :func:`release` should start it)."""
+
 
 def hold() -> None:
     """Stop the cyclic collector until :func:`release` (reference counting still frees
-    almost everything at once)."""
-    gc.disable()
+    almost everything at once). A collector someone else stopped is left to them."""
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
 
 
 def release() -> None:
-    """Freeze what start-up made and start the collector again; harmless when not held."""
-    if not gc.isenabled():
+    """Freeze what start-up made and start the collector again, if :func:`hold` stopped
+    it; otherwise nothing happens."""
+    global _held
+    if _held:
+        _held = False
         gc.freeze()
         gc.enable()

@@ -32,6 +32,13 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     startup.hold()  # released once the server listens (controller.server.serve)
+    try:
+        return _serve(args, config)
+    finally:
+        startup.release()  # or here, when it stops before (a failed check, a busy port)
+
+
+def _serve(args: argparse.Namespace, config: Config) -> int:
     from ..box.base import BoxError
     from ..server import serve
     from ..service import Service

@@ -309,7 +309,7 @@ class SignedCookies(SecureCookieSessionInterface):
         self._kept: tuple[tuple[object, ...], URLSafeTimedSerializer | None] | None = None
 
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
-        keys = (app.secret_key, *(app.config["SECRET_KEY_FALLBACKS"] or ()))
+        keys = (app.secret_key, *(app.config.get("SECRET_KEY_FALLBACKS") or ()))  # Flask 3.1+
         kept = self._kept
         if kept is None or kept[0] != keys:
             kept = self._kept = (keys, super().get_signing_serializer(app))

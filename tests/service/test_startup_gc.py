@@ -67,3 +67,20 @@ def test_the_installed_command_collects_again_once_it_runs(tmp_path, monkeypatch
     monkeypatch.setattr(sys, "argv", ["diablotin", "games"])
     assert launch.main() in (0, 1)
     assert gc.isenabled()
+
+
+def test_a_serve_that_stops_before_listening_collects_again(tmp_path, monkeypatch):
+    from controller import cli
+
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    assert cli.main(["serve", "--camera", "bogus"]) == 78  # a config error, before any start
+    assert gc.isenabled()
+
+
+def test_a_collector_stopped_by_someone_else_stays_stopped():
+    gc.disable()
+    frozen = gc.get_freeze_count()
+    startup.hold()
+    startup.release()
+    assert not gc.isenabled()  # theirs to start again
+    assert gc.get_freeze_count() == frozen
