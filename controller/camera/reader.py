@@ -1,4 +1,5 @@
-"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV, no learning).
+"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV rules, and
+optionally a learned second reader where they answer ``None``: step 4).
 
 1. **Find the die by its shape.** On the frame at half size, the lightness is evened out
    (CLAHE) and thresholded against its neighbourhood (adaptive thresholds, both ways: a die
@@ -23,6 +24,12 @@
    photos of the devil and with number faces. It is answered only when it is close to the
    devil examples and clearly closer to them than to any number; a patch with a pip layout is
    never the devil, and a patch like the devil is never a number. Unsure: ``None``.
+
+4. **The learned second reader** (:mod:`.learned`; ``learned=True``, default
+   :data:`LEARNED`): when no candidate reads, a small trained network classifies each outline
+   candidate's top; it answers a number only when it is sure and the calibrated devil
+   examples agree that it is no devil, and the devil only when the calibration finds it
+   close to the devil examples too.
 
 Several candidates that read differently (two dice, and no frame difference to say which one
 is new) give ``None``. Read time: about 5–15 ms for 640×480 on one core here
