@@ -58,9 +58,10 @@ from .shadow import Edge, lift, shadow_edges, shadow_free
 
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
-LEARNED = False
+LEARNED = True
 """Whether :func:`read_face` uses the learned second reader by default (docs/camera.md,
-"The learned second reader": off until it reads held-out renders with no wrong answer)."""
+"Fifth pass"): on since it read the held-out seed 229 (every style and light condition,
+azure and ruby included) with no wrong answer."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
