@@ -172,3 +172,12 @@ def test_without_its_weights_the_reader_reads_as_the_rules_do(profiles, monkeypa
         monkeypatch.undo()
         learned.load_model.cache_clear()
     assert read.face is None and "no model file" in read.reason
+
+
+def test_an_empty_table_is_never_read(profiles):
+    from controller.camera.render import BACKGROUNDS, _camera, background
+
+    rng = random.Random(11)
+    for kind in BACKGROUNDS:
+        frame = _camera(background(kind, random.Random(rng.getrandbits(32))), rng, rng)
+        assert read_face(jpeg_roundtrip(frame, 80), profiles["ebony"], learned=True).face is None
