@@ -10,12 +10,14 @@ random styles (never the five named styles of :mod:`.render`) under varied light
 shadow, blur, noise, perspective and JPEG. The weights, ``faces-mlp.npz`` (about 1.3 MB),
 ship in the package and are checked against :data:`MODEL_SHA256` when loaded.
 
-:func:`second_read` reads only where the rule reader (:mod:`.reader`) answers ``None``, and
-only numbers: every candidate square is classified (averaged over its 4 rotations); a
-number is answered when its probability is at least :data:`THRESHOLD`, no other candidate
-says anything but "none" with a probability above :data:`QUIET`, and the toy's calibrated
-examples (the profile's HOG descriptors) put the patch nearer a number than the devil. The
-network never answers the devil: that stays the descriptor's (each toy's devil differs).
+:func:`second_read` reads only where the rule reader (:mod:`.reader`) answers ``None``:
+every candidate square is classified (averaged over its 4 rotations). A number is answered
+when its probability is at least :data:`THRESHOLD`, no other candidate says anything but
+"none" with a probability of :data:`QUIET` or more, and the toy's calibrated examples (the
+profile's HOG descriptors) put the patch beyond ``devil_threshold`` and nearer a number than
+the devil. The network never answers the devil on its own (each toy's devil differs): when
+it sees a drawing, the calibration decides, by the rules' own tests with the threshold
+widened to :data:`DEVIL_REACH` times.
 """
 
 from __future__ import annotations
@@ -174,8 +176,8 @@ def second_read(
     model: Model, patches: list[np.ndarray], profile: Profile
 ) -> tuple[int, int | str | None, float, str]:
     """The network's read of a frame's candidate squares (their patches) where the rule
-    reader read none: the index of the patch read, the number (or ``None``), its
-    probability, and why it is ``None``. Never the devil (see the module's docstring)."""
+    reader read none: the index of the patch read, the face (a number, the devil only when
+    the calibration agrees, or ``None``), its probability, and why it is ``None``."""
     from .reader import patch_light
 
     verdicts = classify(model, patches)
