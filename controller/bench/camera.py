@@ -21,9 +21,15 @@ TARGET_MS = 50.0
 
 
 def read_ms(
-    samples: int, seed: int = 1, clock: Callable[[], float] = time.perf_counter
+    samples: int,
+    seed: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+    light: str | None = None,
+    learned: bool | None = None,
 ) -> list[float]:
-    """Milliseconds per read of ``samples`` fresh held-out renders (one OpenCV thread)."""
+    """Milliseconds per read of ``samples`` fresh held-out renders (one OpenCV thread),
+    under ``light`` (a :data:`~controller.camera.render.CONDITIONS` name) if given, with
+    or without the learned second reader (``learned``; default: the reader's)."""
     import cv2
 
     from controller.camera.calibrate import calibrate
@@ -32,7 +38,9 @@ def read_ms(
         FACES,
         HELD_OUT,
         STYLES,
+        condition,
         jpeg_roundtrip,
+        random_scene,
         render,
         write_dataset,
     )
@@ -44,9 +52,13 @@ def read_ms(
     rng = random.Random(seed + 1)
     times = []
     for n in range(samples):
-        frame = jpeg_roundtrip(render(STYLES[HELD_OUT], FACES[n % len(FACES)], rng), 80)
+        scene = random_scene(rng)
+        frame = render(STYLES[HELD_OUT], FACES[n % len(FACES)], rng, scene=scene)
+        if light is not None:
+            frame = condition(frame, light, scene, rng)
+        frame = jpeg_roundtrip(frame, 80)
         started = clock()
-        read_face(frame, profile)
+        read_face(frame, profile, learned=learned)
         times.append((clock() - started) * 1000)
     return times
 
@@ -54,11 +66,14 @@ def read_ms(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="diablotin bench camera", description=__doc__)
     parser.add_argument("--samples", type=int, default=200, help="frames read")
+    parser.add_argument("--light", default=None, help="a light condition (e.g. glare)")
+    parser.add_argument("--learned", choices=("on", "off"), default=None, help="second reader")
     args = parser.parse_args(argv)
-    cpu = sorted(read_ms(args.samples, clock=time.thread_time))
+    learned = None if args.learned is None else args.learned == "on"
+    cpu = sorted(read_ms(args.samples, 1, time.thread_time, args.light, learned))
     c50, c99 = cpu[len(cpu) // 2], cpu[min(len(cpu) - 1, int(len(cpu) * 0.99))]
     print(f"camera: CPU time of one read (one thread): p50 {c50:.1f} ms, p99 {c99:.1f} ms")
-    times = sorted(read_ms(args.samples))
+    times = sorted(read_ms(args.samples, 1, time.perf_counter, args.light, learned))
     p50, p99 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]
     ok = p99 < TARGET_MS
     print(

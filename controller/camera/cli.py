@@ -88,10 +88,16 @@ def cmd_read(profile_path: Path, images: list[str]) -> int:
 
 
 def evaluate(
-    style: str, fresh_per_face: int, seed: int, workdir: Path, light: str | None = None
+    style: str,
+    fresh_per_face: int,
+    seed: int,
+    workdir: Path,
+    light: str | None = None,
+    learned: bool | None = None,
 ) -> Tally:
     """Calibrate on 6 renders per face of ``style``, then read ``fresh_per_face`` new renders
-    per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`) if given.
+    per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`) if given;
+    ``learned``: with or without the learned second reader (default: the reader's).
     Returns the counts, the confidences and the read times (ms, one thread)."""
     cv2.setNumThreads(1)
     cal = workdir / f"{style}-calibration"
@@ -109,13 +115,13 @@ def evaluate(
             frame = condition(frame, light, scene, rng)
         image = jpeg_roundtrip(frame, rng.randint(60, 92))
         started = time.perf_counter()
-        read = read_face(image, profile)
+        read = read_face(image, profile, learned=learned)
         times.append((time.perf_counter() - started) * 1000)
         results.append((face, read.face, read.confidence))
     return _tally(style, light, results, times, profile.auto_threshold)
 
 
-def evaluate_real(folder: Path) -> Tally:
+def evaluate_real(folder: Path, learned: bool | None = None) -> Tally:
     """Calibrate on a real photo set's first two devil frames and first two frames of face 3
     (``labels.json``: frame name -> face), then read every other frame of the set."""
     import shutil
@@ -136,7 +142,7 @@ def evaluate_real(folder: Path) -> Tally:
             continue
         image = load_image(folder / name)
         started = time.perf_counter()
-        read = read_face(image, profile)
+        read = read_face(image, profile, learned=learned)
         times.append((time.perf_counter() - started) * 1000)
         results.append((labels[name], read.face, read.confidence))
     return _tally(folder.name, None, results, times, profile.auto_threshold)
@@ -187,7 +193,12 @@ def _line(name: str, r: Tally, coverage: float) -> tuple[str, bool]:
 
 
 def cmd_evaluate(
-    styles: list[str], per_face: int, seed: int, lights: list[str], real: list[str]
+    styles: list[str],
+    per_face: int,
+    seed: int,
+    lights: list[str],
+    real: list[str],
+    learned: bool | None = None,
 ) -> int:
     """Each real photo set (90 % coverage), each style (unseen ones want 95 % coverage),
     then each light condition on every style (90 %); accuracy 99.5 % and no devil/number
@@ -196,7 +207,7 @@ def cmd_evaluate(
     for folder in real:
         held = " (held out of all tuning)" if folder.rstrip("/").endswith("-heldout") else ""
         try:
-            r = evaluate_real(Path(folder))
+            r = evaluate_real(Path(folder), learned)
         except (OSError, ValueError) as exc:
             fail(Said("{folder}: not a photo set: {exc}", folder=folder, exc=exc))
             return 2
@@ -206,12 +217,14 @@ def cmd_evaluate(
     with tempfile.TemporaryDirectory(prefix="diablotin-faces-") as tmp:
         for style in styles:
             held = " (never tuned on)" if style in UNSEEN else ""
-            text, ok = _line(f"{style}{held}", evaluate(style, per_face, seed, Path(tmp)), 0.95)
+            text, ok = _line(
+                f"{style}{held}", evaluate(style, per_face, seed, Path(tmp), None, learned), 0.95
+            )
             missed |= not ok
             print(text, flush=True)
         for light in lights:
             for style in styles:
-                r = evaluate(style, max(1, per_face // 3), seed, Path(tmp), light)
+                r = evaluate(style, max(1, per_face // 3), seed, Path(tmp), light, learned)
                 text, ok = _line(f"{light}, {style}", r, 0.90)
                 missed |= not ok
                 print(text, flush=True)
@@ -245,6 +258,12 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
         default=[],
         help="a folder of real photos with labels.json (e.g. tests/data/real/white-table)",
     )
+    p.add_argument(
+        "--learned",
+        choices=("on", "off"),
+        default=None,
+        help="the learned second reader on or off (default: the reader's default)",
+    )
     args = parser.parse_args(argv)
     if args.do == "calibrate":
         return cmd_calibrate(args.dir, args.output)
@@ -256,7 +275,8 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
         return cmd_read(profile, args.images)
     lights = [c for c in (args.light or CONDITIONS) if c != "none"]
     styles = args.style or [*UNSEEN, *DEV_STYLES]
-    return cmd_evaluate(styles, args.per_face, args.seed, lights, args.real)
+    learned = None if args.learned is None else args.learned == "on"
+    return cmd_evaluate(styles, args.per_face, args.seed, lights, args.real, learned)
 
 
 __all__ = ["DEVIL", "face_from_name", "main"]

@@ -1,4 +1,5 @@
-"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV, no learning).
+"""The face reader: an RGB image in, ``(face, confidence)`` out (classic OpenCV rules, and
+optionally a learned second reader where they answer ``None``: step 4).
 
 1. **Find the die by its shape.** On the frame at half size, the lightness is evened out
    (CLAHE) and thresholded against its neighbourhood (adaptive thresholds, both ways: a die
@@ -24,6 +25,12 @@
    devil examples and clearly closer to them than to any number; a patch with a pip layout is
    never the devil, and a patch like the devil is never a number. Unsure: ``None``.
 
+4. **The learned second reader** (:mod:`.learned`; ``learned=True``, default
+   :data:`LEARNED`): when no candidate reads, a small trained network classifies each outline
+   candidate's top; it answers a number only when it is sure and the calibrated devil
+   examples agree that it is no devil, and the devil only when the calibration finds it
+   close to the devil examples too.
+
 Several candidates that read differently (two dice, and no frame difference to say which one
 is new) give ``None``. Read time: about 5–15 ms for 640×480 on one core here
 (``diablotin bench camera``).
@@ -42,14 +49,19 @@ import numpy as np
 from .highlight import centre_lost
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
+from .learned import ModelError, load_model, second_read
 from .pipgrid import pip_blobs, pip_boxes
-from .pips import Pips, find_pips, flat_light, light_of
+from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile
 from .read import Box, Read
 from .shadow import Edge, lift, shadow_edges, shadow_free
 
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
+LEARNED = True
+"""Whether :func:`read_face` uses the learned second reader by default (docs/camera.md,
+"Fifth pass"): on since it read the held-out seed 229 (every style and light condition,
+azure and ruby included) with no wrong answer."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -235,13 +247,14 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
 
 
 def find_die(
-    rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None
+    rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None, learned: bool = False
 ) -> tuple[list[Candidate], str]:
     """The readable dice in ``rgb``: candidates that read, one per place, best first; and
     the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
     since before the press) keeps only candidates that lie mostly where it changed. When
     none reads and a shadow's edge crosses the frame, they are read again with its shade
-    lifted (:func:`.shadow.lift`: a die half in shadow)."""
+    lifted (:func:`.shadow.lift`: a die half in shadow). ``learned``: when still none
+    reads, the learned second reader may read a number on the outline candidates."""
     hint = profile.die_side or None
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     light = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)[..., 0]
@@ -263,9 +276,28 @@ def find_die(
     if not reads and hint:  # no outline read: a die whose outline is lost, by its pips?
         groups = _pip_groups(light, profile, changed, boxes)
         if groups:
-            boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
-            reads, _ = _read_views(views(), boxes, profile, sizes)
+            group_boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
+            reads, _ = _read_views(views(), group_boxes, profile, sizes)
+    if not reads and learned and boxes:  # the learned second reader, numbers only
+        read, because = _second_read(rgb, boxes, profile)
+        reads, why = ([read] if read else []), (why if read else f"{why}; {because}")
     return reads, "" if reads else why
+
+
+def _second_read(
+    rgb: np.ndarray, boxes: list[Box], profile: Profile
+) -> tuple[Candidate | None, str]:
+    """The learned second reader (:mod:`.learned`) on the outline candidates, or ``None``
+    (and why) when it is unsure or its weights cannot be loaded."""
+    try:
+        model = load_model()
+    except ModelError as exc:
+        return None, str(exc)
+    patches = [square_patch(rgb, box) for box in boxes]
+    k, face, prob, why = second_read(model, patches, profile)
+    if face is None:
+        return None, why
+    return Candidate(boxes[k], face, prob, NO_PIPS, "learned"), ""
 
 
 def _read_views(
@@ -371,11 +403,18 @@ def _same_place(a: Box, b: Box) -> bool:
     return math.hypot(a[0][0] - b[0][0], a[0][1] - b[0][1]) < 0.5 * (a[1][0] + b[1][0]) / 2
 
 
-def read_face(image: np.ndarray, profile: Profile, changed: np.ndarray | None = None) -> Read:
+def read_face(
+    image: np.ndarray,
+    profile: Profile,
+    changed: np.ndarray | None = None,
+    learned: bool | None = None,
+) -> Read:
     """Read the die in ``image`` (RGB or grey, 8/16-bit; ``ValueError`` for a non-image).
 
     ``changed``: where the frame differs from before the press (the new die is there);
-    something much bigger than a die changing (a hand) gives no read. Returns
+    something much bigger than a die changing (a hand) gives no read. ``learned``: let the
+    learned second reader (:mod:`.learned`) read a number where the rules read none
+    (default :data:`LEARNED`). Returns
     ``Read(None, 0, reason=...)`` when no die is read or two dice read differently, and
     ``face=None`` (with the confidence it had) below ``profile.answer_threshold``.
     """
@@ -392,7 +431,8 @@ def read_face(image: np.ndarray, profile: Profile, changed: np.ndarray | None = 
             )
     if changed is not None and too_much_moved(changed, profile):
         return Read(None, 0.0, reason="something big moves in view (a hand?)")
-    reads, why = find_die(rgb, profile, changed)
+    use = LEARNED if learned is None else learned
+    reads, why = find_die(rgb, profile, changed, use)
     if not reads:
         return Read(None, 0.0, reason=why)
     best = reads[0]

@@ -139,6 +139,8 @@ def _draw_devil(img: np.ndarray, style: DieStyle, size: int) -> None:
                 np.int32,
             )
             cv2.fillPoly(img, [tip], col, cv2.LINE_AA)
+    elif style.devil.startswith("doodle:"):  # training only: any drawing that is no die face
+        _draw_doodle(img, col, s, t, int(style.devil.removeprefix("doodle:")))
     else:  # "horns": a face outline with big horns and a pointed beard
         cv2.circle(img, (c, c), round(0.24 * s), col, t, cv2.LINE_AA)
         for side in (-1, 1):
@@ -165,6 +167,30 @@ def _draw_devil(img: np.ndarray, style: DieStyle, size: int) -> None:
             [(c - 0.1 * s, c + 0.2 * s), (c + 0.1 * s, c + 0.2 * s), (c, c + 0.42 * s)], np.int32
         )
         cv2.fillPoly(img, [beard], col, cv2.LINE_AA)
+
+
+def _draw_doodle(img: np.ndarray, col: tuple[int, int, int], s: int, t: int, seed: int) -> None:
+    """A random drawing (strokes, arcs, a filled shape, dots) on a die's top, from ``seed``:
+    what a toy's devil might be, for the learned reader's training (:mod:`.train`)."""
+    rng = random.Random(seed)
+
+    def pt() -> tuple[int, int]:
+        return round(rng.uniform(0.2, 0.8) * s), round(rng.uniform(0.2, 0.8) * s)
+
+    for _ in range(rng.randint(2, 5)):
+        kind = rng.random()
+        if kind < 0.35:
+            cv2.line(img, pt(), pt(), col, t, cv2.LINE_AA)
+        elif kind < 0.65:
+            axes = (round(rng.uniform(0.08, 0.3) * s), round(rng.uniform(0.05, 0.25) * s))
+            start = rng.uniform(0, 360)
+            end = start + rng.uniform(90, 360)
+            cv2.ellipse(img, pt(), axes, rng.uniform(0, 180), start, end, col, t, cv2.LINE_AA)
+        elif kind < 0.85:
+            poly = np.array([pt() for _ in range(rng.randint(3, 5))], np.int32)
+            cv2.fillPoly(img, [poly], col, cv2.LINE_AA)
+        else:
+            cv2.circle(img, pt(), max(2, round(rng.uniform(0.03, 0.07) * s)), col, -1, cv2.LINE_AA)
 
 
 def background(kind: str, rng: random.Random) -> np.ndarray:
