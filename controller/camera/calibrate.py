@@ -19,13 +19,13 @@ import numpy as np
 
 from ..sentences import Said
 from .hog import hog, rotations
+from .layout import patch_light
 from .pips import Pips, find_pips
 from .profile import DEVIL, FACE_NAMES, Profile
 from .reader import (
     COVER,
     PATCH,
     as_rgb,
-    patch_light,
     square_candidates,
     square_patch,
 )

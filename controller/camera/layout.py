@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 PATCH = 48
@@ -80,3 +81,10 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
 
 
 __all__ = ["COVER", "LAYOUTS", "LAYOUT_TOL", "PATCH", "layout_face"]
+
+
+def patch_light(patch: np.ndarray) -> np.ndarray:
+    """The patch's lightness (Lab L), stretched to 0–255 (light and contrast normalised)."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    lo, hi = np.percentile(light[_INNER], (2, 98))
+    return np.clip((light - lo) * (255 / max(hi - lo, 8.0)), 0, 255).astype(np.uint8)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .highlight import centre_lost
 from .hog import hog
-from .layout import _INNER
+from .layout import _INNER, patch_light
 from .profile import DEVIL, Profile
 
 FORMAT = "diablotin-faces-mlp/1"
@@ -68,8 +68,6 @@ class ModelError(RuntimeError):
 
 def features(patch: np.ndarray) -> np.ndarray:
     """The network's input for one die top (PATCH×PATCH RGB uint8): float32, FEATURES long."""
-    from .reader import patch_light
-
     light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
     lo, mid, hi = np.percentile(light[_INNER], (5, 50, 95))
     norm = np.clip((light - mid) / max(float(hi - lo), 20.0), -2.0, 2.0)
@@ -178,8 +176,6 @@ def second_read(
     """The network's read of a frame's candidate squares (their patches) where the rule
     reader read none: the index of the patch read, the face (a number, the devil only when
     the calibration agrees, or ``None``), its probability, and why it is ``None``."""
-    from .reader import patch_light
-
     verdicts = classify(model, patches)
     said = [(k, v) for k, v in enumerate(verdicts) if v.label != "none" and v.probability >= QUIET]
     if not said:

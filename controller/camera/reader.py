@@ -48,7 +48,7 @@ import numpy as np
 
 from .highlight import centre_lost
 from .hog import hog
-from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face
+from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_model, second_read
 from .pipgrid import pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
@@ -194,13 +194,6 @@ def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
     return cv2.warpAffine(
         rgb, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
-
-
-def patch_light(patch: np.ndarray) -> np.ndarray:
-    """The patch's lightness (Lab L), stretched to 0–255 (light and contrast normalised)."""
-    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
-    lo, hi = np.percentile(light[_INNER], (2, 98))
-    return np.clip((light - lo) * (255 / max(hi - lo, 8.0)), 0, 255).astype(np.uint8)
 
 
 # -- 3. one candidate's read ------------------------------------------------------------
