@@ -3,7 +3,7 @@
 A command's start-up makes about 70,000 objects (modules, classes, functions, the app)
 that live as long as the process. While they load, the collector would walk them about a
 hundred times for nothing: about 10 % of ``diablotin serve``'s start-up (measured in
-docs/reliability.md, *Start-up*). :func:`hold` stops it; :func:`release` moves everything
+docs/reliability.md, *Session 12*). :func:`hold` stops it; :func:`release` moves everything
 made so far out of its reach for good (``gc.freeze``: later collections, the full ones
 too, skip it) and starts it again. Garbage cycles made during start-up are kept (a few
 kilobytes).
