@@ -10,7 +10,9 @@ optionally a learned second reader where they answer ``None``: step 4).
    (:mod:`.shadow`), and when nothing reads the candidates are read again on the lifted frame.
    When still nothing reads, a die-sized square is put on each group of pip-like blobs
    (:mod:`.pipgrid`: a die whose outline is lost, white on white in bright light); such a
-   square must count exactly its group's pips, with nothing else on the face.
+   square must count exactly its group's pips, with nothing else on the face. A die on its
+   edge shows as a full rectangle 1.25–1.75 times as long as wide (two faces, or one
+   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7).
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
@@ -62,6 +64,10 @@ LEARNED = True
 """Whether :func:`read_face` uses the learned second reader by default (docs/camera.md,
 "Fifth pass"): on since it read the held-out seed 229 (every style and light condition,
 azure and ruby included) with no wrong answer."""
+LEANING = (1.25, 1.75)
+"""A die on its edge, seen from above, is a rectangle this many times as long as wide
+(1.41 at 45°: its top and a side face, each foreshortened, show; one face alone is 1.3–1.6
+times as wide as long)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -98,14 +104,28 @@ def square_candidates(
     best first (squarest, fullest, nearest the hint). Similar outlines are merged.
     ``within``: a 0/255 mask (frame size); outlines are cut to it (a die touching others
     that lay there before). ``edges``: shadow edges to lift (default: those found)."""
+    return outlines(rgb, side_hint, within, edges)[0]
+
+
+def outlines(
+    rgb: np.ndarray,
+    side_hint: float | None = None,
+    within: np.ndarray | None = None,
+    edges: list[Edge] | None = None,
+) -> tuple[list[Box], list[Box]]:
+    """The square outlines of :func:`square_candidates`, and (with ``side_hint``) the
+    outlines of a die leaning on its edge (:func:`_leaning`)."""
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)
     lo, hi = MIN_SIDE * WORK_SCALE, MAX_SIDE * WORK_SCALE
     if side_hint:
         lo, hi = max(lo, side_hint * 0.45 * WORK_SCALE), min(hi, side_hint * 2.0 * WORK_SCALE)
     blocks = _neighbourhoods(side_hint)
+    if edges is None:
+        edges = shadow_edges(lab[..., 0], blocks[0], WORK_SCALE)
     masks = _masks(lab, blocks, edges)
     found: list[tuple[float, Box]] = []
+    leaning: list[Box] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     if within is not None:
         cut = cv2.resize(within, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -122,17 +142,23 @@ def square_candidates(
             if not lo * lo * 0.8 < area < hi * hi:
                 continue
             (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
-            if min(w, h) < lo or max(w, h) > hi or max(w, h) > 1.25 * min(w, h):
+            if min(w, h) < lo or max(w, h) > hi * LEANING[1]:
                 continue
             fill = area / (w * h)
             hull = cv2.contourArea(cv2.convexHull(contour))
             if fill < 0.8 or area < 0.93 * hull:
                 continue
+            s = 1 / WORK_SCALE
+            if max(w, h) > 1.25 * min(w, h):
+                if side_hint and _leaning(w * s, h * s, side_hint, not edges):
+                    leaning.append(((cx * s, cy * s), (w * s, h * s), angle))
+                continue
+            if max(w, h) > hi:
+                continue
             side = (w + h) / 2 / WORK_SCALE
             score = fill - (max(w, h) / min(w, h) - 1)
             if side_hint:
                 score -= 0.8 * abs(math.log(side / side_hint))
-            s = 1 / WORK_SCALE
             found.append((score, ((cx * s, cy * s), (w * s, h * s), angle)))
     found.sort(key=lambda item: -item[0])
     kept: list[Box] = []
@@ -141,10 +167,21 @@ def square_candidates(
         near = [k for k in kept if math.hypot(k[0][0] - cx, k[0][1] - cy) < 0.25 * w]
         if len(near) < 2:  # at most two outlines per place (the best two)
             kept.append(box)
-    return kept[:40]
+    return kept[:40], leaning
 
 
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
+
+
+def _leaning(w: float, h: float, side: float, one_face: bool) -> bool:
+    """Whether a full ``w`` × ``h`` rectangle (frame pixels) is a die of ``side`` on its
+    edge: :data:`LEANING` times as long as wide, and as wide as the die (its top and a side
+    face show) or, when ``one_face``, as long (one face shows, foreshortened; the other is
+    lost in the table). Not ``one_face`` where a shadow's edge crosses the frame: the lit
+    part of a die lying flat is such a rectangle too."""
+    short, long = sorted((w, h))
+    die_sized = 0.8 < short / side < 1.3 or (one_face and 0.8 < long / side < 1.3)
+    return die_sized and LEANING[0] < long / short < LEANING[1]
 
 
 def _masks(lab: np.ndarray, blocks: tuple[int, int], edges: list[Edge] | None) -> list[np.ndarray]:
@@ -253,9 +290,10 @@ def find_die(
     light = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)[..., 0]
     window = _neighbourhoods(hint)[0]
     edges = shadow_edges(light, window, WORK_SCALE)
-    boxes = square_candidates(rgb, hint, changed, edges)
+    boxes, leaning = outlines(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
+    boxes = [b for b in boxes if not _inside_any(b, leaning)]
     lifted: list[np.ndarray] = []  # the frame with each edge's shade lifted, made once
 
     def views() -> Iterator[np.ndarray]:
@@ -265,9 +303,11 @@ def find_die(
                 lifted.append(lift(rgb, edge, 1.0, window / WORK_SCALE / 2))
             yield lifted[k]
 
-    reads, why = _read_views(views(), boxes, profile) if boxes else ([], "no die seen")
+    why = "a die on its edge (two faces show)" if leaning else "no die seen"
+    reads, why = _read_views(views(), boxes, profile) if boxes else ([], why)
     if not reads and hint:  # no outline read: a die whose outline is lost, by its pips?
         groups = _pip_groups(light, profile, changed, boxes)
+        groups = [g for g in groups if not _inside_any(g[0], leaning)]
         if groups:
             group_boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
             reads, _ = _read_views(views(), group_boxes, profile, sizes)
@@ -390,6 +430,14 @@ def too_much_moved(changed: np.ndarray, profile: Profile) -> bool:
     side = profile.die_side or 90.0
     n, _, stats, _ = cv2.connectedComponentsWithStats((changed > 0).astype(np.uint8))
     return bool(n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) > 4 * side * side)
+
+
+def _inside_any(box: Box, outlines: list[Box]) -> bool:
+    """Whether the centre of ``box`` lies within one of the rectangles ``outlines``."""
+    return any(
+        cv2.pointPolygonTest(cv2.boxPoints(o).astype(np.float32), box[0], False) >= 0
+        for o in outlines
+    )
 
 
 def _same_place(a: Box, b: Box) -> bool:

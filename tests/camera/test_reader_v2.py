@@ -115,6 +115,31 @@ def test_a_die_on_its_edge_is_not_read(profiles):
         assert read_face(render_leaning(STYLES[style], face, rng), profiles[style]).face is None
 
 
+# Leaning dice the reader once answered (issue 22, point 7; docs/camera.md "A die leaning"),
+# each drawn from random.Random(seed): a devil on top read as the number on the die's shaded
+# side (a wrong score in a game), and number faces read though the die is on its edge.
+LEANING_ONCE_READ = [
+    ("ivory", 9015, "devil"),  # read as 6
+    ("ivory", 9029, "devil"),  # read as 3
+    ("ebony", 9057, "devil"),  # read as 4
+    ("slate", 9036, "devil"),  # read as 3
+    ("ivory", 9112, 6),
+    ("ebony", 9059, 2),
+    ("slate", 9047, 4),
+]
+
+
+@pytest.mark.parametrize(("style", "seed", "top"), LEANING_ONCE_READ)
+def test_a_leaning_die_is_never_answered(profiles, style, seed, top):
+    frame = render_leaning(STYLES[style], top, random.Random(seed))
+    read = read_face(frame, profiles[style])
+    assert read.face is None, f"a leaning die ({top} on top) read as {read.face}"
+    assert read.reason == "a die on its edge (two faces show)"
+    # the same die lying flat in the same place is read
+    flat = render(STYLES[style], top, random.Random(seed), scene=random_scene(random.Random(seed)))
+    assert read_face(flat, profiles[style]).face == top
+
+
 def test_the_overlay_shows_the_die_and_its_pips(profiles):
     rng = random.Random(2)
     scene = random_scene(rng)
