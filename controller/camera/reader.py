@@ -56,7 +56,7 @@ from .pipgrid import pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile
 from .read import Box, Read
-from .shadow import Edge, lift, shadow_edges, shadow_free
+from .shadow import Edge, lift, seam, shadow_edges, shadow_free
 
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
@@ -276,6 +276,14 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     return None, 0.0, pips, "no die face's pip layout, not like the devil"
 
 
+View = tuple[np.ndarray, np.ndarray | None]
+"""A frame to read (RGB), and where a lifted shadow's seam runs in it (a 0/255 mask), if
+it is one."""
+SEAM_MARGIN = 3.0
+"""How far each side of a lifted shadow's edge its seam is left out of the check that a
+face bears nothing but its pips (frame pixels; the lift's own ramp is ±1.5)."""
+
+
 def find_die(
     rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None, learned: bool = False
 ) -> tuple[list[Candidate], str]:
@@ -294,13 +302,14 @@ def find_die(
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
     boxes = [b for b in boxes if not _inside_any(b, leaning)]
-    lifted: list[np.ndarray] = []  # the frame with each edge's shade lifted, made once
+    lifted: list[View] = []  # the frame with each edge's shade lifted, made once
 
-    def views() -> Iterator[np.ndarray]:
-        yield rgb
+    def views() -> Iterator[View]:
+        yield rgb, None
         for k, edge in enumerate(edges):
             if k == len(lifted):
-                lifted.append(lift(rgb, edge, 1.0, window / WORK_SCALE / 2))
+                shade = lift(rgb, edge, 1.0, window / WORK_SCALE / 2)
+                lifted.append((shade, seam(rgb.shape[:2], edge, SEAM_MARGIN)))
             yield lifted[k]
 
     why = "a die on its edge (two faces show)" if leaning else "no die seen"
@@ -334,7 +343,7 @@ def _second_read(
 
 
 def _read_views(
-    views: Iterator[np.ndarray],
+    views: Iterator[View],
     boxes: list[Box],
     profile: Profile,
     groups: list[int] | None = None,
@@ -342,8 +351,8 @@ def _read_views(
     """:func:`_read_boxes` on the frame, and when none reads, on the frame with each shadow
     edge's shade lifted in turn (``views``: those frames); and why none read on the frame."""
     why = ""
-    for n, view in enumerate(views):
-        reads, because = _read_boxes(view, boxes, profile, groups)
+    for n, (view, seam_mask) in enumerate(views):
+        reads, because = _read_boxes(view, boxes, profile, groups, seam_mask)
         why = because if n == 0 else why
         if reads:
             return reads, ""
@@ -371,11 +380,16 @@ def _pip_groups(
 
 
 def _read_boxes(
-    rgb: np.ndarray, boxes: list[Box], profile: Profile, groups: list[int] | None = None
+    rgb: np.ndarray,
+    boxes: list[Box],
+    profile: Profile,
+    groups: list[int] | None = None,
+    seam_mask: np.ndarray | None = None,
 ) -> tuple[list[Candidate], str]:
     """The candidates in ``boxes`` that read (a face or the devil), and why none did.
     ``groups``: boxes put on groups of pips (:mod:`.pipgrid`), the group's size each; such a
-    box must read as a number of exactly that many pips, spaced as a die's pips are."""
+    box must read as a number of exactly that many pips, spaced as a die's pips are, and
+    bear nothing else (but where ``seam_mask``, a lifted shadow's seam, runs)."""
     hint = profile.die_side or None
     reads: list[Candidate] = []
     for k, box in enumerate(boxes):
@@ -384,7 +398,12 @@ def _read_boxes(
         size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
         if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
             face, conf, why = None, 0.0, "one blob, on a square not a die's size"
-        if groups and face is not None and not _group_agrees(patch, pips, face, groups[k]):
+        seam_patch = None if seam_mask is None else square_patch(seam_mask, box) > 0
+        if (
+            groups
+            and face is not None
+            and not _group_agrees(patch, pips, face, groups[k], seam_patch)
+        ):
             face, conf, why = None, 0.0, "pips found in the frame and on the die disagree"
         reads.append(Candidate(box, face, conf, pips, why))
     answered = [r for r in reads if r.face is not None]
@@ -393,12 +412,15 @@ def _read_boxes(
     return answered, ""
 
 
-def _group_agrees(patch: np.ndarray, pips: Pips, face: int | str, group: int) -> bool:
+def _group_agrees(
+    patch: np.ndarray, pips: Pips, face: int | str, group: int, seam: np.ndarray | None = None
+) -> bool:
     """Whether a square put on a group of ``group`` pips reads as that many pips, as far
     apart as a die's (a quarter of its side; at least 0.17: a 3's end and middle pips, half
     as far, must not pass for a 2's when the third is missed), with nothing else on the
     face: no response, darker or lighter, above a third of the pips' away from them (a
-    devil's eyes are round and dark; its drawing is not bare)."""
+    devil's eyes are round and dark; its drawing is not bare). ``seam`` (a bool mask of the
+    patch): a lifted shadow's seam, a straight line across the whole table, not looked at."""
     if face == DEVIL or face != group or len(pips.centres) != group:
         return False
     rel = pips.centres - pips.centres.mean(axis=0)
@@ -413,7 +435,10 @@ def _group_agrees(patch: np.ndarray, pips: Pips, face: int | str, group: int) ->
     for spot in spots:
         cv2.circle(on_pips, spot, round(radius + 2), 1, -1)
     contrast = float(np.median([off[y, x] for x, y in spots]))
-    return bool(float(off[(on_pips == 0) & _INNER].max(initial=0.0)) < contrast / 3)
+    away = (on_pips == 0) & _INNER
+    if seam is not None:
+        away &= ~seam
+    return bool(float(off[away].max(initial=0.0)) < contrast / 3)
 
 
 def _overlaps(box: Box, changed: np.ndarray) -> bool:

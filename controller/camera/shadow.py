@@ -68,10 +68,10 @@ def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
     lines = cv2.HoughLinesP(
         cv2.Canny(light, 20, 50),
         1,
-        np.pi / 180,
-        int(window * 0.8),
+        np.pi / 360,  # half degrees, and gaps of 8: a long edge's stepped pixels at 1 and 4
+        int(window * 0.8),  # fell in several lines of the transform, each in short pieces
         minLineLength=window * 1.2,
-        maxLineGap=4,
+        maxLineGap=8,
     )
     if lines is None:
         return []
@@ -88,6 +88,12 @@ def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
         if len(out) == 2:
             break
     return out
+
+
+def seam(shape: tuple[int, int], edge: Edge, margin: float) -> np.ndarray:
+    """Where :func:`lift` joined the two sides of ``edge`` in an image of ``shape`` (a
+    640-wide frame): 255 within ``margin`` pixels of the edge, else 0 (uint8)."""
+    return (np.abs(_across(shape, edge, 1.0)) < margin).astype(np.uint8) * 255
 
 
 def lift(image: np.ndarray, edge: Edge, scale: float, band: float) -> np.ndarray:
