@@ -100,7 +100,7 @@ def make_simulated_profile(style: str, path: Path) -> None:
 
 
 SNAPSHOT_NAME = re.compile(r"[0-9]{1,4}-[0-9]{1,6}-[1-4]")
-"""``<round>-<hiding>-<key>``."""
+"""``<round>-<hiding>-<key>``, in ASCII digits as the OpenAPI document's pattern says."""
 
 
 def snapshot_name(round_no: int, hiding: int, key: int) -> str:
