@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from flask import Blueprint, Response, jsonify
 
 from controller import __version__
+from controller.box.base import KEYS
 from controller.games import registry
 from controller.text import NAME_MAX, TITLE_MAX
 
@@ -20,7 +21,12 @@ _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: Mapping[str, object] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
-_KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
+_KEY = {
+    "name": "key",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": min(KEYS), "maximum": max(KEYS)},
+}
 _STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PREFER = {
     "name": "Prefer",
