@@ -63,7 +63,8 @@ def clean_mark(value: object) -> str:
 def save_player(journal: Journal, data: Mapping[str, object]) -> Player:
     """Add a roster player from ``{"name", "mark"}``, or change one with ``"id"``; raises
     :class:`Refused` (``text-*``, ``bad-mark``, ``name-taken``, ``name-confusable``: it looks
-    like another player's name, :func:`controller.text.looks_alike`; ``no-player``)."""
+    like another player's name, :func:`controller.text.looks_alike`; ``bad-player``: an
+    ``id`` that is not a whole number; ``no-player``)."""
     if not isinstance(data, Mapping):
         raise Refused("a player is a JSON object with a name and a mark", "bad-player")
     unknown = set(data) - {"id", "name", "mark"}
@@ -71,12 +72,13 @@ def save_player(journal: Journal, data: Mapping[str, object]) -> Player:
         raise Refused("a player has no field {field!r}", "bad-player", field=sorted(unknown)[0])
     name = clean_name(data.get("name"))
     mark = clean_mark(data.get("mark", "#6b7280"))
-    player_id = data.get("id")
-    if player_id is not None and (
-        not isinstance(player_id, int)
-        or isinstance(player_id, bool)
-        or not journal.player(player_id)
-    ):
+    given = data.get("id")
+    if "id" in data and (not isinstance(given, int) or isinstance(given, bool)):
+        raise Refused(
+            "a player's id is a whole number (leave it out to add a player)", "bad-player"
+        )
+    player_id = given if isinstance(given, int) else None
+    if player_id is not None and not journal.player(player_id):
         raise Refused("there is no player {id}", "no-player", id=str(player_id)[:20])
     for other in journal.players():
         if other.id != player_id and looks_alike(name, other.name):

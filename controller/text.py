@@ -17,8 +17,9 @@ It is trimmed and NFC-normalised, then refused with a reason if it holds:
   family), a variation selector U+FE0E/FE0F after an emoji or a keycap's digit (❤️, 1️⃣),
   and tag characters in a flag's tag sequence (🏴󠁧󠁢󠁳󠁣󠁴󠁿, closed by U+E007F).
 
-and it must be 1..``max_len`` characters (code points, after trimming) long, or may be
-empty where ``allow_empty``.
+and it must be 1..``max_len`` characters (code points) long, or may be empty where
+``allow_empty``: at least one once trimmed, at most ``max_len`` as sent and once normalised
+(the OpenAPI document's ``maxLength`` counts what a client sends).
 
 Roster names must also not *look like* one another: :func:`skeleton` is Unicode's confusable
 skeleton (UTS #39, section 4, with its ``confusables.txt``), and :func:`looks_alike` compares
@@ -175,7 +176,7 @@ def clean_text(
         raise TextRefused(code, said)
     if not text and not allow_empty:
         raise TextRefused("text-empty", Said("{field} must not be empty", field=field))
-    if len(text) > max_len:
+    if len(value) > max_len or len(text) > max_len:  # as sent (the API's maxLength), and kept
         raise TextRefused(
             "text-too-long",
             Said("{field} must be at most {max} characters", field=field, max=max_len),

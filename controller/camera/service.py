@@ -99,8 +99,8 @@ def make_simulated_profile(style: str, path: Path) -> None:
     log.info("simulated camera: calibrated %s dice into %s", style, path)
 
 
-SNAPSHOT_NAME = re.compile(r"\d{1,4}-\d{1,6}-[1-4]")
-"""``<round>-<hiding>-<key>``."""
+SNAPSHOT_NAME = re.compile(r"[0-9]{1,4}-[0-9]{1,6}-[1-4]")
+"""``<round>-<hiding>-<key>``, in ASCII digits as the OpenAPI document's pattern says."""
 
 
 def snapshot_name(round_no: int, hiding: int, key: int) -> str:

@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CHECKS = (
@@ -41,15 +41,19 @@ SYSTEM_OPERATIONS = ("/api/box/restart", "/api/box/poweroff", "/api/box/clock")
 """Paths that run system commands (systemctl, timedatectl): left out against a real server."""
 
 
+_OPERATION = re.compile(r"^_{3,} (\S+ \S+) _{3,}$")
+
+
 @dataclass
 class FuzzRun:
-    """One schemathesis run: ``cases`` generated, ``failures`` (unique), its exit status
-    and the end of its output."""
+    """One schemathesis run: ``cases`` generated, ``failures`` (unique), its exit status,
+    the end of its output and ``failed``: each failure in one line (:func:`failure_lines`)."""
 
     cases: int
     failures: int
     returncode: int
     output: str
+    failed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -108,4 +112,22 @@ def run_schemathesis(
     found = re.search(r"(\d+) generated, (?:(\d+) found)?", output)
     cases = int(found.group(1)) if found else 0
     failures = int(found.group(2)) if found and found.group(2) else 0
-    return FuzzRun(cases, failures, done.returncode, output[-20000:])
+    return FuzzRun(cases, failures, done.returncode, output[-20000:], failure_lines(output))
+
+
+def failure_lines(output: str) -> list[str]:
+    """Each failure in schemathesis' output as one line: its checks, the operation and the
+    request that reproduces it (``curl …``, at most 600 characters), so a report still
+    names them once the run's files are gone."""
+    found: list[str] = []
+    operation, checks = "?", list[str]()
+    for line in output.splitlines():
+        header = _OPERATION.match(line.strip())
+        if header:
+            operation, checks = header.group(1), []
+        elif line.startswith("- "):
+            checks.append(line[2:].strip())
+        elif line.strip().startswith("curl ") and checks:
+            found.append(f"{'; '.join(checks)} in {operation}: {line.strip()[:600]}")
+            checks = []
+    return found

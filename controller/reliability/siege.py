@@ -330,7 +330,6 @@ def run_fuzz(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
     finally:
         server.stop()
     attack.figures = f"{run.cases} cases, {run.failures} failures (exit {run.returncode})"
-    if not run.ok:
-        failures = [line.strip() for line in run.output.splitlines() if line.startswith("- ST")]
-        attack.problems.append("; ".join(sorted(set(failures))[:4]) or run.output[-300:])
+    if not run.ok:  # each failure with its operation and request (the report dir is temporary)
+        attack.problems.append(" | ".join(run.failed[:4]) or run.output[-300:])
     return [attack]

@@ -78,8 +78,12 @@ _LONE_SURROGATE = re.compile(
 
 
 class BoundedInt(IntegerConverter):
-    """``<int:…>`` that matches 0 to :data:`MAX_ID` only (SQLite's integers and the
-    engines' numbers stay in range; a larger id is simply not found)."""
+    """``<int:…>`` that matches 0 to :data:`MAX_ID` in ASCII digits only (SQLite's integers
+    and the engines' numbers stay in range; a larger id is simply not found, and so is one
+    in other digits: werkzeug's ``\\d`` and Python's ``int()`` read ``/api/games/١`` as
+    game 1, which the OpenAPI document's integer is not)."""
+
+    regex = "[0-9]+"
 
     def __init__(self, url_map: object, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("max", MAX_ID)

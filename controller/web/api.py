@@ -245,10 +245,11 @@ def set_computer(game_id: int) -> Response:
     player, on, level = body.get("player"), body.get("on"), body.get("level")
     if not isinstance(on, bool):
         raise api_error("bad-body", Said('"on" must be true or false'))
-    if level is not None and not isinstance(level, str):
-        raise api_error("bad-body", Said('"level" must be a level\'s name'))
+    if "level" in body and not isinstance(level, str):
+        raise api_error("bad-level", Said('"level" must be a level\'s name'))
     seat = player if isinstance(player, str) else ""  # refused as "bad-player"
-    return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, level)))
+    named = level if isinstance(level, str) else None
+    return jsonify(guarded(lambda: box_play(service()).set_computer(game_id, seat, on, named)))
 
 
 @bp.get("/games/<int:game_id>/odds")
@@ -421,27 +422,36 @@ def camera_teach_status() -> Response:
     return jsonify(_teacher().status())
 
 
+TEACH_STEPS = ("start", "snap", "cancel", "skip", "retake")
+
+
 @bp.post("/box/camera/teach")
 def camera_teach() -> Response:
     """``{"do": "start" | "snap" | "skip" | "retake" | "cancel", "face": "3"}`` (``face``
-    with ``retake``; ``skip`` passes over a number face). 404 ``no-camera``; 409 with a
-    code when the step cannot be taken now."""
+    with ``retake``; ``skip`` passes over a number face). 400 ``bad-step`` or ``bad-face``
+    (a ``face`` not one of the faces' names, whatever the step); 404 ``no-camera``; 409
+    with a code when the step cannot be taken now."""
+    from controller.camera.profile import FACE_NAMES
     from controller.camera.teach import TeachRefused
 
     body = json_body()
+    do, face = body.get("do"), body.get("face", "")
+    if do not in TEACH_STEPS:
+        raise api_error("bad-step", Said("do must be one of {steps}", steps=", ".join(TEACH_STEPS)))
+    if "face" in body and face not in FACE_NAMES:
+        raise api_error(
+            "bad-face", Said("face must be one of {names}", names=", ".join(FACE_NAMES))
+        )
     teacher = _teacher()
     steps: dict[str, Callable[[], dict[str, object]]] = {
         "start": teacher.start,
         "snap": teacher.snap,
         "cancel": teacher.cancel,
         "skip": teacher.skip,
-        "retake": lambda: teacher.retake(str(body.get("face", ""))),
+        "retake": lambda: teacher.retake(str(face)),
     }
-    step = steps.get(str(body.get("do")))
-    if step is None:
-        raise api_error("bad-step", Said("do must be one of {steps}", steps=", ".join(steps)))
     try:
-        return jsonify(step())
+        return jsonify(steps[str(do)]())
     except TeachRefused as exc:
         raise api_error(exc.code, said_of(exc)) from None
 
@@ -458,11 +468,14 @@ def _teacher() -> Teacher:
 
 @bp.post("/box/coils/<int:key>/fire")
 def fire_coil(key: int) -> Response:
-    """Coil test: one pulse of ``pulse_ms`` (default the configured length), within limits."""
-    pulse = json_body(required=False).get("pulse_ms")
-    if pulse is not None and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
+    """Coil test: one pulse of ``pulse_ms`` (default, or no body: the configured length),
+    within limits; 400 ``bad-pulse`` for a ``pulse_ms`` that is not a number (``null`` too)."""
+    body = json_body(required=False)
+    pulse = body.get("pulse_ms")
+    if "pulse_ms" in body and (isinstance(pulse, bool) or not isinstance(pulse, int | float)):
         raise api_error("bad-pulse", Said("pulse_ms must be a number of milliseconds"))
-    return jsonify(guarded(lambda: operations.coil_test(service(), key, pulse)))
+    ms = pulse if isinstance(pulse, int | float) else None
+    return jsonify(guarded(lambda: operations.coil_test(service(), key, ms)))
 
 
 @bp.post("/box/toy")

@@ -69,8 +69,10 @@ def check_backup() -> Response:
     from controller import backup
 
     body = json_body()
+    if not isinstance(body.get("data"), str) or not isinstance(body.get("name", ""), str):
+        raise api_error("bad-body", Said('send {{"name": the file\'s name, "data": base64}}'))
     try:
-        raw = base64.b64decode(str(body.get("data", "")), validate=True)
+        raw = base64.b64decode(str(body["data"]), validate=True)
     except (binascii.Error, ValueError):
         raise api_error("bad-backup", Said("the backup must be sent as base64")) from None
     folder = _upload_path("x").parent
@@ -102,11 +104,14 @@ def _named(reason: str, path: Path, name: object) -> str:
 def restore_backup() -> Response:
     """``{"upload": token, "confirm": true}``: put the checked upload in place of the
     journal (the current one is kept as ``<journal>.bak``); the service reopens it and
-    every live page reconnects. ``"confirm": false`` drops the upload. 404 ``no-upload``."""
+    every live page reconnects. ``"confirm": false`` drops the upload. 400 ``bad-body`` for
+    a ``confirm`` that is not a boolean (the upload stays); 404 ``no-upload``."""
     from controller import backup
 
     body = json_body()
     token = body.get("upload")
+    if not isinstance(body.get("confirm"), bool):  # a "yes" must not drop the upload
+        raise api_error("bad-body", Said('send {{"upload": token, "confirm": true or false}}'))
     path = _upload_path(token) if isinstance(token, str) and _UPLOAD.fullmatch(token) else None
     if path is None or not path.is_file():
         raise api_error("no-upload", Said("no backup is waiting to be restored: send it again"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -119,13 +120,16 @@ def json_body(required: bool = True) -> dict[str, object]:
     return data
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as a query writes it: ASCII digits, no spaces or ``_`` (which ``float()`` takes)."""
+
+
 def finite_query(name: str, why: Said) -> float:
     """The query parameter ``name`` as a finite number; 400 ``bad-query`` (``why``) when it
-    is missing, not a number, ``nan`` or infinite."""
-    try:
-        value = float(request.args.get(name, ""))
-    except ValueError:
-        value = math.nan
+    is missing, not a number in ASCII digits (``float()`` also reads ``" 5"``, ``1_0`` and
+    ``١٢``), ``nan`` or infinite."""
+    text = request.args.get(name, "")
+    value = float(text) if _DECIMAL.fullmatch(text) else math.nan
     if not math.isfinite(value):
         raise api_error("bad-query", why)
     return value

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from flask import Blueprint, Response, jsonify
 
 from controller import __version__
+from controller.box.base import KEYS
 from controller.games import registry
+from controller.text import NAME_MAX, TITLE_MAX
 
 from .kinds import hooks
 
@@ -19,7 +21,12 @@ _ERROR = {"$ref": "#/components/schemas/Error"}
 _OBJ: Mapping[str, object] = {"type": "object"}
 _GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
-_KEY = {"name": "key", "in": "path", "required": True, "schema": {"type": "integer"}}
+_KEY = {
+    "name": "key",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": min(KEYS), "maximum": max(KEYS)},
+}
 _STEP = {"name": "step", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PREFER = {
     "name": "Prefer",
@@ -34,7 +41,7 @@ _SNAPSHOT = {
     "in": "path",
     "required": True,
     "description": "<round>-<hiding>-<key>, as in the round history",
-    "schema": {"type": "string", "pattern": "^[0-9]+-[0-9]+-[1-4]$"},
+    "schema": {"type": "string", "pattern": "^[0-9]{1,4}-[0-9]{1,6}-[1-4]$"},
 }
 
 # (method, path, summary, referee-only, request body schema or None, path parameters)
@@ -71,7 +78,7 @@ ROUTES: list[
             "properties": {
                 "kind": {"type": "string"},  # the registered kinds: see document()
                 "options": _OBJ,
-                "title": {"type": "string", "maxLength": 80},
+                "title": {"type": "string", "maxLength": TITLE_MAX},
                 "seats": {
                     "type": "array",
                     "nullable": True,
@@ -112,7 +119,11 @@ ROUTES: list[
         "/api/games/{game_id}",
         "Rename a game",
         True,
-        {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}},
+        {
+            "type": "object",
+            "required": ["title"],
+            "properties": {"title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX}},
+        },
         [_GAME_ID],
     ),
     (
@@ -158,7 +169,7 @@ ROUTES: list[
             "required": ["name"],
             "properties": {
                 "id": {"type": "integer"},
-                "name": {"type": "string", "minLength": 1, "maxLength": 24},
+                "name": {"type": "string", "minLength": 1, "maxLength": NAME_MAX},
                 "mark": {"type": "string", "description": "#rrggbb or one emoji"},
             },
         },
@@ -444,6 +455,9 @@ ROUTES: list[
 
 _BINARY = {"type": "string", "format": "binary"}
 _JPEG = {"image/jpeg": {"schema": _BINARY}}
+OPTIONAL_BODY = {("post", "/api/box/coils/{key}/fire")}
+"""Operations whose body may be left out (the coil test: the configured pulse)."""
+
 ANSWERS: dict[str, Mapping[str, object]] = {
     "/api/export.zip": {"application/zip": {"schema": _BINARY}},
     "/api/export.csv": {"text/csv": {"schema": {"type": "string"}}},
@@ -501,7 +515,10 @@ def _operation(
         responses["429"] = _error("Too many wrong PINs or requests (see Retry-After)")
         responses["507"] = _error("disk-full: the box's disk is full; nothing was recorded")
     if body is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+        op["requestBody"] = {
+            "required": (method, path) not in OPTIONAL_BODY,
+            "content": {"application/json": {"schema": body}},
+        }
     return op
 
 

@@ -12,11 +12,14 @@ test fails (it does not skip).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from wsgiref.simple_server import WSGIRequestHandler
+from wsgiref.simple_server import make_server as make_wsgi_server
 
 import pytest
 
@@ -56,3 +59,61 @@ def test_schemathesis_finds_nothing(base_url: str, tmp_path: Path) -> None:
     run = run_schemathesis(base_url, PIN, SECONDS, report_dir=tmp_path / "report")
     assert run.cases > 100, run.output
     assert run.ok, run.output
+
+
+LOOSE_DOC = {
+    "openapi": "3.0.3",
+    "info": {"title": "a server that accepts what its document refuses", "version": "1"},
+    "paths": {
+        "/api/things": {
+            "post": {
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["n"],
+                                "properties": {"n": {"type": "integer"}},
+                            }
+                        }
+                    },
+                },
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        }
+    },
+}
+
+
+def _loose_app(environ: dict[str, object], start: Callable[..., object]) -> list[bytes]:
+    body = json.dumps(LOOSE_DOC if environ["PATH_INFO"] == "/api/openapi.json" else {})
+    start("200 OK", [("Content-Type", "application/json")])
+    return [body.encode()]
+
+
+@pytest.mark.timeout(120)
+def test_a_failure_is_reported_with_its_operation_and_request() -> None:
+    """ST201 once came as its title alone (the report directory is temporary): each failure
+    now names the operation and the request that reproduces it."""
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = make_wsgi_server("127.0.0.1", 0, _loose_app, handler_class=Quiet)  # type: ignore[arg-type]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = run_schemathesis(f"http://127.0.0.1:{server.server_port}", PIN, 3)
+    finally:
+        server.shutdown()
+    assert not run.ok and run.failures >= 1, run.output
+    st201 = [line for line in run.failed if line.startswith("ST201")]
+    assert st201, run.failed
+    assert " in POST /api/things: curl -X POST " in st201[0]
+    assert PIN in st201[0]  # the header it was sent with
