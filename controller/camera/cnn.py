@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -122,13 +121,13 @@ class Nets:
 
     def save(self, path: Path) -> None:
         """One ``.npz``: float32 arrays named ``m<k>_<name>`` for the k-th net."""
-        arrays: dict[str, Any] = {
+        arrays = {
             f"m{k}_{name}": a.astype(np.float32)
             for k, net in enumerate(self.nets)
             for name, a in net.arrays().items()
         }
         with open(path, "wb") as out:  # np.savez_compressed would add ".npz" to other names
-            np.savez_compressed(out, format=np.array(FORMAT), **arrays)
+            np.savez_compressed(out, allow_pickle=False, format=np.array(FORMAT), **arrays)
 
     @classmethod
     def load(cls, path: Path) -> Nets:
