@@ -8,7 +8,10 @@ OpenCV 5 has no ``cv2.ml``, and ``cv2.dnn`` would need an ONNX writer).
 It is trained by :mod:`.train` on rendered dice of
 random styles (never the five named styles of :mod:`.render`) under varied light, glare,
 shadow, blur, noise, perspective and JPEG. The weights, ``faces-mlp.npz`` (about 1.3 MB),
-ship in the package and are checked against :data:`MODEL_SHA256` when loaded.
+ship in the package and are checked against :data:`MODEL_SHA256` when loaded. A small
+convolutional network (:mod:`.cnn`, trained by :mod:`.train_cnn` on the same renders;
+``faces-cnn.npz``, checked against :data:`CNN_SHA256`) gives a second opinion
+(:func:`classify`: where the two name the same class the surer counts, else their average).
 
 :func:`second_read` reads only where the rule reader (:mod:`.reader`) answers ``None``:
 every candidate square is classified (averaged over its 4 rotations). A number is answered
@@ -17,7 +20,7 @@ when its probability is at least :data:`THRESHOLD`, no other candidate says anyt
 profile's HOG descriptors) put the patch beyond ``devil_threshold`` and nearer a number than
 the devil. The network never answers the devil on its own (each toy's devil differs): when
 it sees a drawing, the calibration decides, by the rules' own tests with the threshold
-widened to :data:`DEVIL_REACH` times.
+widened to :data:`DEVIL_REACH` times; when both networks see it, by distance alone.
 """
 
 from __future__ import annotations
