@@ -307,3 +307,23 @@ def test_an_empty_table_is_never_read(profiles):
     for kind in BACKGROUNDS:
         frame = _camera(background(kind, random.Random(rng.getrandbits(32))), rng, rng)
         assert read_face(jpeg_roundtrip(frame, 80), profiles["ebony"], learned=True).face is None
+
+
+@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md, 7th pass)")
+def test_a_ruby_4_under_glare_is_not_read_as_a_2(tmp_path):
+    """Glare, ruby, frame 45 of ``faces evaluate --seed 233``: the rules read this 4 as a 2
+    on a square off the die's centre and turned from it (a blocker found by the seventh
+    pass's held-out run, not fixed there: the one held-out run was spent)."""
+    from controller.camera.calibrate import calibrate
+    from controller.camera.render import FACES, write_dataset
+
+    write_dataset(tmp_path, STYLES["ruby"], 6, 233)
+    profile = calibrate(tmp_path)
+    rng = random.Random(234)
+    for n in range(46):
+        face = FACES[n % len(FACES)]
+        scene = random_scene(rng)
+        frame = condition(render(STYLES["ruby"], face, rng, scene=scene), "glare", scene, rng)
+        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    assert face == 4
+    assert read_face(image, profile, learned=False).face in (None, 4)
