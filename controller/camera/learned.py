@@ -8,7 +8,10 @@ OpenCV 5 has no ``cv2.ml``, and ``cv2.dnn`` would need an ONNX writer).
 It is trained by :mod:`.train` on rendered dice of
 random styles (never the five named styles of :mod:`.render`) under varied light, glare,
 shadow, blur, noise, perspective and JPEG. The weights, ``faces-mlp.npz`` (about 1.3 MB),
-ship in the package and are checked against :data:`MODEL_SHA256` when loaded.
+ship in the package and are checked against :data:`MODEL_SHA256` when loaded. A small
+convolutional network (:mod:`.cnn`, trained by :mod:`.train_cnn` on the same renders;
+``faces-cnn.npz``, checked against :data:`CNN_SHA256`) gives a second opinion
+(:func:`classify`: where the two name the same class the surer counts, else their average).
 
 :func:`second_read` reads only where the rule reader (:mod:`.reader`) answers ``None``:
 every candidate square is classified (averaged over its 4 rotations). A number is answered
@@ -17,12 +20,13 @@ when its probability is at least :data:`THRESHOLD`, no other candidate says anyt
 profile's HOG descriptors) put the patch beyond ``devil_threshold`` and nearer a number than
 the devil. The network never answers the devil on its own (each toy's devil differs): when
 it sees a drawing, the calibration decides, by the rules' own tests with the threshold
-widened to :data:`DEVIL_REACH` times.
+widened to :data:`DEVIL_REACH` times; when both networks see it, by distance alone.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -30,6 +34,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .cnn import FORMAT as CNN_FORMAT
+from .cnn import Nets
 from .highlight import centre_lost
 from .hog import hog
 from .layout import _INNER, patch_light
@@ -39,6 +45,10 @@ FORMAT = "diablotin-faces-mlp/1"
 MODEL_PATH = Path(__file__).with_name("faces-mlp.npz")
 MODEL_SHA256 = "bfa9a32d09eb21ec320ba4d46dfd701aeec2541856c851f94aaf255d5bc801b5"
 """The checksum of the shipped weights (``python -m controller.camera.train`` prints it)."""
+CNN_PATH = Path(__file__).with_name("faces-cnn.npz")
+CNN_SHA256 = "f97913cc02b98c2dac6f8e4d7dccd0351e07a797167b9cef840bffbfbdce7553"
+"""The checksum of the convolutional network's shipped weights (``python -m
+controller.camera.train_cnn`` prints it)."""
 CLASSES: tuple[int | str, ...] = ("none", 1, 2, 3, 4, 5, 6, "drawing")
 """The network's outputs, in order: no die face here, a number, a drawing (no pip face)."""
 THRESHOLD = 0.99
@@ -145,38 +155,83 @@ def load_model(path: Path | None = None, checksum: str | None = None) -> Model:
     return Model(**arrays)
 
 
+@cache
+def load_cnn(path: Path | None = None, checksum: str | None = None) -> Nets:
+    """The convolutional network (:mod:`.cnn`); :class:`ModelError` as :func:`load_model`.
+    ``path``: default :data:`CNN_PATH`; ``checksum``: default :data:`CNN_SHA256`."""
+    path = CNN_PATH if path is None else path
+    expected = CNN_SHA256 if checksum is None else checksum
+    if not path.is_file():
+        raise ModelError(f"{path}: no model file (python -m controller.camera.train_cnn makes it)")
+    if expected and sha256(path) != expected:
+        raise ModelError(f"{path}: not the model this reader was made for (checksum differs)")
+    try:
+        return Nets.load(path)
+    except (OSError, KeyError, ValueError) as exc:
+        raise ModelError(f"{path}: not a {CNN_FORMAT} file ({exc})") from None
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """The network on one patch: the class (one of :data:`CLASSES`) and its probability
-    (averaged over the patch's 4 rotations)."""
+    """The networks on one patch: the class (one of :data:`CLASSES`), its probability
+    (averaged over the patch's 4 rotations; with two networks that agree, the surer one's)
+    and ``agreed``: the less sure network's probability of that class (the one network's
+    when there is one)."""
 
     label: int | str
     probability: float
+    agreed: float = 0.0
 
 
-def classify(model: Model, patches: list[np.ndarray]) -> list[Verdict]:
-    """The network's verdict on each patch. Each is first classified as it lies; those not
-    plainly "none" (probability of none below 0.9) are classified in 4 rotations, averaged."""
+def _turned_average(
+    probabilities: Callable[[list[np.ndarray]], np.ndarray], patches: list[np.ndarray]
+) -> np.ndarray:
+    """Probabilities of each patch: as it lies, and for those not plainly "none" (below
+    0.9) averaged over its 4 rotations."""
+    first = probabilities(patches)
+    for k, p in enumerate(first):
+        if p[0] < 0.9:
+            rest = probabilities([turned(patches[k], t) for t in range(1, 4)])
+            first[k] = (p + rest.sum(axis=0)) / 4
+    return first
+
+
+def classify(model: Model, patches: list[np.ndarray], cnn: Nets | None = None) -> list[Verdict]:
+    """The networks' verdict on each patch (:func:`_turned_average`). With the convolutional
+    network ``cnn`` too: where both name the same class, the surer one's probabilities;
+    where they differ, their average (which is never sure)."""
     if not patches:
         return []
-    first = model.probabilities(np.stack([features(p) for p in patches]))
+    mlp = _turned_average(
+        lambda ps: model.probabilities(np.stack([features(p) for p in ps])), patches
+    )
+    conv = None if cnn is None else _turned_average(cnn.patch_probabilities, patches)
     verdicts = []
-    for patch, p in zip(patches, first, strict=True):
-        if p[0] < 0.9:
-            rows = np.stack([features(turned(patch, k)) for k in range(1, 4)])
-            p = (p + model.probabilities(rows).sum(axis=0)) / 4
-        best = int(np.argmax(p))
-        verdicts.append(Verdict(CLASSES[best], float(p[best])))
+    for k, p in enumerate(mlp):
+        best, agreed = int(np.argmax(p)), float(p.max())
+        if conv is not None:
+            q = conv[k]
+            if int(np.argmax(q)) == best:
+                agreed = float(min(p[best], q[best]))
+                p = p if p[best] >= q[best] else q
+            else:
+                p = (p + q) / 2
+                best = int(np.argmax(p))
+                agreed = float(min(mlp[k][best], q[best]))
+        verdicts.append(Verdict(CLASSES[best], float(p[best]), agreed))
     return verdicts
 
 
 def second_read(
-    model: Model, patches: list[np.ndarray], profile: Profile
+    model: Model, patches: list[np.ndarray], profile: Profile, cnn: Nets | None = None
 ) -> tuple[int, int | str | None, float, str]:
-    """The network's read of a frame's candidate squares (their patches) where the rule
+    """The networks' read of a frame's candidate squares (their patches) where the rule
     reader read none: the index of the patch read, the face (a number, the devil only when
-    the calibration agrees, or ``None``), its probability, and why it is ``None``."""
-    verdicts = classify(model, patches)
+    the calibration agrees, or ``None``), its probability, and why it is ``None``.
+    ``cnn``: the convolutional network, a second opinion (:func:`classify`); when both
+    networks see a drawing at :data:`THRESHOLD`, the calibration need only put the patch
+    within :data:`DEVIL_REACH` of the devil and nearer it than any number."""
+    verdicts = classify(model, patches, cnn)
     said = [(k, v) for k, v in enumerate(verdicts) if v.label != "none" and v.probability >= QUIET]
     if not said:
         return -1, None, 0.0, "the network sees no die face"
@@ -186,8 +241,12 @@ def second_read(
     if best.label == "drawing":
         if DEVIL_REACH and best.probability >= THRESHOLD:
             d_devil, d_number = profile.devil_distances(hog(patch_light(patches[k])))
-            near = d_devil <= DEVIL_REACH * profile.devil_threshold and d_devil < 0.85 * d_number
+            within = d_devil <= DEVIL_REACH * profile.devil_threshold
+            near = within and d_devil < 0.85 * d_number
             if near and not centre_lost(patches[k], profile.pip_area):
+                return k, DEVIL, best.probability, ""
+            both = cnn is not None and best.agreed >= THRESHOLD
+            if both and within and d_devil < d_number:
                 return k, DEVIL, best.probability, ""
         return k, None, 0.0, "the network sees a drawing, the calibration no devil"
     if best.probability < THRESHOLD:
@@ -200,12 +259,14 @@ def second_read(
 
 __all__ = [
     "CLASSES",
+    "CNN_PATH",
     "MODEL_PATH",
     "Model",
     "ModelError",
     "Verdict",
     "classify",
     "features",
+    "load_cnn",
     "load_model",
     "second_read",
 ]

@@ -51,7 +51,7 @@ import numpy as np
 from .highlight import centre_lost
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
-from .learned import ModelError, load_model, second_read
+from .learned import ModelError, load_cnn, load_model, second_read
 from .pipgrid import pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile
@@ -332,11 +332,11 @@ def _second_read(
     """The learned second reader (:mod:`.learned`) on the outline candidates, or ``None``
     (and why) when it is unsure or its weights cannot be loaded."""
     try:
-        model = load_model()
+        model, cnn = load_model(), load_cnn()
     except ModelError as exc:
         return None, str(exc)
     patches = [square_patch(rgb, box) for box in boxes]
-    k, face, prob, why = second_read(model, patches, profile)
+    k, face, prob, why = second_read(model, patches, profile, cnn)
     if face is None:
         return None, why
     return Candidate(boxes[k], face, prob, NO_PIPS, "learned"), ""

@@ -129,8 +129,9 @@ def _perspective(
     return out, (float(moved[0]), float(moved[1]))
 
 
-def frame_samples(seed: int, index: int) -> list[tuple[np.ndarray, int]]:
-    """The labelled samples of one training frame: (features, class index)."""
+def frame_patches(seed: int, index: int) -> list[tuple[np.ndarray, int]]:
+    """The labelled patches of one training frame: (PATCH×PATCH RGB top, each in a random
+    quarter turn; class index)."""
     rng = random.Random(f"{seed}:{index}")
     style = random_style(rng)
     face = rng.choice(FACES)
@@ -162,7 +163,7 @@ def frame_samples(seed: int, index: int) -> list[tuple[np.ndarray, int]]:
 
     def add(box: Box, cls: int) -> None:
         patch = square_patch(frame, box)
-        samples.append((features(np.ascontiguousarray(np.rot90(patch, rng.randrange(4)))), cls))
+        samples.append((np.ascontiguousarray(np.rot90(patch, rng.randrange(4))), cls))
 
     negatives = []
     for box in square_candidates(frame, side * rng.uniform(0.9, 1.1)):
@@ -184,14 +185,19 @@ def frame_samples(seed: int, index: int) -> list[tuple[np.ndarray, int]]:
     return samples
 
 
+def frame_samples(seed: int, index: int) -> list[tuple[np.ndarray, int]]:
+    """The labelled samples of one training frame: (features, class index)."""
+    return [(features(patch), cls) for patch, cls in frame_patches(seed, index)]
+
+
 def _chunk(args: tuple[int, range]) -> list[tuple[np.ndarray, int]]:
     cv2.setNumThreads(1)
     seed, indices = args
-    return [s for i in indices for s in frame_samples(seed, i)]
+    return [s for i in indices for s in frame_patches(seed, i)]
 
 
-def dataset(seed: int, frames: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """The training samples of ``frames`` frames: features (n×FEATURES) and class indices."""
+def patch_dataset(seed: int, frames: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """The training patches of ``frames`` frames: n×PATCH×PATCH×3 uint8, and class indices."""
     step = 50
     jobs = [(seed, range(a, min(a + step, frames))) for a in range(0, frames, step)]
     if workers > 1:
@@ -200,9 +206,13 @@ def dataset(seed: int, frames: int, workers: int = 2) -> tuple[np.ndarray, np.nd
     else:
         parts = [_chunk(j) for j in jobs]
     samples = [s for part in parts for s in part]
-    x = np.stack([f for f, _ in samples]).astype(np.float32)
-    y = np.array([c for _, c in samples], np.int32)
-    return x, y
+    return np.stack([p for p, _ in samples]), np.array([c for _, c in samples], np.int32)
+
+
+def dataset(seed: int, frames: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """The training samples of ``frames`` frames: features (n×FEATURES) and class indices."""
+    patches, y = patch_dataset(seed, frames, workers)
+    return np.stack([features(p) for p in patches]).astype(np.float32), y
 
 
 def fit(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, hidden: int = HIDDEN) -> Model:

@@ -12,20 +12,27 @@ import numpy as np
 import pytest
 
 from controller.camera import learned
+from controller.camera import reader as reader_module
+from controller.camera.cnn import Nets, inputs
 from controller.camera.learned import (
     CLASSES,
+    CNN_PATH,
+    CNN_SHA256,
     MODEL_PATH,
     MODEL_SHA256,
     THRESHOLD,
     Model,
     ModelError,
+    load_cnn,
     load_model,
     second_read,
     sha256,
 )
-from controller.camera.reader import read_face
+from controller.camera.reader import read_face, square_patch
 from controller.camera.render import STYLES, condition, jpeg_roundtrip, random_scene, render
-from controller.camera.train import dataset, fit_ensemble
+from controller.camera.train import dataset, fit_ensemble, patch_dataset
+from controller.camera.train_cnn import _gradients, _init, _net
+from controller.camera.train_cnn import fit as fit_cnn
 
 
 def test_the_shipped_weights_load_and_are_the_recorded_ones():
@@ -35,6 +42,59 @@ def test_the_shipped_weights_load_and_are_the_recorded_ones():
     x = np.zeros((2, learned.FEATURES), np.float32)
     p = model.probabilities(x)
     assert p.shape == (2, len(CLASSES)) and np.allclose(p.sum(axis=1), 1)
+
+
+def test_the_convolutional_network_ships_checked_and_both_weigh_under_2_mb(tmp_path):
+    assert sha256(CNN_PATH) == CNN_SHA256
+    assert MODEL_PATH.stat().st_size + CNN_PATH.stat().st_size < 2_000_000
+    p = load_cnn().patch_probabilities([np.zeros((48, 48, 3), np.uint8)] * 2)
+    assert p.shape == (2, len(CLASSES)) and np.allclose(p.sum(axis=1), 1)
+    changed = tmp_path / "changed.npz"
+    data = bytearray(CNN_PATH.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    changed.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="checksum"):
+        load_cnn(changed)
+    with pytest.raises(ModelError, match="not a diablotin-faces-cnn/1"):
+        load_cnn(MODEL_PATH, "")  # the perceptrons' file is no convolutional network
+
+
+def test_the_cnn_gradients_are_those_of_its_loss():
+    """Backpropagation through im2col and the pools, against finite differences."""
+    rng = np.random.default_rng(3)
+    params = [p.astype(np.float64) for p in _init(rng, (3, 4, 4), 5)]
+    params = [p if p.ndim == 2 else rng.normal(0, 0.1, p.shape) for p in params]
+    x = rng.normal(0, 1, (2, 32, 32, 2))
+    y, w = np.array([1, 7]), np.array([1.0, 2.0])
+
+    def loss() -> float:
+        z = _net(params, 3).logits(x)
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return float(-(w * logp[np.arange(2), y]).sum() / 2)
+
+    grads = _gradients(params, 3, x, y, w)
+    for p, g in zip(params, grads, strict=True):
+        assert g.shape == p.shape
+        for _ in range(3):
+            i = tuple(int(rng.integers(0, n)) for n in p.shape)
+            old = p[i]
+            p[i] = old + 1e-5
+            up = loss()
+            p[i] = old - 1e-5
+            down = loss()
+            p[i] = old
+            assert abs((up - down) / 2e-5 - g[i]) < 1e-6 + 1e-4 * abs(g[i])
+
+
+def test_a_tiny_cnn_training_run_is_the_same_twice(tmp_path):
+    patches, y = patch_dataset(7, 3, workers=1)
+    x = np.stack([inputs(p) for p in patches])
+    for name in ("a", "b"):
+        Nets((fit_cnn(x, y, 7, 1, (4, 4, 4), 8),)).save(tmp_path / f"{name}.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    nets = load_cnn(tmp_path / "a.npz", "")
+    assert [k.shape for k, _ in nets.nets[0].convs] == [(18, 4), (36, 4), (36, 4)]
 
 
 def test_damaged_or_foreign_weights_are_refused(tmp_path):
@@ -143,9 +203,11 @@ def test_a_number_the_calibration_takes_for_the_devil_is_not_answered(profiles):
     assert face is None and "devil" in why
 
 
-def _glare_miss(style: str, seed: int, profile) -> tuple[np.ndarray, int | str]:
+def _glare_miss(
+    style: str, seed: int, profile, face: int | str | None = None
+) -> tuple[np.ndarray, int | str]:
     rng = random.Random(seed)
-    face = (1, 2, 3, 4, 5, 6)[seed % 6]
+    face = (1, 2, 3, 4, 5, 6)[seed % 6] if face is None else face
     scene = random_scene(rng)
     frame = condition(render(STYLES[style], face, rng, scene=scene), "glare", scene, rng)
     return jpeg_roundtrip(frame, 80), face
@@ -160,6 +222,70 @@ def test_a_glare_render_the_rules_missed_is_read_right(profiles, style, seed):
     image, face = _glare_miss(style, seed, profiles[style])
     assert read_face(image, profiles[style], learned=False).face is None
     assert read_face(image, profiles[style], learned=True).face == face
+
+
+CNN_GAINS = [("ivory", 32, None), ("ebony", 3, None), ("ebony", 23, None), ("slate", 3, "devil")]
+"""Glare renders (style, seed and face of :func:`_glare_miss`) that neither the rules nor
+the perceptrons alone read (the 6th pass's reader), and that the two networks read right."""
+
+
+@pytest.mark.parametrize(("style", "seed", "face"), CNN_GAINS)
+def test_a_glare_render_the_perceptrons_left_is_read_right_with_the_cnn(
+    profiles, monkeypatch, style, seed, face
+):
+    image, face = _glare_miss(style, seed, profiles[style], face)
+    assert read_face(image, profiles[style], learned=False).face is None
+    with monkeypatch.context() as m:
+        m.setattr(reader_module, "load_cnn", lambda: None)  # the perceptrons alone
+        assert read_face(image, profiles[style], learned=True).face is None
+    assert read_face(image, profiles[style], learned=True).face == face
+
+
+class _FixedCnn:
+    """A stand-in convolutional network that gives every patch the same probabilities."""
+
+    def __init__(self, row: list[float]):
+        self.row = row
+
+    def patch_probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        return np.array([self.row] * len(patches))
+
+
+def _glare_patch(style: str, face: int | str, seed: int) -> np.ndarray:
+    rng = random.Random(seed)
+    scene = random_scene(rng)
+    frame = condition(render(STYLES[style], face, rng, scene=scene), "glare", scene, rng)
+    return square_patch(frame, (scene.centre, (scene.side, scene.side), -scene.angle))
+
+
+def test_a_devil_under_glare_needs_both_networks_sure_and_the_calibration_nearer_the_devil(
+    profiles,
+):
+    profile = profiles["slate"]
+    devil, four = _glare_patch("slate", "devil", 3), _glare_patch("slate", 4, 3)
+    sure, unsure = _vector("drawing", 0.999), _vector("drawing", THRESHOLD - 0.02)
+    # the perceptrons alone: the calibration's 15 % margin refuses this devil under glare
+    assert second_read(_Fixed([sure, sure]), [devil], profile)[1] is None
+    both = second_read(_Fixed([sure, sure]), [devil], profile, _FixedCnn(sure))  # type: ignore[arg-type]
+    assert both[1] == "devil"
+    one = second_read(_Fixed([sure, sure]), [devil], profile, _FixedCnn(unsure))  # type: ignore[arg-type]
+    assert one[1] is None
+    # a number the calibration puts nearer a number is never the devil, however sure both are
+    assert second_read(_Fixed([sure, sure]), [four], profile, _FixedCnn(sure))[1] is None  # type: ignore[arg-type]
+
+
+def test_two_networks_that_name_different_faces_are_never_sure(profiles):
+    four = _patch("ivory", 4, 3)
+    mlp, cnn = _vector(4, 0.999), _vector(5, 0.999)
+    verdict = learned.classify(_Fixed([mlp, mlp]), [four], _FixedCnn(cnn))[0]  # type: ignore[arg-type]
+    assert verdict.probability < THRESHOLD
+    assert second_read(_Fixed([mlp, mlp]), [four], profiles["ivory"], _FixedCnn(cnn))[1] is None  # type: ignore[arg-type]
+    agree = learned.classify(_Fixed([mlp, mlp]), [four], _FixedCnn(_vector(4, 0.6)))[0]  # type: ignore[arg-type]
+    assert (agree.label, agree.probability, agree.agreed) == (
+        4,
+        pytest.approx(0.999),
+        pytest.approx(0.6),
+    )
 
 
 def test_without_its_weights_the_reader_reads_as_the_rules_do(profiles, monkeypatch):
@@ -181,3 +307,24 @@ def test_an_empty_table_is_never_read(profiles):
     for kind in BACKGROUNDS:
         frame = _camera(background(kind, random.Random(rng.getrandbits(32))), rng, rng)
         assert read_face(jpeg_roundtrip(frame, 80), profiles["ebony"], learned=True).face is None
+
+
+@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md, 7th pass)")
+def test_a_ruby_4_under_glare_is_not_read_as_a_2(tmp_path):
+    """Glare, ruby, frame 45 of ``faces evaluate --seed 233``: the rules read this 4 as a 2
+    on a square put on a group of 2 of its pips (``pipgrid.py``; the other two, one by the
+    highlight, not found as strong), off the die's centre and turned from it. A blocker
+    found by the seventh pass's held-out run, not fixed there (the one run was spent)."""
+    from controller.camera.calibrate import calibrate
+    from controller.camera.render import FACES, write_dataset
+
+    write_dataset(tmp_path, STYLES["ruby"], 6, 233)
+    profile = calibrate(tmp_path)
+    rng = random.Random(234)
+    for n in range(46):
+        face = FACES[n % len(FACES)]
+        scene = random_scene(rng)
+        frame = condition(render(STYLES["ruby"], face, rng, scene=scene), "glare", scene, rng)
+        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    assert face == 4
+    assert read_face(image, profile, learned=False).face in (None, 4)
