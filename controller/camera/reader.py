@@ -48,11 +48,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import centre_lost
+from .highlight import WHITE, centre_lost
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_cnn, load_model, second_read
-from .pipgrid import pip_blobs, pip_boxes
+from .pipgrid import ALONE, pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile
 from .read import Box, Read
@@ -326,6 +326,30 @@ def find_die(
     return reads, "" if reads else why
 
 
+def _highlight_near(rgb: np.ndarray, read: Candidate, profile: Profile) -> bool:
+    """Whether a highlight lies where a square put on a group of pips (``read``) could hide
+    more of the die's pips: white pixels (every channel at least :data:`.highlight.WHITE`)
+    within :data:`.pipgrid.ALONE` die sides of the square's centre, off the pips it counted,
+    over a quarter of a pip's area, and less than most of a face (a face the light clipped
+    white all over shows no highlight to tell). Such a square is not the die's own outline,
+    so nothing else says whether its count is the whole face: a 4 whose two other pips were
+    lost in a highlight was read as a 2."""
+    (cx, cy), (side, _), _ = read.box
+    reach = ALONE * side
+    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+    x1, y1 = min(rgb.shape[1], int(cx + reach) + 1), min(rgb.shape[0], int(cy + reach) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    off = (xx - cx) ** 2 + (yy - cy) ** 2 <= reach * reach
+    pip = profile.pip_area * side * side
+    around = (1.5 * math.sqrt(pip / math.pi)) ** 2
+    for px, py in _pip_points(read, 1.0):
+        off &= (xx - px) ** 2 + (yy - py) ** 2 > around
+    white = int(np.count_nonzero((rgb[y0:y1, x0:x1].min(axis=2) >= WHITE) & off))
+    return bool(0.25 * pip < white < 0.6 * side * side)
+
+
 def _second_read(
     rgb: np.ndarray, boxes: list[Box], profile: Profile
 ) -> tuple[Candidate | None, str]:
@@ -405,7 +429,10 @@ def _read_boxes(
             and not _group_agrees(patch, pips, face, groups[k], seam_patch)
         ):
             face, conf, why = None, 0.0, "pips found in the frame and on the die disagree"
-        reads.append(Candidate(box, face, conf, pips, why))
+        read = Candidate(box, face, conf, pips, why)
+        if groups and face is not None and _highlight_near(rgb, read, profile):
+            read = Candidate(box, None, 0.0, pips, "a highlight beside pips found in the frame")
+        reads.append(read)
     answered = [r for r in reads if r.face is not None]
     if not answered:
         return [], next((r.why for r in reads if r.why), "not sure")

@@ -309,12 +309,12 @@ def test_an_empty_table_is_never_read(profiles):
         assert read_face(jpeg_roundtrip(frame, 80), profiles["ebony"], learned=True).face is None
 
 
-@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md, 7th pass)")
 def test_a_ruby_4_under_glare_is_not_read_as_a_2(tmp_path):
     """Glare, ruby, frame 45 of ``faces evaluate --seed 233``: the rules read this 4 as a 2
-    on a square put on a group of 2 of its pips (``pipgrid.py``; the other two, one by the
-    highlight, not found as strong), off the die's centre and turned from it. A blocker
-    found by the seventh pass's held-out run, not fixed there (the one run was spent)."""
+    on a square put on a group of 2 of its pips (``pipgrid.py``; the other two, beside the
+    highlight, not found), off the die's centre and turned from it. Found by the seventh
+    pass's held-out run; now such a square is not read with a highlight beside its pips
+    (``reader._highlight_near``)."""
     from controller.camera.calibrate import calibrate
     from controller.camera.render import FACES, write_dataset
 
