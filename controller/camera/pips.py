@@ -71,8 +71,10 @@ def find_pips(
     if peak < 18 or peak < 0.25 * spread:
         return NO_PIPS
     counted = _levels(patch, lab, resp, dark, pip_area, pale)
-    if not dark and pip_area and (counted.hidden or not counted.face):
-        # light pips beside a soft highlight: count them with the highlight left out
+    if not dark and pip_area:
+        # light pips beside a soft highlight: count them with the highlight left out; a
+        # face counted without that (its glow pales a pip beside it: a 3 read as 2) stands
+        # only if the count beside the highlight finds it too
         size = 2 * round(math.sqrt(pip_area / math.pi) * PATCH / COVER) + 3
         tight = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
         narrow = cv2.morphologyEx(light, op, tight, borderType=cv2.BORDER_REPLICATE)
@@ -82,10 +84,13 @@ def find_pips(
             core, zone = soft
             clean = narrow.copy()
             clean[core] = 0
+            beside = NO_PIPS
             if float(clean.max()) >= 18:
                 beside = _levels(patch, lab, clean, dark, pip_area, pale, (core, zone))
-                if beside.face:
-                    return beside
+            if beside.face:
+                return beside
+            if counted.face and not counted.hidden:
+                return Pips(counted.centres, counted.areas, 0, 1.0, hidden=True)
     return counted
 
 

@@ -311,12 +311,12 @@ def test_a_white_drawing_clipped_by_the_light_over_the_centre_is_no_highlight():
     assert centre_lost(soft, 0.026)
 
 
-@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md)")
 def test_an_azure_3_beside_a_highlight_is_not_read_as_a_2(tmp_path):
     """Glare, azure, frame 9 of ``faces evaluate --seed 241`` (held out; the reader at the
-    session's start read it so too): a 3 whose centre pip lies beside the highlight's
-    white core, just outside the zone where a pip may hide, and is not counted; the two
-    corner pips make a 2 on the die's own outline. A blocker, not fixed yet."""
+    session's start read it so too): a 3 whose centre pip, beside the highlight, is paled
+    by its glow and not counted; the two corner pips made a 2 on the die's own outline.
+    Light pips with a soft highlight on the face are now answered only by the count made
+    beside the highlight (``pips.find_pips``), which sees the place a pip may hide."""
     write_dataset(tmp_path, STYLES["azure"], 6, 241)
     profile = calibrate(tmp_path)
     rng = random.Random(242)
