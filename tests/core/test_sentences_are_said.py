@@ -23,6 +23,8 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("box/toy.py", "ValueError"): "a test wiring the simulated toy twice",
     ("camera/learned.py", "ModelError"): "a damaged install, given as why a read is null "
     "(the rules still read); the developer's diagnostic",
+    ("camera/cnn.py", "ValueError"): "a damaged weights file: learned.py gives it as a "
+    "ModelError, why a read is null; the developer's diagnostic",
     ("camera/reader.py", "ValueError"): "images come from our own loaders",
     ("camera/render.py", "OSError"): "the renderer writes test datasets",
     ("camera/render.py", "ValueError"): "styles and backgrounds are the code's own names",
