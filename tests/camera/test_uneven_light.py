@@ -327,3 +327,22 @@ def test_an_azure_3_beside_a_highlight_is_not_read_as_a_2(tmp_path):
         image = jpeg_roundtrip(frame, rng.randint(60, 92))
     assert face == 3
     assert read_face(image, profile).face in (None, 3)
+
+
+@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md)")
+def test_an_azure_3_with_a_pip_in_the_highlight_is_not_read_as_a_2(tmp_path):
+    """Glare, azure, frame 9 of ``faces evaluate --seed 243`` (held out; the session's
+    starting reader read it so too): a 3 whose corner pip is merged with the highlight;
+    the other corner pip and the centre one, a quarter of a diagonal apart, made a 2 on
+    the die's own outline, though their middle is far off the die's centre. A blocker,
+    not fixed yet."""
+    write_dataset(tmp_path, STYLES["azure"], 6, 243)
+    profile = calibrate(tmp_path)
+    rng = random.Random(244)
+    for n in range(10):
+        face = FACES[n % len(FACES)]
+        scene = random_scene(rng)
+        frame = condition(render(STYLES["azure"], face, rng, scene=scene), "glare", scene, rng)
+        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    assert face == 3
+    assert read_face(image, profile).face in (None, 3)
