@@ -245,6 +245,13 @@ class Candidate:
     why: str = ""
 
 
+OFF_CENTRE = 0.12
+"""Every face's pips are symmetric about the die's centre: a count whose pips' middle lies
+further than this (die sides) from the square's centre has lost a pip on one side (a 3's
+corner pip in a highlight left a corner and the centre, a quarter of a diagonal off, read
+as a 2)."""
+
+
 def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, float, Pips, str]:
     """Face, confidence, the pips, and why it is None, for one die's top."""
     polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
@@ -264,6 +271,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     if numbers:
         if devilish:
             return None, 0.0, pips, "pips, and like the devil"
+        if float(np.hypot(*pips.centres.mean(axis=0))) > OFF_CENTRE:
+            return None, 0.0, pips, "the pips' middle is off the die's centre (one lost?)"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""
     if devilish and centre_lost(patch, profile.pip_area):

@@ -329,13 +329,12 @@ def test_an_azure_3_beside_a_highlight_is_not_read_as_a_2(tmp_path):
     assert read_face(image, profile).face in (None, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="a rules' wrong answer, held out (docs/camera.md)")
 def test_an_azure_3_with_a_pip_in_the_highlight_is_not_read_as_a_2(tmp_path):
     """Glare, azure, frame 9 of ``faces evaluate --seed 243`` (held out; the session's
     starting reader read it so too): a 3 whose corner pip is merged with the highlight;
-    the other corner pip and the centre one, a quarter of a diagonal apart, made a 2 on
-    the die's own outline, though their middle is far off the die's centre. A blocker,
-    not fixed yet."""
+    the other corner pip and the centre one made a 2 on the die's own outline, though
+    their middle is far off the die's centre. A count whose pips' middle is off the
+    centre is no face now (``reader.OFF_CENTRE``)."""
     write_dataset(tmp_path, STYLES["azure"], 6, 243)
     profile = calibrate(tmp_path)
     rng = random.Random(244)
