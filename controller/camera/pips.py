@@ -89,7 +89,7 @@ def find_pips(
                 beside = _levels(patch, lab, clean, dark, pip_area, pale, (core, zone))
             if beside.face:
                 return beside
-            if counted.face and not counted.hidden:
+            if counted.face and not counted.hidden and core.any():  # a highlight off the pips
                 return Pips(counted.centres, counted.areas, 0, 1.0, hidden=True)
     return counted
 
