@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,16 @@ pytest.importorskip("cv2")
 
 from controller.camera.calibrate import calibrate
 from controller.camera.profile import Profile
-from controller.camera.render import HELD_OUT, STYLES, write_dataset
+from controller.camera.render import (
+    FACES,
+    HELD_OUT,
+    STYLES,
+    condition,
+    jpeg_roundtrip,
+    random_scene,
+    render,
+    write_dataset,
+)
 
 
 @pytest.fixture(scope="session")
@@ -52,3 +62,18 @@ def camera_service(tmp_path: Path, profile: Profile, style: str, seed: int, thin
         camera, profile, read_s=2.0, frame_gap_s=0.02, on_down=down_notice(svc.notice)
     )
     return svc
+
+
+def evaluated_frame(folder: Path, style: str, seed: int, light: str, index: int):
+    """Frame ``index`` of a light row of ``diablotin faces evaluate --seed SEED`` for
+    ``style`` (as ``controller.camera.cli.evaluate`` draws it), the face it shows, and the
+    profile that run calibrates (6 renders per face of ``seed``, written to ``folder``)."""
+    write_dataset(folder, STYLES[style], 6, seed)
+    profile = calibrate(folder)
+    rng = random.Random(seed + 1)
+    for n in range(index + 1):
+        face = FACES[n % len(FACES)]
+        scene = random_scene(rng)
+        frame = condition(render(STYLES[style], face, rng, scene=scene), light, scene, rng)
+        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    return image, face, profile

@@ -33,6 +33,7 @@ from controller.camera.render import STYLES, condition, jpeg_roundtrip, random_s
 from controller.camera.train import dataset, fit_ensemble, patch_dataset
 from controller.camera.train_cnn import _gradients, _init, _net
 from controller.camera.train_cnn import fit as fit_cnn
+from tests.camera.conftest import evaluated_frame
 
 
 def test_the_shipped_weights_load_and_are_the_recorded_ones():
@@ -315,16 +316,6 @@ def test_a_ruby_4_under_glare_is_not_read_as_a_2(tmp_path):
     highlight, not found), off the die's centre and turned from it. Found by the seventh
     pass's held-out run; now such a square is not read with a highlight beside its pips
     (``reader._highlight_near``)."""
-    from controller.camera.calibrate import calibrate
-    from controller.camera.render import FACES, write_dataset
-
-    write_dataset(tmp_path, STYLES["ruby"], 6, 233)
-    profile = calibrate(tmp_path)
-    rng = random.Random(234)
-    for n in range(46):
-        face = FACES[n % len(FACES)]
-        scene = random_scene(rng)
-        frame = condition(render(STYLES["ruby"], face, rng, scene=scene), "glare", scene, rng)
-        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    image, face, profile = evaluated_frame(tmp_path, "ruby", 233, "glare", 45)
     assert face == 4
     assert read_face(image, profile, learned=False).face in (None, 4)

@@ -25,6 +25,7 @@ from controller.camera.render import (
     write_dataset,
 )
 from controller.camera.shadow import lift, shadow_edges
+from tests.camera.conftest import evaluated_frame
 
 DATA = Path(__file__).parent.parent / "data" / "camera"
 
@@ -317,14 +318,7 @@ def test_an_azure_3_beside_a_highlight_is_not_read_as_a_2(tmp_path):
     by its glow and not counted; the two corner pips made a 2 on the die's own outline.
     Light pips with a soft highlight on the face are now answered only by the count made
     beside the highlight (``pips.find_pips``), which sees the place a pip may hide."""
-    write_dataset(tmp_path, STYLES["azure"], 6, 241)
-    profile = calibrate(tmp_path)
-    rng = random.Random(242)
-    for n in range(10):
-        face = FACES[n % len(FACES)]
-        scene = random_scene(rng)
-        frame = condition(render(STYLES["azure"], face, rng, scene=scene), "glare", scene, rng)
-        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    image, face, profile = evaluated_frame(tmp_path, "azure", 241, "glare", 9)
     assert face == 3
     assert read_face(image, profile).face in (None, 3)
 
@@ -335,13 +329,6 @@ def test_an_azure_3_with_a_pip_in_the_highlight_is_not_read_as_a_2(tmp_path):
     the other corner pip and the centre one made a 2 on the die's own outline, though
     their middle is far off the die's centre. A count whose pips' middle is off the
     centre is no face now (``reader.OFF_CENTRE``)."""
-    write_dataset(tmp_path, STYLES["azure"], 6, 243)
-    profile = calibrate(tmp_path)
-    rng = random.Random(244)
-    for n in range(10):
-        face = FACES[n % len(FACES)]
-        scene = random_scene(rng)
-        frame = condition(render(STYLES["azure"], face, rng, scene=scene), "glare", scene, rng)
-        image = jpeg_roundtrip(frame, rng.randint(60, 92))
+    image, face, profile = evaluated_frame(tmp_path, "azure", 243, "glare", 9)
     assert face == 3
     assert read_face(image, profile).face in (None, 3)
