@@ -185,7 +185,8 @@ def soft_highlight(
     if len(blobs) < 2:
         return None
     face = float(np.median(light[_INNER]))
-    steep = {i: steepness(light, labels == i, face) for i in blobs}
+    grad = gradient(light)
+    steep = {i: steepness(grad, light, labels == i, face) for i in blobs}
     sharpest = max(steep.values())
     size = pip_area * (PATCH / COVER) ** 2
     soft = [
@@ -207,7 +208,7 @@ def soft_highlight(
             if (
                 roundish
                 and 0.4 * size <= a <= 1.6 * size
-                and steepness(light, disc, face) >= SOFT * sharpest
+                and steepness(grad, light, disc, face) >= SOFT * sharpest
             ):
                 core &= ~cv2.dilate(disc.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     sharp = cv2.dilate((np.isin(labels, blobs) & ~core).astype(np.uint8), np.ones((5, 5), np.uint8))
@@ -222,13 +223,18 @@ def soft_highlight(
     return core, cv2.dilate((core | saturated).astype(np.uint8), kernel).astype(bool)
 
 
-def steepness(light: np.ndarray, blob: np.ndarray, face: float) -> float:
-    """How sharp a blob's edge is for its contrast: the steepest gradients (90th
-    percentile) about it over its peak's difference from the ``face`` lightness. A pip's
-    edge is sharp, a highlight's slope gentle."""
-    grad = np.hypot(
+def gradient(light: np.ndarray) -> np.ndarray:
+    """The size of ``light``'s gradient at each pixel (3×3 Sobel), for :func:`steepness`."""
+    return np.hypot(
         cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
     )
+
+
+def steepness(grad: np.ndarray, light: np.ndarray, blob: np.ndarray, face: float) -> float:
+    """How sharp a blob's edge is for its contrast: the steepest gradients (90th
+    percentile of ``grad``, :func:`gradient` of ``light``) about it over its peak's
+    difference from the ``face`` lightness. A pip's edge is sharp, a highlight's slope
+    gentle."""
     ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     contrast = abs(float(light[blob].max()) - face) + 1.0
     return float(np.percentile(grad[ring], 90)) / contrast

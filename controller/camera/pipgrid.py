@@ -88,6 +88,18 @@ def _members(
     return inside & (strength >= FAINT * float(strength[inside].max()))
 
 
+def _first_members(
+    blobs: np.ndarray, strength: np.ndarray, centres: np.ndarray, side: float
+) -> np.ndarray:
+    """:func:`_members` about each of ``centres`` at once: one row per centre."""
+    inside = np.hypot(
+        blobs[None, :, 0] - centres[:, None, 0], blobs[None, :, 1] - centres[:, None, 1]
+    )
+    inside = inside <= REACH * side
+    strongest = np.where(inside, strength[None, :], -np.inf).max(axis=1).astype(np.float64)
+    return inside & (strength[None, :] >= (FAINT * strongest).astype(np.float32)[:, None])
+
+
 def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, int]]:
     """Die-sized squares (frame pixels: ``blobs``, from :func:`pip_blobs`, and ``side`` are
     in pixels of a frame scaled by ``scale``) on groups of 2 to 6 blobs, each with its
@@ -102,16 +114,22 @@ def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, i
         for q in strongest[i + 1 :]
         if 0.3 * side <= float(np.hypot(*(p - q))) <= 0.85 * side
     ]
+    if not seeds:
+        return []
     out: list[tuple[Box, int]] = []
     seen: list[np.ndarray] = []
-    for seed in seeds:
+    started: set[bytes] = set()  # the first groups settled from: the same settles the same
+    firsts = _first_members(blobs, strength, np.array(seeds), side)
+    for seed, inside in zip(seeds, firsts, strict=True):
+        if inside.tobytes() in started:
+            continue  # settled before: kept then (and now too near it), or not kept
+        started.add(inside.tobytes())
         centre = seed
         for _ in range(3):  # settle on the group's mean
-            inside = _members(blobs, strength, centre, side)
             if not inside.any():
                 break
             centre = blobs[inside].mean(axis=0)
-        inside = _members(blobs, strength, centre, side)
+            inside = _members(blobs, strength, centre, side)
         group = blobs[inside]
         if not 2 <= len(group) <= 6 or any(np.hypot(*(centre - s)) < 0.1 * side for s in seen):
             continue

@@ -18,6 +18,7 @@ from .highlight import (
     SOFT,
     WHITE,
     glare_hides,
+    gradient,
     hidden_faces,
     highlight_zone,
     soft_highlight,
@@ -245,7 +246,8 @@ def _beside_highlight(
     if not _pip_shaped(stats, keep, pip_area or float(np.median(areas))):
         return Pips(centres, areas, 0, 1.0)
     face_light = float(np.median(light[_INNER & ~halo]))
-    edges = {i: steepness(light, labels == i, face_light) for i in keep}
+    grad = gradient(light)
+    edges = {i: steepness(grad, light, labels == i, face_light) for i in keep}
     if min(edges.values()) < SOFT * max(edges[i] for i in sure):
         return Pips(centres, areas, 0, 1.0)  # a soft blob left: part of the highlight
     face, error = layout_face(centres)

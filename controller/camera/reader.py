@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -134,6 +134,7 @@ def outlines(
         # pips are holes: fill them, so that opening (which cuts thin lines and specks of
         # the table away) cannot break the thin rim between a pip and the die's edge
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours = _without_specks(contours, lo * lo * 0.8)
         mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -171,6 +172,22 @@ def outlines(
 
 
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
+
+
+def _without_specks(contours: Sequence[np.ndarray], min_box: float) -> list[np.ndarray]:
+    """The ``contours`` (of ``cv2.findContours``) whose bounding box is at least ``min_box``
+    pixels: the rest cannot hold an outline of that area, nor grow into one (filling holes
+    and opening keep each region within its own box). A textured table leaves thousands,
+    and going through each was half the time of :func:`outlines`; the outlines found are
+    the same, in the same order."""
+    if not contours:
+        return []
+    points = np.concatenate(contours).reshape(-1, 2)
+    sizes = np.fromiter(map(len, contours), np.intp, len(contours))
+    starts = np.concatenate([[0], np.cumsum(sizes[:-1])])
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
+    box = (high - low + 1).prod(axis=1)
+    return [contours[k] for k in np.flatnonzero(box >= min_box)]
 
 
 def _leaning(w: float, h: float, side: float, one_face: bool) -> bool:

@@ -36,7 +36,8 @@ def _across(shape: tuple[int, int], edge: Edge, scale: float) -> np.ndarray:
     side)."""
     (x1, y1), (x2, y2) = (np.array(edge.a) * scale), (np.array(edge.b) * scale)
     length = max(math.hypot(x2 - x1, y2 - y1), 1e-6)
-    yy, xx = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float32)
+    xx = np.arange(shape[1], dtype=np.float32)[None, :]
+    yy = np.arange(shape[0], dtype=np.float32)[:, None]
     return ((xx - x1) * (y1 - y2) + (yy - y1) * (x2 - x1)) / length * edge.shaded
 
 
@@ -44,21 +45,38 @@ def _sides(grey: np.ndarray, edge: Edge, scale: float, band: float) -> tuple[flo
     """The median light of ``grey`` (a frame scaled by ``scale``) on the lit and on the
     shaded side of ``edge``, sampled along its length out to ``band`` pixels from it (the
     table there: a die is a minority); 0 when a side has too few pixels in the image."""
-    (x1, y1), (x2, y2) = np.array(edge.a) * scale, np.array(edge.b) * scale
-    length = max(math.hypot(x2 - x1, y2 - y1), 1e-6)
-    normal = np.array([y1 - y2, x2 - x1]) / length * edge.shaded
-    t = np.linspace(0, 1, 48)[:, None, None]
-    d = np.linspace(3, max(band, 4), 8)[None, :, None]
-    base = np.array([x1, y1]) + t * np.array([x2 - x1, y2 - y1])
-    out = []
-    for sign in (-1, 1):
-        pts = (base + sign * d * normal).reshape(-1, 2).round().astype(int)
-        inside = (pts[:, 0] >= 0) & (pts[:, 0] < grey.shape[1])
-        inside &= (pts[:, 1] >= 0) & (pts[:, 1] < grey.shape[0])
-        if np.count_nonzero(inside) < 50:
-            return 0.0, 0.0
-        out.append(float(np.median(grey[pts[inside, 1], pts[inside, 0]])))
-    return out[0], out[1]
+    one, two = _side_lights(grey, [edge], scale, band)[0]
+    return float(one), float(two)
+
+
+def _side_lights(grey: np.ndarray, edges: list[Edge], scale: float, band: float) -> np.ndarray:
+    """:func:`_sides` of each of ``edges`` at once: rows of (lit, shaded) medians. An RGB
+    ``grey`` is taken as the mean of its channels."""
+    a = np.array([e.a for e in edges], np.float64) * scale
+    b = np.array([e.b for e in edges], np.float64) * scale
+    length = np.maximum(np.hypot(*(b - a).T), 1e-6)
+    normal = np.stack([a[:, 1] - b[:, 1], b[:, 0] - a[:, 0]], axis=1) / length[:, None]
+    normal *= np.array([e.shaded for e in edges], np.float64)[:, None]
+    t = np.linspace(0, 1, 48)[None, :, None, None]
+    d = np.linspace(3, max(band, 4), 8)[None, None, :, None]
+    base = a[:, None, None, :] + t * (b - a)[:, None, None, :]
+    out = np.zeros((len(edges), 2))
+    few = np.zeros(len(edges), bool)
+    for k, sign in enumerate((-1, 1)):
+        pts = (base + sign * d * normal[:, None, None, :]).reshape(len(edges), -1, 2)
+        pts = pts.round().astype(int)
+        inside = (pts[..., 0] >= 0) & (pts[..., 0] < grey.shape[1])
+        inside &= (pts[..., 1] >= 0) & (pts[..., 1] < grey.shape[0])
+        at = grey[pts[..., 1].clip(0, grey.shape[0] - 1), pts[..., 0].clip(0, grey.shape[1] - 1)]
+        values = np.where(inside, at if grey.ndim == 2 else at.mean(axis=-1), np.inf)
+        values = np.sort(values, axis=1)
+        count = inside.sum(axis=1)
+        rows = np.arange(len(edges))
+        low, high = values[rows, np.maximum(count - 1, 0) // 2], values[rows, count // 2]
+        out[:, k] = (low + high) / 2
+        few |= count < 50
+    out[few] = 0.0  # a side with too few pixels: neither is measured
+    return out
 
 
 def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
@@ -79,9 +97,11 @@ def shadow_edges(light: np.ndarray, window: int, scale: float) -> list[Edge]:
         lines.reshape(-1, 4).tolist(), key=lambda s: -math.hypot(s[2] - s[0], s[3] - s[1])
     )
     out: list[Edge] = []
-    for x1, y1, x2, y2 in segs[:60]:
-        edge = Edge((x1 / scale, y1 / scale), (x2 / scale, y2 / scale), 1)
-        one, two = _sides(light, edge, scale, window / 2)
+    found = [
+        Edge((x1 / scale, y1 / scale), (x2 / scale, y2 / scale), 1) for x1, y1, x2, y2 in segs[:60]
+    ]
+    for edge, (one, two) in zip(found, _side_lights(light, found, scale, window / 2), strict=True):
+        one, two = float(one), float(two)
         if min(one, two) <= 0 or max(one, two) < MIN_RATIO * max(min(one, two), 4.0):
             continue
         out.append(edge if one > two else Edge(edge.a, edge.b, -1))
@@ -99,18 +119,50 @@ def seam(shape: tuple[int, int], edge: Edge, margin: float) -> np.ndarray:
 def lift(image: np.ndarray, edge: Edge, scale: float, band: float) -> np.ndarray:
     """``image`` (uint8, grey or RGB, a frame scaled by ``scale``) with the shaded side of
     ``edge`` multiplied by the ratio of the two sides' light (measured on it, ``band``
-    pixels each side), the edge itself smoothed (a thin seam would cut the die in two)."""
-    grey = image if image.ndim == 2 else image.mean(axis=2)
-    lit, shade = _sides(grey, edge, scale, band)
-    across = _across(image.shape[:2], edge, scale)
+    pixels each side), the edge itself smoothed (a thin seam would cut the die in two).
+    Each side is one gain (a table lookup); only the ramp between them is multiplied out."""
+    lit, shade = _sides(image, edge, scale, band)
     if shade <= 0:
         return image
-    gain = 1 + (lit / max(shade, 4.0) - 1) * np.clip(across / 3 + 0.5, 0, 1)
-    out = image.astype(np.float32) * (gain if image.ndim == 2 else gain[:, :, None])
-    lifted = np.clip(out, 0, 255).astype(np.uint8)
-    seam = np.abs(across) < SEAM
-    lifted[seam] = cv2.medianBlur(lifted, 5)[seam]
-    return lifted
+    across = _across(image.shape[:2], edge, scale)
+    ramp = np.clip(across / 3 + 0.5, 0, 1)
+    step = lit / max(shade, 4.0) - 1
+    full = np.arange(256, dtype=np.float64) * (1 + step * 1.0)
+    lifted = image.copy()
+    np.copyto(
+        lifted,
+        cv2.LUT(image, np.clip(full, 0, 255).astype(np.uint8)),
+        where=_per_pixel(ramp >= 1, image),
+    )
+    between = (ramp > 0) & (ramp < 1)
+    gain = 1 + step * ramp[between]
+    ramped = image[between].astype(np.float32) * (gain if image.ndim == 2 else gain[:, None])
+    lifted[between] = np.clip(ramped, 0, 255).astype(np.uint8)
+    return _smooth_seam(lifted, np.abs(across) < SEAM)
+
+
+def _per_pixel(mask: np.ndarray, image: np.ndarray) -> np.ndarray:
+    """``mask`` (rows x columns) shaped to broadcast over ``image``'s channels."""
+    return mask if image.ndim == 2 else mask[:, :, None]
+
+
+def _smooth_seam(image: np.ndarray, seam: np.ndarray, rows: int = 16) -> np.ndarray:
+    """``image`` with the pixels where ``seam`` is set replaced by the 5×5 median of
+    ``image`` about them, as ``cv2.medianBlur(image, 5)`` gives it: the median is taken
+    only over bands of ``rows`` rows around the seam's pixels, not the whole frame."""
+    out = image.copy()
+    height, width = seam.shape
+    for top in range(0, height, rows):
+        cols = np.flatnonzero(seam[top : top + rows].any(axis=0))
+        if not len(cols):
+            continue
+        y0, y1 = max(top - 2, 0), min(top + rows + 2, height)
+        x0, x1 = max(int(cols[0]) - 2, 0), min(int(cols[-1]) + 3, width)
+        median = cv2.medianBlur(np.ascontiguousarray(image[y0:y1, x0:x1]), 5)
+        inner = seam[top : top + rows, x0:x1]
+        window = median[top - y0 : top - y0 + inner.shape[0]]
+        np.copyto(out[top : top + rows, x0:x1], window, where=_per_pixel(inner, window))
+    return out
 
 
 def shadow_free(light: np.ndarray, window: int) -> np.ndarray:
