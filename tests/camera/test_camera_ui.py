@@ -135,3 +135,41 @@ def test_the_live_view_marks_where_each_key_s_die_landed_and_the_card_comes_firs
                 "de", "The numbers mark where the last die from each key landed"
             )
             ctx.close()
+
+
+def test_the_camera_card_shows_no_broken_picture_before_the_first_reading(
+    browser: Any, tmp_path, profiles
+) -> None:
+    from controller.camera.play import CameraWatch
+
+    with live_server(tmp_path, 3600.0) as (base, service):
+        camera = SimulatedCamera(service.toy, "azure", 4)
+        camera.shown = 5
+        service.camera = CameraWatch(camera, profiles["azure"], read_s=1.0, frame_gap_s=0.02)
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        ctx.add_cookies([{"name": "lang", "value": "de", "url": base}])
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: pytest.fail(f"JavaScript error: {e}"))
+        held: list[Any] = []
+        hold = [True]
+        page.route(
+            "**/api/box/camera/reading",
+            lambda route: held.append(route) if hold[0] else route.continue_(),
+        )
+        page.goto(base + "/box")
+        log_in(page)
+        page.wait_for_selector("#camera-card", state="visible")
+        page.wait_for_function("() => document.getElementById('camera-kind').textContent !== '…'")
+        for _ in range(200):  # routes are answered while Playwright runs, not in a sleep
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the page never asked for a reading"
+        # no reading yet: no picture, nor its alt text standing in for one
+        assert not page.is_visible("#camera-view")
+        hold[0] = False
+        for route in held:
+            route.continue_()
+        page.wait_for_selector("#camera-view", state="visible", timeout=15000)
+        page.wait_for_function("() => document.getElementById('camera-view').naturalWidth > 0")
+        ctx.close()

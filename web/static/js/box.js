@@ -196,6 +196,7 @@ function drawReading() {
     : t("The camera reads {face} ({c} %)", { face: faceWord(r.face), c: Math.round(r.confidence * 100) });
   $("camera-caption").textContent = caption;
   $("camera-view").alt = `${t("the camera's picture of the table, with the die it found")}: ${caption}`;
+  $("camera-reading").hidden = false; // shown once a picture has loaded: never a broken one
 }
 
 $("camera-view").addEventListener("load", drawReading);
