@@ -21,6 +21,7 @@ from .highlight import (
     gradient,
     hidden_faces,
     highlight_zone,
+    percentile_90,
     soft_highlight,
     steepness,
 )
@@ -247,7 +248,7 @@ def _beside_highlight(
         return Pips(centres, areas, 0, 1.0)
     face_light = float(np.median(light[_INNER & ~halo]))
     grad = gradient(light)
-    edges = {i: steepness(grad, light, labels == i, face_light) for i in keep}
+    edges = {i: steepness(grad, light, labels == i, face_light, stats[i]) for i in keep}
     if min(edges.values()) < SOFT * max(edges[i] for i in sure):
         return Pips(centres, areas, 0, 1.0)  # a soft blob left: part of the highlight
     face, error = layout_face(centres)
@@ -326,7 +327,7 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
         blob = labels == i
         ring = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         contrast = abs(float(light[blob].mean()) - face) + 1.0
-        steep.append(float(np.percentile(grad[ring], 90)) / contrast)
+        steep.append(percentile_90(grad[ring]) / contrast)
     return min(steep) < 0.5 * float(np.median(steep))
 
 

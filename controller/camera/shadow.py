@@ -128,12 +128,9 @@ def lift(image: np.ndarray, edge: Edge, scale: float, band: float) -> np.ndarray
     ramp = np.clip(across / 3 + 0.5, 0, 1)
     step = lit / max(shade, 4.0) - 1
     full = np.arange(256, dtype=np.float64) * (1 + step * 1.0)
-    lifted = image.copy()
-    np.copyto(
-        lifted,
-        cv2.LUT(image, np.clip(full, 0, 255).astype(np.uint8)),
-        where=_per_pixel(ramp >= 1, image),
-    )
+    table = np.clip(full, 0, 255).astype(np.uint8)
+    shaded = (ramp >= 1).astype(np.uint8)
+    lifted = cv2.copyTo(cv2.LUT(image, table), shaded, image.copy())
     between = (ramp > 0) & (ramp < 1)
     gain = 1 + step * ramp[between]
     ramped = image[between].astype(np.float32) * (gain if image.ndim == 2 else gain[:, None])

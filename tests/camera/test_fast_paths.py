@@ -16,6 +16,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from controller.camera import pipgrid, reader  # noqa: E402
+from controller.camera.highlight import percentile_90  # noqa: E402
 from controller.camera.render import (  # noqa: E402
     STYLES,
     condition,
@@ -177,3 +178,17 @@ def test_a_lift_by_table_lookup_is_the_lift_multiplied_out(grey):
     for edge in (Edge((0, 10), (639, 10), 1), Edge((320, 0), (320, 479), -1)):
         assert np.array_equal(lift(frame, edge, 1.0, 30.0), _lift_plain(frame, edge, 1.0, 30.0))
     assert checked > 10
+
+
+def test_the_90th_percentile_is_numpys_bit_for_bit():
+    rng = np.random.default_rng(0)
+    for k in range(3000):
+        n = int(rng.integers(1, 400))
+        if k % 3 == 0:
+            values = rng.random(n, dtype=np.float32) * 300
+        elif k % 3 == 1:  # ties
+            values = rng.integers(0, 6, n).astype(np.float32) * np.float32(1.7)
+        else:  # gradients' sizes, as the reader measures them
+            x, y = (rng.normal(size=n).astype(np.float32) * 50 for _ in range(2))
+            values = np.hypot(x, y)
+        assert percentile_90(values) == float(np.percentile(values, 90)), (k, values)
