@@ -57,11 +57,14 @@ EXPENSIVE_READ = "/api/games/{gid}/odds?kind=E&lookahead=end"
 
 class IdleFlood(threading.Thread):
     """Holds ``count`` silent connections from ``sources`` (in turn): every 0.2 s those
-    the server closed are opened again. ``reopened`` counts them."""
+    the server closed are opened again. ``first_opened`` counts the connections the first
+    round made (-1 until it is done; the server may shed some at once, by design: they are
+    no failure to open), ``reopened`` those opened again since."""
 
     def __init__(self, port: int, sources: list[str], count: int) -> None:
         super().__init__(name="idle-flood", daemon=True)
         self.port, self.sources, self.count = port, sources, count
+        self.first_opened = -1  # until the first round is done
         self.reopened = 0
         self.stop = threading.Event()
         self.socks: list[socket.socket] = []
@@ -73,6 +76,7 @@ class IdleFlood(threading.Thread):
     def run(self) -> None:
         wanted = [self.sources[i % len(self.sources)] for i in range(self.count)]
         self.socks = self.open(wanted)
+        self.first_opened = len(self.socks)
         sel = selectors.DefaultSelector()
         for sock in self.socks:
             sel.register(sock, selectors.EVENT_READ)
@@ -94,17 +98,18 @@ class IdleFlood(threading.Thread):
 
 
 def _flood_process(
-    port: int, sources: list[str], count: int, stop: Event, out: Queue[tuple[int, int]]
+    port: int, sources: list[str], count: int, stop: Event, out: Queue[tuple[int, int, int]]
 ) -> None:
     """An :class:`IdleFlood` in a process of its own (the referee's client keeps this
-    one's interpreter); puts ``(open, reopened)`` in ``out`` every 0.5 s and at the end."""
+    one's interpreter); puts ``(open, reopened, first_opened)`` in ``out`` every 0.5 s
+    and at the end."""
     flood = IdleFlood(port, sources, count)
     flood.start()
     while not stop.wait(0.5):
-        out.put((len(flood.socks), flood.reopened))
+        out.put((len(flood.socks), flood.reopened, flood.first_opened))
     flood.stop.set()
     flood.join(10)
-    out.put((len(flood.socks), flood.reopened))
+    out.put((len(flood.socks), flood.reopened, flood.first_opened))
 
 
 def _hammer_process(
@@ -178,15 +183,17 @@ def run_idle(plan: AttackPlan, workdir: Path, seed: int, log: Log) -> list[Attac
         served = sum(status == 200 for _, status in streams)
         idle_sources = [f"{IDLE_FIRST}{1 + i}" for i in range(plan.idle_addresses)]
         flood = Helper(_flood_process, server.port, idle_sources, plan.idle)
-        first_open, _ = flood.latest(wait_s=30) or (0, 0)
+        deadline = time.monotonic() + 30
+        while (flood.latest(wait_s=1) or (0, 0, -1))[2] < 0 and time.monotonic() < deadline:
+            pass  # the first round of connections is still being made
         time.sleep(2.0)  # the flood is open, and has been reopening what the server closed
-        opened, reopened = flood.latest() or (0, 0)
+        opened, reopened, first_open = flood.latest() or (0, 0, 0)
         log(
             f"  idle: {served}/{plan.streams} streams served, {opened}/{plan.idle} "
             f"silent connections open, {reopened} reopened"
         )
         latencies = atk._referee_actions(server.port, plan, actions, IDLE_REFEREE)
-        opened, reopened = flood.latest() or (0, 0)
+        opened, reopened, _ = flood.latest() or (0, 0, 0)
         answered = sum(ms != float("inf") for ms in latencies)
         p50, p99 = atk.quantile_ms(latencies, 0.5), atk.quantile_ms(latencies, 0.99)
         actions.figures = (
