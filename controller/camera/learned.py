@@ -129,17 +129,22 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _check_file(path: Path, expected: str, trainer: str) -> None:
+    """:class:`ModelError` unless ``path`` is a file whose checksum is ``expected`` (``""``
+    skips it); ``trainer``: the module of :mod:`controller.camera` that makes it."""
+    if not path.is_file():
+        raise ModelError(f"{path}: no model file (python -m controller.camera.{trainer} makes it)")
+    if expected and sha256(path) != expected:
+        raise ModelError(f"{path}: not the model this reader was made for (checksum differs)")
+
+
 @cache
 def load_model(path: Path | None = None, checksum: str | None = None) -> Model:
     """The trained network; :class:`ModelError` if the file is missing, is not the expected
     one (``checksum``, default :data:`MODEL_SHA256`; ``""`` skips the check), or is not a
     ``diablotin-faces-mlp/1`` file of the right shapes. ``path``: default :data:`MODEL_PATH`."""
     path = MODEL_PATH if path is None else path
-    expected = MODEL_SHA256 if checksum is None else checksum
-    if not path.is_file():
-        raise ModelError(f"{path}: no model file (python -m controller.camera.train makes it)")
-    if expected and sha256(path) != expected:
-        raise ModelError(f"{path}: not the model this reader was made for (checksum differs)")
+    _check_file(path, MODEL_SHA256 if checksum is None else checksum, "train")
     try:
         with np.load(path, allow_pickle=False) as data:
             if str(data["format"]) != FORMAT:
@@ -160,11 +165,7 @@ def load_cnn(path: Path | None = None, checksum: str | None = None) -> Nets:
     """The convolutional network (:mod:`.cnn`); :class:`ModelError` as :func:`load_model`.
     ``path``: default :data:`CNN_PATH`; ``checksum``: default :data:`CNN_SHA256`."""
     path = CNN_PATH if path is None else path
-    expected = CNN_SHA256 if checksum is None else checksum
-    if not path.is_file():
-        raise ModelError(f"{path}: no model file (python -m controller.camera.train_cnn makes it)")
-    if expected and sha256(path) != expected:
-        raise ModelError(f"{path}: not the model this reader was made for (checksum differs)")
+    _check_file(path, CNN_SHA256 if checksum is None else checksum, "train_cnn")
     try:
         return Nets.load(path)
     except (OSError, KeyError, ValueError) as exc:
