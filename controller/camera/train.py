@@ -272,15 +272,51 @@ def fit_ensemble(
     return Model(nets[0].mean, nets[0].scale, **stack)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m controller.camera.train", description=__doc__)
-    p.add_argument("--frames", type=int, default=8000, help="rendered training frames")
+def training_arguments(
+    p: argparse.ArgumentParser, frames: int, epochs: int, hidden: int, members: int
+) -> None:
+    """The options both trainers take (this one and :mod:`.train_cnn`), with their defaults."""
+    p.add_argument("--frames", type=int, default=frames, help="rendered training frames")
     p.add_argument("--seed", type=int, default=2211)
-    p.add_argument("--epochs", type=int, default=30, help="passes over the samples")
-    p.add_argument("--hidden", type=int, default=HIDDEN, help="neurons in the hidden layer")
-    p.add_argument("--members", type=int, default=4, help="networks in the ensemble")
+    p.add_argument("--epochs", type=int, default=epochs, help="passes over the samples")
+    p.add_argument("--hidden", type=int, default=hidden, help="neurons in the hidden layer")
+    p.add_argument("--members", type=int, default=members, help="networks in the ensemble")
     p.add_argument("--workers", type=int, default=2, help="processes rendering the frames")
     p.add_argument("--cache", default=None, help="keep the samples in this .npz (re-training)")
+
+
+def held_back(y: np.ndarray) -> np.ndarray:
+    """Every tenth sample: checked, not trained on."""
+    return np.arange(len(y)) % 10 == 9
+
+
+def say_samples(y: np.ndarray, frames: int, started: float) -> None:
+    """Print how many samples of each class ``frames`` rendered frames gave."""
+    counts = np.bincount(y, minlength=len(CLASSES)).tolist()
+    print(
+        f"{len(y)} samples from {frames} frames: {dict(zip(CLASSES, counts, strict=True))} "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+
+
+def say_trained(probs: np.ndarray, y: np.ndarray, output: Path, started: float) -> None:
+    """Print how the trained networks did on the held-back samples (``probs``, their true
+    classes ``y``) and the weights file written."""
+    right = float((probs.argmax(axis=1) == y).mean())
+    sure = probs.max(axis=1) >= THRESHOLD
+    wrong_sure = int((sure & (probs.argmax(axis=1) != y)).sum())
+    print(
+        f"trained in {time.perf_counter() - started:.0f} s; right on the tenth held back "
+        f"{right:.2%}; {int(sure.sum())} of {len(y)} at p >= {THRESHOLD}, "
+        f"{wrong_sure} of them wrong; {output}: {output.stat().st_size} bytes, "
+        f"sha256 {sha256(output)}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m controller.camera.train", description=__doc__)
+    training_arguments(p, frames=8000, epochs=30, hidden=HIDDEN, members=4)
     p.add_argument("-o", "--output", default=str(MODEL_PATH))
     args = p.parse_args(argv)
     started = time.perf_counter()
@@ -292,25 +328,11 @@ def main(argv: list[str] | None = None) -> int:
         x, y = dataset(args.seed, args.frames, args.workers)
         if cache:
             np.savez_compressed(cache, x=x, y=y)
-    counts = np.bincount(y, minlength=len(CLASSES)).tolist()
-    print(
-        f"{len(y)} samples from {args.frames} frames: {dict(zip(CLASSES, counts, strict=True))} "
-        f"({time.perf_counter() - started:.0f} s)",
-        flush=True,
-    )
-    check = np.arange(len(y)) % 10 == 9  # every tenth sample: checked, not trained on
+    say_samples(y, args.frames, started)
+    check = held_back(y)
     model = fit_ensemble(x[~check], y[~check], args.seed, args.epochs, args.hidden, args.members)
-    probs = model.probabilities(x[check])
-    right = float((probs.argmax(axis=1) == y[check]).mean())
-    sure = probs.max(axis=1) >= THRESHOLD
-    wrong_sure = int((sure & (probs.argmax(axis=1) != y[check])).sum())
     model.save(Path(args.output))
-    print(
-        f"trained in {time.perf_counter() - started:.0f} s; right on the tenth held back "
-        f"{right:.2%}; {int(sure.sum())} of {int(check.sum())} at p >= {THRESHOLD}, "
-        f"{wrong_sure} of them wrong; {args.output}: {Path(args.output).stat().st_size} bytes, "
-        f"sha256 {sha256(Path(args.output))}"
-    )
+    say_trained(model.probabilities(x[check]), y[check], Path(args.output), started)
     return 0
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from .cnn import CHANNELS, HIDDEN, LAYERS, SIDE, Net, Nets, im2col, inputs, pool
-from .learned import CLASSES, THRESHOLD, sha256
-from .train import patch_dataset
+from .learned import CLASSES
+from .train import held_back, patch_dataset, say_samples, say_trained, training_arguments
 
 BATCH = 128
 
@@ -149,14 +149,8 @@ def probabilities(nets: list[Net], x: np.ndarray, batch: int = 512) -> np.ndarra
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m controller.camera.train_cnn", description=__doc__)
-    p.add_argument("--frames", type=int, default=16000, help="rendered training frames")
-    p.add_argument("--seed", type=int, default=2211)
-    p.add_argument("--epochs", type=int, default=12, help="passes over the samples")
+    training_arguments(p, frames=16000, epochs=12, hidden=HIDDEN, members=1)
     p.add_argument("--layers", default=",".join(map(str, LAYERS)), help="filters per convolution")
-    p.add_argument("--hidden", type=int, default=HIDDEN, help="neurons in the hidden layer")
-    p.add_argument("--members", type=int, default=1, help="networks in the ensemble")
-    p.add_argument("--workers", type=int, default=2, help="processes rendering the frames")
-    p.add_argument("--cache", default=None, help="keep the patches in this .npz (re-training)")
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
     started = time.perf_counter()
@@ -169,29 +163,15 @@ def main(argv: list[str] | None = None) -> int:
         if cache:
             np.savez(cache, p=patches, y=y)
     x = np.stack([inputs(q) for q in patches])
-    counts = np.bincount(y, minlength=len(CLASSES)).tolist()
-    print(
-        f"{len(y)} samples from {args.frames} frames: {dict(zip(CLASSES, counts, strict=True))} "
-        f"({time.perf_counter() - started:.0f} s)",
-        flush=True,
-    )
-    check = np.arange(len(y)) % 10 == 9  # every tenth sample: checked, not trained on
+    say_samples(y, args.frames, started)
+    check = held_back(y)
     layers = tuple(int(f) for f in args.layers.split(","))
     nets = [
         fit(x[~check], y[~check], args.seed + k, args.epochs, layers, args.hidden, log=True)
         for k in range(args.members)
     ]
-    probs = probabilities(nets, x[check])
-    right = float((probs.argmax(axis=1) == y[check]).mean())
-    sure = probs.max(axis=1) >= THRESHOLD
-    wrong_sure = int((sure & (probs.argmax(axis=1) != y[check])).sum())
     Nets(tuple(nets)).save(Path(args.output))
-    print(
-        f"trained in {time.perf_counter() - started:.0f} s; right on the tenth held back "
-        f"{right:.2%}; {int(sure.sum())} of {int(check.sum())} at p >= {THRESHOLD}, "
-        f"{wrong_sure} of them wrong; {args.output}: {Path(args.output).stat().st_size} bytes, "
-        f"sha256 {sha256(Path(args.output))}"
-    )
+    say_trained(probabilities(nets, x[check]), y[check], Path(args.output), started)
     return 0
 
 

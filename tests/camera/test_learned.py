@@ -319,3 +319,18 @@ def test_a_ruby_4_under_glare_is_not_read_as_a_2(tmp_path):
     image, face, profile = evaluated_frame(tmp_path, "ruby", 233, "glare", 45)
     assert face == 4
     assert read_face(image, profile, learned=False).face in (None, 4)
+
+
+@pytest.mark.parametrize("module", ["train", "train_cnn"])
+def test_each_trainer_runs_from_its_command_line_and_says_how_it_did(
+    module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    main = importlib.import_module(f"controller.camera.{module}").main
+    out = tmp_path / "weights.npz"
+    args = ["--frames", "12", "--epochs", "1", "--members", "1", "--workers", "1", "-o", str(out)]
+    assert main([*args, "--hidden", "8"]) == 0
+    said = capsys.readouterr().out
+    assert " samples from 12 frames: {" in said
+    assert "right on the tenth held back" in said and f"sha256 {sha256(out)}" in said
