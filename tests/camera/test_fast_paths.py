@@ -16,7 +16,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from controller.camera import pipgrid, reader  # noqa: E402
-from controller.camera.highlight import percentile_90  # noqa: E402
+from controller.camera.highlight import gradient, percentile_90, steepness  # noqa: E402
 from controller.camera.render import (  # noqa: E402
     STYLES,
     condition,
@@ -192,3 +192,22 @@ def test_the_90th_percentile_is_numpys_bit_for_bit():
             x, y = (rng.normal(size=n).astype(np.float32) * 50 for _ in range(2))
             values = np.hypot(x, y)
         assert percentile_90(values) == float(np.percentile(values, 90)), (k, values)
+
+
+def test_a_blobs_edge_measured_about_its_box_is_measured_as_over_the_whole_patch():
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(200):
+        light = rng.integers(0, 256, (48, 48)).astype(np.float32)
+        light = cv2.GaussianBlur(light, (5, 5), 0)
+        blobs = cv2.GaussianBlur(rng.random((48, 48)).astype(np.float32), (7, 7), 0) > 0.55
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(
+            blobs.astype(np.uint8), connectivity=8
+        )
+        grad = gradient(light)
+        for i in range(1, n):  # some touch the patch's edges
+            blob = labels == i
+            whole = steepness(grad, light, blob, 120.0)
+            assert steepness(grad, light, blob, 120.0, stats[i]) == whole
+            checked += 1
+    assert checked > 200
