@@ -127,7 +127,7 @@ def lift(image: np.ndarray, edge: Edge, scale: float, band: float) -> np.ndarray
     across = _across(image.shape[:2], edge, scale)
     ramp = np.clip(across / 3 + 0.5, 0, 1)
     step = lit / max(shade, 4.0) - 1
-    full = np.arange(256, dtype=np.float64) * (1 + step * 1.0)
+    full = np.arange(256, dtype=np.float64) * (1 + step)  # the ramp's gain where it is 1
     table = np.clip(full, 0, 255).astype(np.uint8)
     shaded = (ramp >= 1).astype(np.uint8)
     lifted = cv2.copyTo(cv2.LUT(image, table), shaded, image.copy())
