@@ -318,9 +318,7 @@ def _soft_blob(light: np.ndarray, labels: np.ndarray, pips: list[int]) -> bool:
     edge, not a pip's sharp one): its steepest edge, for its contrast, under half theirs."""
     if len(pips) < 2:
         return False
-    gx = cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
-    grad = np.hypot(gx, gy)
+    grad = gradient(light)
     face = float(np.median(light[_INNER]))
     steep = []
     for i in pips:
