@@ -12,7 +12,10 @@ optionally a learned second reader where they answer ``None``: step 4).
    (:mod:`.pipgrid`: a die whose outline is lost, white on white in bright light); such a
    square must count exactly its group's pips, with nothing else on the face. A die on its
    edge shows as a full rectangle 1.25–1.75 times as long as wide (two faces, or one
-   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7).
+   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7). Where a
+   shadow's edge crosses the frame, such a rectangle inside a die-sized square is only the
+   lit or shaded part of a flat die; and the shadow may break the long outline of a die on
+   its edge, so a read with pips beyond one of its edges (its other face) is ``None`` too.
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
@@ -327,6 +330,8 @@ def find_die(
     boxes, leaning = outlines(rgb, hint, changed, edges)
     if changed is not None:
         boxes = [b for b in boxes if _overlaps(b, changed)]
+    if edges:  # a shadow's edge may cut a flat die into a die-on-its-edge shape
+        leaning = [r for r in leaning if not _part_of_a_flat_die(r, boxes, hint)]
     boxes = [b for b in boxes if not _inside_any(b, leaning)]
     lifted: list[View] = []  # the frame with each edge's shade lifted, made once
 
@@ -349,6 +354,9 @@ def find_die(
     if not reads and learned and boxes:  # the learned second reader, numbers only
         read, because = _second_read(rgb, boxes, profile)
         reads, why = ([read] if read else []), (why if read else f"{why}; {because}")
+    if reads and edges:  # a die on its edge whose outline a shadow's edge broke?
+        reads = [r for r in reads if not _second_face_beside(r.box, light, profile, changed)]
+        why = why if reads else "a die on its edge (two faces show)"
     return reads, "" if reads else why
 
 
@@ -523,6 +531,80 @@ def _inside_any(box: Box, outlines: list[Box]) -> bool:
         cv2.pointPolygonTest(cv2.boxPoints(o).astype(np.float32), box[0], False) >= 0
         for o in outlines
     )
+
+
+BESIDE = (0.62, 1.05)
+"""Pips this far from a read square's centre across one of its edges (die sides; and within
+half a side along it) belong to a second face beside it: a die on its edge."""
+
+
+def _second_face_beside(
+    box: Box, light: np.ndarray, profile: Profile, changed: np.ndarray | None
+) -> bool:
+    """Whether pip-like blobs (:func:`.pipgrid.pip_blobs`, the calibrated pip, at least 0.3
+    as strong as the strongest within the square ``box``) lie just beyond one of its
+    edges, where a die on its edge shows its other face; a die lying flat has the table
+    there. ``light``: the frame's lightness at WORK_SCALE; ``changed``: only blobs where
+    the frame changed count (an old die touching the new one is no second face)."""
+    (cx, cy), (w, h), angle = box
+    side = (w + h) / 2 * WORK_SCALE
+    t = math.radians(angle)
+    polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
+    mask = None
+    if changed is not None:
+        mask = cv2.resize(changed, light.shape[::-1], interpolation=cv2.INTER_NEAREST)
+    # only about the square (1.5 sides, and room for the black-hat's own reach)
+    reach = 1.5 * side + 4 * math.sqrt(profile.pip_area) * profile.die_side * WORK_SCALE
+    x0, y0 = max(0, int(cx * WORK_SCALE - reach)), max(0, int(cy * WORK_SCALE - reach))
+    x1, y1 = int(cx * WORK_SCALE + reach) + 1, int(cy * WORK_SCALE + reach) + 1
+    for dark in polarities:
+        blobs = pip_blobs(
+            light[y0:y1, x0:x1], profile.die_side * WORK_SCALE, profile.pip_area, dark
+        )
+        if not len(blobs):
+            continue
+        blobs[:, 0] += x0
+        blobs[:, 1] += y0
+        dx, dy = blobs[:, 0] - cx * WORK_SCALE, blobs[:, 1] - cy * WORK_SCALE
+        u = (dx * math.cos(t) + dy * math.sin(t)) / side
+        v = (-dx * math.sin(t) + dy * math.cos(t)) / side
+        near, far = np.minimum(np.abs(u), np.abs(v)), np.maximum(np.abs(u), np.abs(v))
+        inside = far < 0.45
+        if not inside.any():
+            continue
+        strong = blobs[:, 2] >= 0.3 * float(blobs[inside, 2].max())
+        beside = strong & (near < 0.5) & (far > BESIDE[0]) & (far < BESIDE[1])
+        if mask is not None:
+            on = mask[blobs[:, 1].astype(int), blobs[:, 0].astype(int)] > 0
+            beside &= on
+        # which edge each lies beyond: a second face shows beyond one edge only (blobs
+        # beyond several are the table's own pattern, a check cloth's squares)
+        edge = np.where(np.abs(u) > np.abs(v), np.sign(u) * 1, np.sign(v) * 2)[beside]
+        if len(set(edge.tolist())) == 1:
+            return True
+    return False
+
+
+FLAT_DIE = (0.85, 1.2)
+"""A square outline this many calibrated die sides across is a die lying flat (a die on its
+edge is 1.25-1.75 sides long: :data:`LEANING`)."""
+
+
+def _part_of_a_flat_die(rect: Box, squares: list[Box], side: float | None) -> bool:
+    """Whether the die-on-its-edge shaped ``rect`` lies within one of the die-sized
+    ``squares`` (grown by 10 %): it is then the lit or the shaded part of a die lying flat
+    that a shadow's edge crosses, not a die on its edge, whose outline is longer than a
+    die. ``side``: the calibrated die side (frame pixels); without it, never."""
+    if not side:
+        return False
+    corners = cv2.boxPoints(rect)
+    for (cx, cy), (w, h), angle in squares:
+        if max(w, h) > 1.1 * min(w, h) or not FLAT_DIE[0] * side < (w + h) / 2 < FLAT_DIE[1] * side:
+            continue
+        grown = cv2.boxPoints(((cx, cy), (w * 1.1, h * 1.1), angle)).astype(np.float32)
+        if all(cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in corners):
+            return True
+    return False
 
 
 def _same_place(a: Box, b: Box) -> bool:
