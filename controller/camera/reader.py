@@ -332,7 +332,7 @@ def find_die(
         boxes = [b for b in boxes if _overlaps(b, changed)]
     if edges:  # a shadow's edge may cut a flat die into a die-on-its-edge shape
         leaning = [r for r in leaning if not _part_of_a_flat_die(r, boxes, hint)]
-    boxes = [b for b in boxes if not _inside_any(b, leaning)]
+    boxes = [b for b in boxes if not _inside_any(b, leaning, ON_EDGE_REACH)]
     lifted: list[View] = []  # the frame with each edge's shade lifted, made once
 
     def views() -> Iterator[View]:
@@ -347,7 +347,7 @@ def find_die(
     reads, why = _read_views(views(), boxes, profile) if boxes else ([], why)
     if not reads and hint:  # no outline read: a die whose outline is lost, by its pips?
         groups = _pip_groups(light, profile, changed, boxes)
-        groups = [g for g in groups if not _inside_any(g[0], leaning)]
+        groups = [g for g in groups if not _inside_any(g[0], leaning, ON_EDGE_REACH)]
         if groups:
             group_boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
             reads, _ = _read_views(views(), group_boxes, profile, sizes)
@@ -525,12 +525,19 @@ def too_much_moved(changed: np.ndarray, profile: Profile) -> bool:
     return bool(n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) > 4 * side * side)
 
 
-def _inside_any(box: Box, outlines: list[Box]) -> bool:
-    """Whether the centre of ``box`` lies within one of the rectangles ``outlines``."""
-    return any(
-        cv2.pointPolygonTest(cv2.boxPoints(o).astype(np.float32), box[0], False) >= 0
-        for o in outlines
-    )
+ON_EDGE_REACH = 2.2
+"""A die on its edge's rectangle, widened across to this many times its width, holds the
+centre of a square read on its other face (the rectangle found may be one face alone)."""
+
+
+def _inside_any(box: Box, outlines: list[Box], widen: float = 1.0) -> bool:
+    """Whether the centre of ``box`` lies within one of the rectangles ``outlines``, each
+    widened across (its short sides kept) ``widen`` times."""
+    for (cx, cy), (w, h), angle in outlines:
+        wider = ((cx, cy), (w * widen, h) if w < h else (w, h * widen), angle)
+        if cv2.pointPolygonTest(cv2.boxPoints(wider).astype(np.float32), box[0], False) >= 0:
+            return True
+    return False
 
 
 BESIDE = (0.62, 1.05)

@@ -126,6 +126,8 @@ LEANING_ONCE_READ = [
     ("ivory", 9112, 6),
     ("ebony", 9059, 2),
     ("slate", 9047, 4),
+    ("ivory", 9260, "devil"),  # read as 4: the rectangle found was the devil face alone,
+    # and the square on the side face's pips lay beside it, not inside
 ]
 
 
