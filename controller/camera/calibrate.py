@@ -21,7 +21,7 @@ from ..sentences import Said
 from .hog import hog, rotations
 from .layout import patch_light
 from .pips import Pips, find_pips
-from .profile import DEVIL, FACE_NAMES, Profile
+from .profile import DEVIL, FACE_NAMES, Profile, pip_darks
 from .reader import (
     COVER,
     PATCH,
@@ -125,7 +125,7 @@ def _devil_die(img: np.ndarray, side: float, polarity: str) -> np.ndarray | None
     """The devil's top in a photo: of the squares about the die's size (0.6–1.7 times:
     an outline may take in the die's rim or shadow) with no pip layout, the nearest in
     size; None when there is none."""
-    darks = {"dark": (True,), "light": (False,)}.get(polarity, (True, False))
+    darks = pip_darks(polarity)
     best: tuple[float, np.ndarray] | None = None
     for box in square_candidates(img, side):
         off = abs(float(np.log((box[1][0] + box[1][1]) / 2 / side)))

@@ -43,6 +43,12 @@ def face_from_name(name: str) -> int | str:
     return DEVIL if name == DEVIL else int(name)
 
 
+def pip_darks(polarity: str) -> tuple[bool, ...]:
+    """Which pips to look for, by a profile's ``pip_polarity``: dark ones (``(True,)``),
+    light ones (``(False,)``), or both (``either``, or anything else)."""
+    return {"dark": (True,), "light": (False,)}.get(polarity, (True, False))
+
+
 @dataclass
 class Profile:
     die_side: float

@@ -57,7 +57,7 @@ from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_cnn, load_model, second_read
 from .pipgrid import ALONE, pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
-from .profile import DEVIL, FACES, Profile
+from .profile import DEVIL, FACES, Profile, pip_darks
 from .read import Box, Read
 from .shadow import Edge, lift, seam, shadow_edges, shadow_free
 
@@ -274,7 +274,7 @@ as a 2)."""
 
 def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, float, Pips, str]:
     """Face, confidence, the pips, and why it is None, for one die's top."""
-    polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
+    polarities = pip_darks(profile.pip_polarity)
     pale = profile.pip_polarity == "dark"  # known dark pips: one under a highlight is paler
     found = [find_pips(patch, dark, profile.pip_area or None, False, pale) for dark in polarities]
     unlit = not bool(((patch.min(axis=2) >= 248) & _INNER).any())  # evening out a highlight
@@ -431,7 +431,7 @@ def _pip_groups(
     outline lies (there the outline was read already), each with its group's size."""
     side = profile.die_side * WORK_SCALE
     found = []
-    for dark in {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False)):
+    for dark in pip_darks(profile.pip_polarity):
         blobs = pip_blobs(light, side, profile.pip_area, dark)
         if changed is not None:
             small = cv2.resize(changed, light.shape[::-1], interpolation=cv2.INTER_NEAREST)
@@ -556,7 +556,7 @@ def _second_face_beside(
     (cx, cy), (w, h), angle = box
     side = (w + h) / 2 * WORK_SCALE
     t = math.radians(angle)
-    polarities = {"dark": (True,), "light": (False,)}.get(profile.pip_polarity, (True, False))
+    polarities = pip_darks(profile.pip_polarity)
     mask = None
     if changed is not None:
         mask = cv2.resize(changed, light.shape[::-1], interpolation=cv2.INTER_NEAREST)
