@@ -11,6 +11,7 @@ while the game already pops wakes the computer popper.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -46,12 +47,18 @@ def test_the_referees_hidden_on_the_box_game_never_leaves_the_box_waiting(tmp_pa
         service.stop()
 
 
-def test_a_hiding_the_box_sees_late_wakes_the_computer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("worker_busy_s", [0.0, 0.3])
+def test_a_hiding_the_box_sees_late_wakes_the_computer(
+    tmp_path: Path, worker_busy_s: float
+) -> None:
     service = started(tmp_path, hide_delay_s=3600)
     try:
+        # a busy worker thread (a loaded machine: CI saw it) must not change the case
+        service.post(lambda: time.sleep(worker_busy_s))
         game = service.new_game("sauteur", {"rule": "A"})
         table = service.table(game)
         play = service.box_play
+        service.call(lambda: None)  # the box has taken the game and started its hiding
         table.submit({"type": "hidden"})  # the game alone (as before): the box still waits
         assert play.watch.state()["phase"] == "hiding"
         play.set_computer(game, table.state.popper, True, "heuristic")  # not a level under test
