@@ -160,6 +160,12 @@ def test_the_fourth_game_in_chromium_in_three_languages(
             page.wait_for_selector("#role.referee")
             # started from the home page's form: its seats are the kind's (p1, p2)
             page.select_option("#kind", "dicerace")
+            # the login reloads the page: its module may still be loading when the kind is
+            # picked, and fills the seats for the picked kind once it has (CI saw [] here)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('#seats .seat-label')]"
+                ".map((e) => e.textContent).join() === 'p1,p2'"
+            )
             assert page.locator("#seats .seat-label").all_inner_texts() == ["p1", "p2"]
             page.click("#create")
             page.wait_for_url(re.compile(r"/games/\d+$"))
