@@ -27,6 +27,14 @@ ebony face read nothing when one pip of several was saturated)."""
 LOST = 0.15
 """A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
 under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
+FAINT = 0.1
+"""A faint pip at an empty place of the grid: a response this fraction of the pips'."""
+FAINT_ON_WHITE = 0.05
+"""The same on a face clipped white all over, whose white has no noise: an ivory 5's centre
+pip, bleached under a lamp but for a ring at 0.08 of the pips' response, was read as 4."""
+LIGHTER = 15.0
+"""A spot beside light pips is a highlight when its core is this much lighter (CIE L*, 0–255
+scale) than the lightest of them."""
 
 
 def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np.ndarray | None:
@@ -121,11 +129,14 @@ def hidden_faces(
     """The die faces that pips hidden under the ``saturated`` pixels would make with the
     pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
     (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
-    or together, where a pip may hide:
+    or together, where a pip may hide (a tenth of the ring twice a pip's radius around the
+    place white, or a sixth of its own disc: a dark pip under a small highlight is white
+    only at its middle):
     white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
     black-hat or top-hat response) that was not counted."""
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
     radius = max(2.0, math.sqrt(pip_px / math.pi))
+    faint = FAINT_ON_WHITE if saturated is None else FAINT
     middle = centres.mean(axis=0)
     reach = np.abs(centres - middle).max(axis=1)
     outer = reach[reach > 0.1]
@@ -142,12 +153,12 @@ def hidden_faces(
         near = d2 <= 4 * radius * radius
         if not disc.any():
             continue  # off the die's top: no pip of this die there
-        if saturated is not None and not float(saturated[near].mean()) >= 0.1:
-            continue  # no highlight there
         # under the highlight: white in part of a pip's disc (a grey pip may be lost in
         # it), or a faint pip still showing (a part of it, darker or lighter than around)
         lost = saturated is not None and float(saturated[disc].mean()) >= LOST
-        if lost or float(resp[disc].max()) >= max(8.0, 0.1 * float(resp.max())):
+        if saturated is not None and not lost and not float(saturated[near].mean()) >= 0.1:
+            continue  # no highlight there (a small one white only on the place: it is)
+        if lost or float(resp[disc].max()) >= max(8.0, faint * float(resp.max())):
             covered.append(place)
     faces = []
     for k in range(1, min(3, len(covered)) + 1):
@@ -263,3 +274,105 @@ def percentile_90(values: np.ndarray) -> float:
     a, b = part[low], part[low + 1]
     t = at - low
     return float(b - (b - a) * (1 - t)) if t >= 0.5 else float(a + (b - a) * t)
+
+
+def spot_beside_pips(
+    rgb: np.ndarray,
+    centre: tuple[float, float],
+    side: float,
+    reach: float,
+    pips: tuple[tuple[float, float], ...],
+    pip_area: float,
+) -> bool:
+    """Whether a spot lies within ``reach`` pixels of ``centre`` (a square of ``side``
+    pixels put on the pips at ``pips``, frame pixels) that is none of those pips: white
+    (every channel at least :data:`WHITE`), or with light pips as light as they are and
+    lighter than any of them at its core (a highlight adds light: on a red die it stays
+    pink, and two pips merged with it are no pips; the light squares of a check cloth are
+    no lighter than the pips). Each spot over half a pip (not the specks of a clipped
+    table's noisy edge) and under a quarter of a face (a face or a table the light clipped
+    white shows no highlight to tell); white ones compact (not a strip of that edge); over a
+    quarter of a pip in all.
+    ``pip_area``: a pip's share of the die's top."""
+    cx, cy = centre
+    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+    x1, y1 = min(rgb.shape[1], int(cx + reach) + 1), min(rgb.shape[0], int(cy + reach) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    crop = rgb[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    pip = pip_area * side * side
+    radius = math.sqrt(pip / math.pi)
+    white = _spots(crop.min(axis=2) >= WHITE, pip, side, compact=True)
+    light = cv2.cvtColor(crop, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= (0.4 * side) ** 2
+    face = float(np.median(light[inside]))
+    at_pips = [_peak(light, px - x0, py - y0) for px, py in pips]
+    if at_pips and min(at_pips) > face + 30:  # light pips: as light as they are, too
+        level = face + 0.8 * (min(at_pips) - face)
+        bright = _spots(light >= level, pip, side, compact=False)
+        white |= _lighter_than(bright, light, max(at_pips) + LIGHTER)
+    labels = cv2.connectedComponents(white.astype(np.uint8))[1]
+    for px, py in pips:  # a pip it counted (white or as light as itself) is no spot
+        mine = labels[(xx - px) ** 2 + (yy - py) ** 2 <= (0.5 * radius) ** 2]
+        for i in np.unique(mine[mine > 0]):
+            part = labels == i
+            if np.hypot(xx[part].mean() - px, yy[part].mean() - py) <= 1.5 * radius:
+                white &= ~part  # the pip itself, not merged with anything
+    near = (xx - cx) ** 2 + (yy - cy) ** 2 <= reach * reach
+    return bool(np.count_nonzero(white & near) > 0.25 * pip)
+
+
+def _spots(mask: np.ndarray, pip: float, side: float, compact: bool) -> np.ndarray:
+    """The parts of ``mask`` over half a pip (``pip`` pixels) and under a quarter of a face
+    (``side`` pixels), and when ``compact`` filling 40 % of their box, at most 2.5:1."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    keep = (area >= 0.5 * pip) & (area < 0.25 * side * side)
+    if compact:
+        keep &= (area >= 0.4 * w * h) & (np.maximum(w, h) <= 2.5 * np.minimum(w, h))
+    keep[0] = False
+    return np.asarray(keep[labels], bool)
+
+
+def _lighter_than(spots: np.ndarray, light: np.ndarray, level: float) -> np.ndarray:
+    """The parts of ``spots`` whose lightest pixel is above ``level``."""
+    count, labels = cv2.connectedComponents(spots.astype(np.uint8))
+    peaks = np.zeros(count, np.float32)
+    np.maximum.at(peaks, labels.ravel(), light.ravel())
+    keep = peaks > level
+    keep[0] = False
+    return np.asarray(keep[labels], bool)
+
+
+def _peak(light: np.ndarray, x: float, y: float) -> float:
+    """The lightest pixel within 2 pixels of (x, y) in ``light`` (crop coordinates)."""
+    ix, iy = round(x), round(y)
+    part = light[max(0, iy - 2) : iy + 3, max(0, ix - 2) : ix + 3]
+    return float(part.max()) if part.size else 0.0
+
+
+def face_beside_highlight(patch: np.ndarray) -> int | None:
+    """Where one blob lighter than the face on a die's top (``patch``) is far lighter than
+    the others at its core (:data:`LIGHTER`, CIE L*), a highlight among light pips: the face
+    the other blobs make (0 for none); ``None`` where there is no such blob. A count other
+    than that face may have taken the highlight for a pip (a pink highlight on a red 2's
+    centre was read as a 3 by the networks). Blobs: the top-hat response of the lightness
+    over 0.45 of its peak, 5 pixels or more."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    resp = cv2.morphologyEx(light, cv2.MORPH_TOPHAT, kernel, borderType=cv2.BORDER_REPLICATE)
+    resp[~_INNER] = 0
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(
+        (resp > max(0.45 * float(resp.max()), 12)).astype(np.uint8)
+    )
+    blobs = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 5]
+    peaks = {i: float(light[labels == i].max()) for i in blobs}
+    if len(blobs) < 2:
+        return None
+    ranked = sorted(blobs, key=peaks.__getitem__)
+    if peaks[ranked[-1]] < peaks[ranked[-2]] + LIGHTER:
+        return None
+    others = (centres[ranked[:-1]] - PATCH / 2) * COVER / PATCH
+    return layout_face(others.astype(np.float32))[0]

@@ -36,7 +36,7 @@ import numpy as np
 
 from .cnn import FORMAT as CNN_FORMAT
 from .cnn import Nets
-from .highlight import centre_lost
+from .highlight import centre_lost, face_beside_highlight
 from .hog import hog
 from .layout import _INNER, patch_light
 from .profile import DEVIL, Profile
@@ -252,6 +252,9 @@ def second_read(
         return k, None, 0.0, "the network sees a drawing, the calibration no devil"
     if best.probability < THRESHOLD:
         return k, None, best.probability, f"the network is unsure ({best.label}?)"
+    beside = face_beside_highlight(patches[k]) if profile.pip_polarity != "dark" else None
+    if beside and beside != best.label:  # the highlight taken for a pip, or hiding one?
+        return k, None, 0.0, f"the network sees {best.label}, the pips beside a highlight {beside}"
     d_devil, d_number = profile.devil_distances(hog(patch_light(patches[k])))
     if d_devil <= profile.devil_threshold or d_devil <= d_number:
         return k, None, 0.0, "the network sees a number, the calibration the devil"

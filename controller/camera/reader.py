@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import WHITE, centre_lost
+from .highlight import centre_lost, spot_beside_pips
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_cnn, load_model, second_read
@@ -362,33 +362,13 @@ def find_die(
 
 def _highlight_near(rgb: np.ndarray, read: Candidate, profile: Profile) -> bool:
     """Whether a highlight lies where a square put on a group of pips (``read``) could hide
-    more of the die's pips: white spots (every channel at least :data:`.highlight.WHITE`)
-    within :data:`.pipgrid.ALONE` die sides of the square's centre that are none of the
-    pips it counted (a white pip clips), each compact, over half a pip (not the specks and
-    strips of a clipped table's noisy edge) and under a quarter of a face (a face or a table
-    the light clipped white shows no highlight to tell), over a quarter of a pip in all. Such a
-    square is not the die's own outline, so nothing else says whether its count is the
-    whole face: a 4 whose other two pips were lost beside a highlight was read as a 2."""
+    more of the die's pips (:func:`.highlight.spot_beside_pips`, within :data:`.pipgrid.ALONE`
+    die sides of the square's centre). Such a square is not the die's own outline, so
+    nothing else says whether its count is the whole face: a 4 whose other two pips were
+    lost beside a highlight was read as a 2."""
     (cx, cy), (side, _), _ = read.box
-    reach = ALONE * side
-    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
-    x1, y1 = min(rgb.shape[1], int(cx + reach) + 1), min(rgb.shape[0], int(cy + reach) + 1)
-    if x1 <= x0 or y1 <= y0:
-        return False
-    white = (rgb[y0:y1, x0:x1].min(axis=2) >= WHITE).astype(np.uint8)
-    _, labels, stats, centres = cv2.connectedComponentsWithStats(white)
-    pip = profile.pip_area * side * side
-    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    spot = (area >= 0.5 * pip) & (area < 0.25 * side * side)  # no speck, no clipped face
-    spot &= (area >= 0.4 * w * h) & (np.maximum(w, h) <= 2.5 * np.minimum(w, h))  # compact
-    spot[0] = False
-    radius = math.sqrt(pip / math.pi)
-    for px, py in _pip_points(read, 1.0):  # a pip it counted, clipped white
-        spot &= np.hypot(centres[:, 0] + x0 - px, centres[:, 1] + y0 - py) > 1.5 * radius
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    near = (xx - cx) ** 2 + (yy - cy) ** 2 <= reach * reach
-    return bool(np.count_nonzero(spot[labels] & near) > 0.25 * pip)
+    pips = _pip_points(read, 1.0)
+    return spot_beside_pips(rgb, (cx, cy), side, ALONE * side, pips, profile.pip_area)
 
 
 def _second_read(
