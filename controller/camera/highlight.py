@@ -340,7 +340,7 @@ def _lighter_than(spots: np.ndarray, light: np.ndarray, level: float) -> np.ndar
     """The parts of ``spots`` whose lightest pixel is above ``level``."""
     count, labels = cv2.connectedComponents(spots.astype(np.uint8))
     peaks = np.zeros(count, np.float32)
-    np.maximum.at(peaks, labels.ravel(), light.ravel())
+    np.maximum.at(peaks, labels.ravel().astype(np.intp), light.ravel())
     keep = peaks > level
     keep[0] = False
     return np.asarray(keep[labels], bool)
