@@ -128,12 +128,12 @@ def hidden_faces(
 ) -> list[int]:
     """The die faces that pips hidden under the ``saturated`` pixels would make with the
     pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
-    (spaced as the pips are) near the highlight (anywhere if ``saturated`` is None), alone
-    or together, where a pip may hide (a tenth of the ring twice a pip's radius around the
-    place white, or a sixth of its own disc: a dark pip under a small highlight is white
-    only at its middle):
-    white in a sixth of a pip's disc, or a faint pip showing there (``resp``: the
-    black-hat or top-hat response) that was not counted."""
+    (spaced as the pips are) under the highlight (a tenth of the ring twice a pip's radius
+    around it white, or a sixth of its own disc: a dark pip under a small highlight is
+    white only at its middle; anywhere if ``saturated`` is None), alone or together, where
+    a pip may hide: white in a sixth of a pip's disc, or a faint pip showing there
+    (``resp``: the black-hat or top-hat response; :data:`FAINT`, or :data:`FAINT_ON_WHITE`
+    of its peak on a face white all over) that was not counted."""
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
     radius = max(2.0, math.sqrt(pip_px / math.pi))
     faint = FAINT_ON_WHITE if saturated is None else FAINT
