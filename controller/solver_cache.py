@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from controller.games.base import words
 from controller.games.sauteur.cancel import Cancelled
-from controller.games.sauteur.levels import FALLBACK
+from controller.games.sauteur.levels import FALLBACK, level_in_words
 from controller.games.sauteur.rules import SauteurConfig, SauteurState
 from controller.games.sauteur.solve_b import TOLERANCE, RaceTable
 
@@ -341,7 +341,7 @@ class Solvers:
                     "the computer solves its tables for this game on the side (minutes on a"
                     " long circuit); it plays at level {level} meanwhile"
                 ),
-                level=FALLBACK,
+                level=level_in_words(FALLBACK),
             )
         return False
 

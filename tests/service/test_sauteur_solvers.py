@@ -16,8 +16,10 @@ from controller.games.sauteur import SauteurRules
 from controller.games.sauteur.cancel import Cancelled
 from controller.games.sauteur.levels import FALLBACK, Tables
 from controller.games.sauteur.solve_b import solve_equilibrium
+from controller.sentences import Said
 from controller.service import Service
 from controller.solver_cache import Solvers
+from controller.translation import sentence
 
 from .conftest import make_config, wait_for
 
@@ -34,6 +36,14 @@ def _service(tmp_path) -> Service:
     )
     svc.start()
     return svc
+
+
+def _made(params: dict[str, object]) -> dict[str, object]:
+    """A notice's params as the page gets them, a sentence among them made again."""
+    return {
+        k: Said(v["template"], **v["params"]) if isinstance(v, dict) else v
+        for k, v in params.items()
+    }
 
 
 def _notices(svc: Service) -> list[str]:
@@ -116,6 +126,11 @@ def test_the_computer_moves_at_once_while_its_tables_solve_then_switches(tmp_pat
         assert ready_after == [True]
         notices = _notices(svc)
         assert any("solves its tables" in text for text in notices)
+        # the level it plays at meanwhile, in the page's words (the walkthrough read
+        # "auf Stufe heuristic", the level's id)
+        told = next(n for n in svc.box_status()["notices"] if "solves" in n["template"])
+        german = sentence("de", told["template"], **_made(told["params"]))
+        assert "schlau" in german and "heuristic" not in german, german
         wait_for(lambda: any("% solved" in t for t in _notices(svc)), what="the solve's progress")
         wait_for(
             lambda: any("tables for this game are solved" in t for t in _notices(svc)),

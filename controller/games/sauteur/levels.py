@@ -24,7 +24,7 @@ from functools import partial
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from controller.games.base import Refused, Said
+from controller.games.base import Refused, Said, words
 from controller.games.sauteur import hider
 from controller.games.sauteur.cancel import Flag
 from controller.games.sauteur.odds import choose
@@ -66,6 +66,20 @@ RaceKey = tuple[int, tuple[int | str, ...]]
 """What a rule-B table depends on: (circuit length, number faces)."""
 
 _RULES = SauteurRules()
+
+
+def level_in_words(level: str) -> Said:
+    """The level as players read it (``heuristic``: "clever"), made in the reader's
+    language; ``KeyError`` for an unknown level."""
+    return Said(_IN_WORDS[level])
+
+
+_IN_WORDS = {
+    "random": words("gentle"),
+    "heuristic": words("clever"),
+    "optimal": words("unbeatable"),
+    "adaptive": words("reads the hider"),
+}
 
 
 def level_name(level: str) -> str:
