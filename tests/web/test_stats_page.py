@@ -3,6 +3,7 @@ dark, and without a single request leaving the box; and GET /api/stats over HTTP
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from tests.core.test_stats import hand_games
 from .conftest import PIN, live_server
 
 PHONE = {"width": 390, "height": 844}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -111,6 +113,19 @@ def test_stats_page_in_french_with_a_chase(browser: Any, live: Any) -> None:
         page.wait_for_selector(
             "#game-charts canvas[aria-label^='Manche 1 (Joueur 2 sort les dés)']"
         )
+        # a tail-tile game's seats nobody was named for, in words (the walkthrough read
+        # "seat1", "seat2" in the legend)
+        record = json.loads((ROOT / "docs" / "examples" / "game-tails.json").read_text())
+        tails = service.import_game(record)
+        page.reload()  # the picker lists the games the page was given
+        page.wait_for_selector(f"#game-pick option[value='{tails}']", state="attached")
+        page.select_option("#game-pick", str(tails))
+        page.wait_for_function(
+            "() => (document.querySelector('#game-charts .u-legend') || {}).innerText"
+            " && !document.querySelector('#game-charts canvas[aria-label^=\"Manche\"]')"
+        )
+        legend = page.inner_text("#game-charts .u-legend")
+        assert "Joueur 1" in legend and "Joueur 2" in legend and "seat" not in legend, legend
     finally:
         ctx.close()
 

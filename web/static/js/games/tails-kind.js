@@ -5,6 +5,13 @@ import { drawBoard, geometry } from "./tails-board.js";
 
 export const seatLabel = (key) => t("tails.player", { n: Number(key) + 1 });
 
+/** A seat id on the stats page ("seat1", controller/games/tails/stats.py) in the page's
+ * language; null for another kind's. */
+export function seatWord(key) {
+  const seat = /^seat(\d)$/.exec(key);
+  return seat ? t("tails.player", { n: Number(seat[1]) }) : null;
+}
+
 function players() {
   return Number((document.querySelector('input[name="tails_players"]:checked') || {}).value || 2);
 }
