@@ -16,7 +16,7 @@ import math
 import cv2
 import numpy as np
 
-from .layout import _INNER, COVER, PATCH, layout_face
+from .layout import _INNER, COVER, PATCH, layout_face, pip_response
 
 WHITE = 248
 """A pixel whose every channel is at least this is saturated (nothing under it shows)."""
@@ -361,9 +361,7 @@ def face_beside_highlight(patch: np.ndarray) -> int | None:
     centre was read as a 3 by the networks). Blobs: the top-hat response of the lightness
     over 0.45 of its peak, 5 pixels or more."""
     light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
-    resp = cv2.morphologyEx(light, cv2.MORPH_TOPHAT, kernel, borderType=cv2.BORDER_REPLICATE)
-    resp[~_INNER] = 0
+    resp = pip_response(light, dark=False)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (resp > max(0.45 * float(resp.max()), 12)).astype(np.uint8)
     )

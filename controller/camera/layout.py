@@ -80,7 +80,7 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
     return (n, best) if best < LAYOUT_TOL else (0, best)
 
 
-__all__ = ["COVER", "LAYOUTS", "LAYOUT_TOL", "PATCH", "layout_face"]
+__all__ = ["COVER", "LAYOUTS", "LAYOUT_TOL", "PATCH", "layout_face", "pip_response"]
 
 
 def patch_light(patch: np.ndarray) -> np.ndarray:
@@ -88,3 +88,14 @@ def patch_light(patch: np.ndarray) -> np.ndarray:
     light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
     lo, hi = np.percentile(light[_INNER], (2, 98))
     return np.clip((light - lo) * (255 / max(hi - lo, 8.0)), 0, 255).astype(np.uint8)
+
+
+def pip_response(light: np.ndarray, dark: bool) -> np.ndarray:
+    """Where pips stand out on a die's top: the black-hat (``dark`` pips) or top-hat of its
+    lightness ``light`` (float32, PATCH square) over a disc a third of the patch wide, 0 off
+    the inner part (a shadow across the face or a lamp to one side does not matter)."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
+    resp = cv2.morphologyEx(light, op, kernel, borderType=cv2.BORDER_REPLICATE)
+    resp[~_INNER] = 0
+    return np.asarray(resp, np.float32)

@@ -25,7 +25,7 @@ from .highlight import (
     soft_highlight,
     steepness,
 )
-from .layout import _INNER, COVER, PATCH, layout_face
+from .layout import _INNER, COVER, PATCH, layout_face, pip_response
 
 FLAT_WINDOW = 17
 """The median window (patch pixels, a third of the patch) that evens the light on a face."""
@@ -64,10 +64,8 @@ def find_pips(
     if flat:
         lab[..., 0] = flat_light(lab[..., 0])
     light = lab[..., 0]
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (17, 17))
+    resp = pip_response(light, dark)
     op = cv2.MORPH_BLACKHAT if dark else cv2.MORPH_TOPHAT
-    resp = cv2.morphologyEx(light, op, k, borderType=cv2.BORDER_REPLICATE)
-    resp[~_INNER] = 0
     peak = float(resp.max())
     spread = float(np.percentile(light[_INNER], 95) - np.percentile(light[_INNER], 5))
     if peak < 18 or peak < 0.25 * spread:
