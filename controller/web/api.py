@@ -322,6 +322,13 @@ def step(game_id: int, step: int) -> Response:
     return jsonify(guarded(lambda: operations.step_view(service(), game_id, step, viewer)))
 
 
+@bp.get("/games/<int:game_id>/moves")
+def moves(game_id: int) -> Response:
+    """Every step's action and what it said, for the history page's list of moves."""
+    _viewer_for(game_id)  # a game in play: the referee's only, as its steps
+    return jsonify(guarded(lambda: operations.moves(service(), game_id)))
+
+
 def _viewer_for(game_id: int) -> Viewer:
     """Unfinished games are stepped through by the referee only (nothing leaks early).
     404 for an unknown game, whoever asks."""

@@ -274,6 +274,14 @@ ROUTES: list[
     ),
     (
         "get",
+        "/api/games/{game_id}/moves",
+        "Every step's action and its events in words, in one replay (like steps)",
+        False,
+        None,
+        [_GAME_ID],
+    ),
+    (
+        "get",
         "/api/games/{game_id}/export",
         "Download the game (diablotin-game/1 JSON)",
         False,

@@ -75,6 +75,23 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
     }
 
 
+def moves(service: Service, game_id: int) -> dict[str, object]:
+    """Every step of the game in one replay, numbered as :func:`step_view` numbers them
+    (the actions that stand: an undone one is no step): ``{"moves": [{"step", "action",
+    "said"}]}``, ``said`` what the step did in sentences (the kind's ``said`` hook), or
+    null for a kind that says nothing. For the history page's list of moves."""
+    table = service.table(game_id)
+    with table.lock:
+        actions = list(table.actions)
+    rules, say = table.rules, hooks(table.rules.name).said
+    state = rules.setup(table.options)
+    listed: list[dict[str, object]] = []
+    for index, action in enumerate(actions, 1):
+        state = rules.apply(state, action)
+        listed.append({"step": index, "action": action, "said": say(state) if say else None})
+    return {"id": game_id, "steps": len(actions), "moves": listed}
+
+
 def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, object]:
     """One coil pulse within the limits (the box refuses what would break one).
 

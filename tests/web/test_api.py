@@ -109,6 +109,35 @@ def test_computer_seats(client: FlaskClient, service: Service) -> None:
     assert resp.status_code == 400 and resp.get_json()["error"] == "bad-level"
 
 
+def test_moves_number_the_steps_and_say_them(client: FlaskClient, service: Service) -> None:
+    """``/moves``: one entry per step ``/steps`` shows (an action taken back and entered
+    again is one step), each Teufel Teufel step with what it did in sentences, a kind that
+    says nothing with null; a game in play is the referee's only, as its steps."""
+    from controller.games.teufel.random_play import random_game
+
+    game = random_game(5)
+    game_id = service.new_game("teufel", game.options)
+    table = service.table(game_id)
+    for action in game.actions[:6]:
+        table.submit(action)
+    table.undo()
+    table.submit(game.actions[5])
+    assert client.get(f"/api/games/{game_id}/moves").status_code == 401
+    listed = client.get(f"/api/games/{game_id}/moves", headers=REFEREE).get_json()
+    assert listed["steps"] == 6 and [m["step"] for m in listed["moves"]] == [1, 2, 3, 4, 5, 6]
+    for move in listed["moves"]:
+        step = client.get(f"/api/games/{game_id}/steps/{move['step']}", headers=REFEREE)
+        assert move["action"] == step.get_json()["action"]
+        assert move["said"] == step.get_json()["state"]["events_said"]
+    assert any(move["said"] for move in listed["moves"])
+    tails = service.new_game("tails", {"players": 2})
+    service.table(tails).submit(
+        service.table(tails).rules.legal_actions(service.table(tails).state)[0]
+    )
+    said = client.get(f"/api/games/{tails}/moves", headers=REFEREE).get_json()["moves"]
+    assert [m["said"] for m in said] == [None]
+
+
 def test_steps_export_and_import(client: FlaskClient, service: Service) -> None:
     game_id = service.new_game("sauteur", {"rule": "A"})
     table = service.table(game_id)

@@ -586,6 +586,46 @@ def test_a_finished_game_steps_through_with_its_board_in_view(
     ref.close()
 
 
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_the_list_of_moves_says_each_step_as_the_step_does(
+    browser: Any, server: tuple[str, Service], lang: str
+) -> None:
+    """The history page's list of moves, in German and French: each button says its move
+    in words, the same words as the step it shows once tapped (the list said "place sled ·
+    player red · square C3", in English); a move taken back and entered again is one
+    step, so every button shows its own move (the list numbered the journal's entries,
+    the undo too, and the buttons after an undo showed the wrong step or none)."""
+    from controller.bench.teufel import random_game
+
+    base, service = server
+    game = random_game(4)
+    done = service.new_game("teufel", game.options, "Moves in words")
+    table = service.table(done)
+    for index, action in enumerate(game.actions):
+        table.submit(action)
+        if index == 2:
+            table.undo()
+            table.submit(action)  # taken back and entered again: one step
+    steps = len(game.actions)
+    ref = Page(browser, base, lang, PHONE, referee=True)
+    page = ref.goto(f"/history/{done}")
+    page.wait_for_selector(f"#moves button[data-step='{steps}']")
+    buttons = page.locator("#moves button.move")
+    assert buttons.count() == steps + 1  # the setup and one per step
+    for step in (1, 3, 4, steps):
+        button = buttons.nth(step)
+        said = button.inner_text()
+        assert said.startswith(f"{step}. "), said
+        assert "_" not in said and "player" not in said and "·" not in said, said
+        button.click()
+        page.wait_for_function(f"() => document.getElementById('step').value === '{step}'")
+        page.wait_for_function(
+            "(s) => document.getElementById('step-action').textContent === s",
+            arg=said.split(". ", 1)[1],
+        )
+    ref.close()
+
+
 def test_rule_b_scores_show_the_race_and_a_tails_pick_is_in_words(
     browser: Any, server: tuple[str, Service]
 ) -> None:

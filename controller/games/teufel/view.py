@@ -179,10 +179,7 @@ def view(state: State, viewer: Viewer) -> dict[str, object]:
         "peeks": [{"player": players[p].colour, "square": name(s)} for p, s in state.peeks],
         "events": list(state.events),
         "unavailable_said": {kind: said.as_dict() for kind, said in unavailable(state).items()},
-        "events_said": [
-            event.as_dict() if isinstance(event, Said) else {"template": event, "params": {}}
-            for event in state.events
-        ],
+        "events_said": events_said(state),
         "result": None
         if decision.kind != "over"
         else {"ending": state.ending, "losers": [players[i].colour for i in state.losers]},
@@ -190,6 +187,12 @@ def view(state: State, viewer: Viewer) -> dict[str, object]:
     if viewer == "referee":
         picture["legal"] = legal
     return picture
+
+
+def events_said(state: State) -> list[dict[str, object]]:
+    """What the last action did, as sentences for a page to make in its language (the
+    same for every viewer: events name no hidden card)."""
+    return [_said(event) for event in state.events]
 
 
 def _said(text: str) -> dict[str, object]:

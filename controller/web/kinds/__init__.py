@@ -11,6 +11,8 @@ pure over the table's state):
   to the referee's advice (``?coach=1&hider=1``);
 - ``extras(state, referee) -> dict``: merged into a game payload's ``extras``;
 - ``layout(state) -> dict``: the board's static geometry (tails);
+- ``said(state) -> list``: what the last action did, as sentences (``{"template",
+  "params"}``) for the history page's list of moves;
 - ``ODDS``: what the odds say and their query, in one line (the OpenAPI document's);
 - ``LEGAL_IN_EXTRAS = False``: leave the (long) list of legal actions out of the referee's extras.
 
@@ -36,6 +38,7 @@ class WebHooks:
     coach_read: Callable[..., object] | None = None
     extras: Callable[..., dict[str, object]] | None = None
     layout: Callable[..., dict[str, object]] | None = None
+    said: Callable[..., list[dict[str, object]]] | None = None
     legal_in_extras: bool = True
     odds_summary: str = ""
 
@@ -53,6 +56,7 @@ def hooks(kind: str) -> WebHooks:
         coach_read=getattr(module, "coach_read", None),
         extras=getattr(module, "extras", None),
         layout=getattr(module, "layout", None),
+        said=getattr(module, "said", None),
         legal_in_extras=getattr(module, "LEGAL_IN_EXTRAS", True),
         odds_summary=getattr(module, "ODDS", ""),
     )

@@ -8,6 +8,7 @@ from controller.games.base import Refused
 from controller.games.teufel import odds as teufel_odds
 from controller.games.teufel.cards import LETTERS
 from controller.games.teufel.state import FACE_DOWN, State
+from controller.games.teufel.view import events_said
 
 LEGAL_IN_EXTRAS = False
 """The page reads what is legal from the view itself: no long ``legal`` list per frame."""
@@ -48,3 +49,8 @@ def odds(state: State, args: Mapping[str, str]) -> dict[str, object]:
         "face_down": sum(card == FACE_DOWN for card in state.cards),
         "squares": teufel_odds(state, colour),
     }
+
+
+def said(state: State) -> list[dict[str, object]]:
+    """What the last action did, in sentences (the view's ``events_said``)."""
+    return events_said(state)

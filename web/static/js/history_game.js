@@ -74,14 +74,14 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowRight") show(Math.min(steps, current + 1));
 });
 
-/** Every move as a button (the journal's entries, an undo included): a tap shows it. */
+/** Every step as a button, said as the step itself says it: a tap shows it. */
 async function listMoves() {
-  const record = await api("GET", `/api/games/${gameId}/export`);
+  const { moves } = await api("GET", `/api/games/${gameId}/moves`);
   fill($("moves"), [el("li", {}, el("button", { type: "button", class: "move", "data-step": 0,
     onclick: () => show(0) }, t("hist.setup"))),
-  ...record.entries.map((entry, i) => el("li", {}, el("button", { type: "button", class: "move",
-    "data-step": i + 1, onclick: () => show(i + 1) },
-    `${i + 1}. ${entry.undo ? t("game.undo") : describe(entry.action)}`)))]);
+  ...moves.map((move) => el("li", {}, el("button", { type: "button", class: "move",
+    "data-step": move.step, onclick: () => show(move.step) },
+    `${move.step}. ${describe(move.action, move.said)}`)))]);
 }
 
 listMoves().catch(() => { $("moves").closest("section").hidden = true; });
