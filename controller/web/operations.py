@@ -55,7 +55,7 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
     viewer)`` as ``Table.view`` does. Raises :class:`Refused` for a step out of range."""
     table = service.table(game_id)
     with table.lock:
-        actions = list(table.actions)
+        actions, seats = list(table.actions), table.seats
     if not 0 <= step <= len(actions):
         raise Refused(
             "step must be 0 to {n_actions}, got {step}",
@@ -71,6 +71,7 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
         "step": step,
         "steps": len(actions),
         "action": actions[step - 1] if step else None,
+        "seats": seats,
         "state": table.rules.view(state, viewer),
     }
 
@@ -78,18 +79,18 @@ def step_view(service: Service, game_id: int, step: int, viewer: Viewer) -> dict
 def moves(service: Service, game_id: int) -> dict[str, object]:
     """Every step of the game in one replay, numbered as :func:`step_view` numbers them
     (the actions that stand: an undone one is no step): ``{"moves": [{"step", "action",
-    "said"}]}``, ``said`` what the step did in sentences (the kind's ``said`` hook), or
+    "said"}], "seats"}``, ``said`` what the step did in sentences (the kind's ``said`` hook), or
     null for a kind that says nothing. For the history page's list of moves."""
     table = service.table(game_id)
     with table.lock:
-        actions = list(table.actions)
+        actions, seats = list(table.actions), table.seats
     rules, say = table.rules, hooks(table.rules.name).said
     state = rules.setup(table.options)
     listed: list[dict[str, object]] = []
     for index, action in enumerate(actions, 1):
         state = rules.apply(state, action)
         listed.append({"step": index, "action": action, "said": say(state) if say else None})
-    return {"id": game_id, "steps": len(actions), "moves": listed}
+    return {"id": game_id, "steps": len(actions), "seats": seats, "moves": listed}
 
 
 def coil_test(service: Service, key: int, pulse_ms: float | None) -> dict[str, object]:

@@ -599,7 +599,9 @@ def test_the_list_of_moves_says_each_step_as_the_step_does(
 
     base, service = server
     game = random_game(4)
-    done = service.new_game("teufel", game.options, "Moves in words")
+    guests = ["Zoé", "Max", "Ömer", "Anne", "Jo", "Lu"][: len(game.options["players"])]
+    seats = [{"guest": name} for name in guests]
+    done = service.new_game("teufel", game.options, "Moves in words", seats)
     table = service.table(done)
     for index, action in enumerate(game.actions):
         table.submit(action)
@@ -612,6 +614,16 @@ def test_the_list_of_moves_says_each_step_as_the_step_does(
     page.wait_for_selector(f"#moves button[data-step='{steps}']")
     buttons = page.locator("#moves button.move")
     assert buttons.count() == steps + 1  # the setup and one per step
+    listed = "\n".join(buttons.all_inner_texts())
+    colours = [t(lang, f"teufel.colour.{c}") for c in game.options["players"]]
+    by_colour = [
+        line
+        for line in listed.splitlines()
+        if line.split(". ", 1)[-1].split()[0].lower() in colours
+    ]
+    assert not by_colour, by_colour  # "Gelb setzt den Schlitten…": a card's colour is no player
+    assert all(name in listed for name in guests), listed[:2000]  # who did it, by name
+    assert ". " in listed[listed.index("\n") :]  # one sentence per event, not run on
     for step in (1, 3, 4, steps):
         button = buttons.nth(step)
         said = button.inner_text()
@@ -623,6 +635,30 @@ def test_the_list_of_moves_says_each_step_as_the_step_does(
             "(s) => document.getElementById('step-action').textContent === s",
             arg=said.split(". ", 1)[1],
         )
+    ref.close()
+
+
+def test_the_list_of_moves_names_the_diable_sauteur_players(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    """Rule B's list of moves said "Spieler 2 drückt Taste 1" beside a caption with the
+    name: every move names its player, as the live page does."""
+    base, service = server
+    seats = [{"guest": "Hélène"}, {"guest": "Ömer"}]
+    game = service.new_game("sauteur", {"rule": "B", "first_hider": "p1"}, "Names", seats)
+    table = service.table(game)
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 1, "by": "p2"},
+        {"type": "face", "face": 5},
+        {"type": "stop", "by": "p2"},
+    ):
+        table.submit(action)
+    ref = Page(browser, base, "de", PHONE, referee=True)
+    page = ref.goto(f"/history/{game}")
+    page.wait_for_selector("#moves button[data-step='4']")
+    listed = page.locator("#moves").inner_text()
+    assert "Ömer" in listed and t("de", "player.p2") not in listed, listed
     ref.close()
 
 

@@ -2,7 +2,7 @@
 // What is particular to the game (its actions in words, its board, a camera picture)
 // comes from its kind's module (boot.kind_page.module, see home.js); this file never
 // names a kind.
-import { api, boot, el, fill, showPicture, t } from "./common.js";
+import { api, boot, el, fill, setSeats, showPicture, t } from "./common.js";
 
 const gameId = boot.game_id;
 const $ = (id) => document.getElementById(id);
@@ -22,6 +22,7 @@ function describe(action, events = null) {
 async function show(step) {
   try {
     const data = await api("GET", `/api/games/${gameId}/steps/${step}`);
+    setSeats(data.seats); // the players' names, not "Player 2" or a colour
     steps = data.steps;
     current = data.step;
     $("step").max = steps;
@@ -76,7 +77,8 @@ document.addEventListener("keydown", (e) => {
 
 /** Every step as a button, said as the step itself says it: a tap shows it. */
 async function listMoves() {
-  const { moves } = await api("GET", `/api/games/${gameId}/moves`);
+  const { moves, seats } = await api("GET", `/api/games/${gameId}/moves`);
+  setSeats(seats);
   fill($("moves"), [el("li", {}, el("button", { type: "button", class: "move", "data-step": 0,
     onclick: () => show(0) }, t("hist.setup"))),
   ...moves.map((move) => el("li", {}, el("button", { type: "button", class: "move",

@@ -4,7 +4,7 @@ import { t } from "../common.js";
 import { drawBoard } from "./teufel-board.js";
 import { colourCss, colourName } from "./teufel-colours.js";
 import { setupTeufelForm } from "./teufel-start.js";
-import { eventText } from "./teufel-words.js";
+import { eventText, person } from "./teufel-words.js";
 
 export const seatLabel = (key) => colourName(key);
 
@@ -19,8 +19,13 @@ export function startForm(kindSelect) {
   };
 }
 
+/** A step in words: what it did (its events, one sentence each), or, for a move that says
+ *  nothing at the table (a step onto a free square, the end of a move), the move itself. */
 export function describe(action, events) {
-  return events && events.length ? events.map((e) => eventText(e)).join(" ") : null;
+  if (events && events.length) return events.map((e) => eventText(e)).join(". ");
+  const silent = { step: action.to, end_move: "", pass_over: "", done: "" };
+  if (!(action.type in silent) || !action.player) return null;
+  return t("teufel.did." + action.type, { who: person(action.player), sq: silent[action.type] });
 }
 
 export const board = {

@@ -5,7 +5,7 @@ import { said, seatName, t } from "../common.js";
 import { cardName, colourName } from "./teufel-colours.js";
 
 /** A seat's player: the name given to the colour, else the colour's name. */
-const person = (colour) => seatName(colour) || colourName(colour);
+export const person = (colour) => seatName(colour) || colourName(colour);
 
 const FACE_DOWN = "?"; // controller/games/teufel/state.py
 const NAMED = {
