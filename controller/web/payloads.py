@@ -45,8 +45,10 @@ def extras(service: Service, table: Table, referee: bool) -> dict[str, object]:
     }
     if service.box_play is not None:  # the game on the box's toy: seats, levels, on_box
         out |= service.box_play.extras(table)
-    # the camera's pictures of popped dice, by round history line (none: one failed stat)
-    out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id)
+    # the camera's pictures of popped dice, by round history line (none: one failed stat);
+    # a game in play shows them to the referee only, as GET .../snapshots/ does
+    shown = referee or table.finished
+    out["snapshots"] = snapshot_names(service.config.data_dir, table.game_id) if shown else []
     helper = hooks(table.rules.name).extras
     if helper is not None:
         out.update(helper(state, referee))

@@ -146,7 +146,12 @@ def test_the_referee_corrects_a_camera_face_and_the_correction_is_recorded(tmp_p
         assert line["face"] == other
         # the picture of that die stays beside the corrected face
         name = f"{line['round']}-{line['hiding']}-{line['key']}"
-        assert name in client.get(f"/api/games/{gid}").get_json()["extras"]["snapshots"]
+        shown = client.get(f"/api/games/{gid}", headers=PIN_HEADERS).get_json()["extras"]
+        assert name in shown["snapshots"]
+        # a spectator is not offered a picture it may not open while the game is in play
+        # (the page showed a broken image: GET .../snapshots/ answers 401 to them)
+        assert client.get(f"/api/games/{gid}").get_json()["extras"]["snapshots"] == []
+        assert client.get(f"/api/games/{gid}/snapshots/{name}.jpg").status_code == 401
     finally:
         svc.stop()
 
