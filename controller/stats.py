@@ -32,6 +32,7 @@ from .games import registry
 from .games.base import Refused, replay
 from .games.registry import Outcome, plain_outcome
 from .journal import Entry, GameRecord, effective_actions
+from .text import name_order
 
 
 class Games(Protocol):
@@ -213,7 +214,7 @@ def summarise(games: Sequence[GameFacts]) -> Summary:
         kind: _kind_row([g for g in ordered if g.kind == kind])
         for kind in sorted({g.kind for g in ordered})
     }
-    ranked = sorted(players, key=lambda r: (-r["games"], r["name"]))
+    ranked = sorted(players, key=lambda r: (-r["games"], name_order(r["name"])))
     return {"games": len(ordered), "players": ranked, "kinds": kinds}
 
 

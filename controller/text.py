@@ -209,3 +209,12 @@ def looks_alike(a: str, b: str) -> bool:
     """Would two names be taken for each other on a phone: the same skeleton, as typed or
     case aside ("Zoé" and "ZOÉ", "Bill" and "BiII")?"""
     return skeleton(a) == skeleton(b) or skeleton(a.casefold()) == skeleton(b.casefold())
+
+
+def name_order(name: str) -> tuple[str, str]:
+    """A sort key for people's names as a German or French reader orders them: letters
+    without their accents and case first ("Élodie" beside "Elodie", "Ömer" among the O's,
+    as DIN 5007-1 and French dictionaries do), then the name itself, so the order is total."""
+    letters = unicodedata.normalize("NFKD", name)
+    folded = "".join(ch for ch in letters if not unicodedata.combining(ch)).casefold()
+    return folded, name

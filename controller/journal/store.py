@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..games.base import Said, said_of
+from ..text import name_order
 from .connection import JournalConnection
 from .errors import DuplicateName, GameNotFound, JournalError, RowDamaged
 from .export import EXPORT_FORMAT, GameExport, check_export
@@ -122,10 +123,8 @@ class Journal(JournalConnection):
     # -- the roster ---------------------------------------------------------------
     def players(self) -> list[Player]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, name, mark, created FROM players ORDER BY name COLLATE NOCASE"
-            ).fetchall()
-        return [Player(*row) for row in rows]
+            rows = self._db.execute("SELECT id, name, mark, created FROM players").fetchall()
+        return sorted((Player(*row) for row in rows), key=lambda p: name_order(p.name))
 
     def player(self, player_id: int) -> Player | None:
         with self._lock:

@@ -37,6 +37,25 @@ def test_the_roster_takes_names_and_marks_and_lists_them(client: FlaskClient) ->
     assert {p["name"] for p in client.get("/api/players").get_json()["players"]} == {"Max", "Zoé"}
 
 
+def test_the_roster_sorts_accented_names_as_a_reader_does(client: FlaskClient) -> None:
+    """Walkthrough: "Zoé / Élodie / Émilie / Ömer" came last, by code point; a German or
+    French reader looks for Élodie among the E's and Ömer among the O's. The stats page's
+    table of players, equal in games, is in the same order."""
+    names = ["Zoé", "Ömer", "émilie", "Élodie", "Anne", "Oscar", "Jürgen", "elsa"]
+    for name in names:
+        add(client, name, "🦊")
+    listed = [p["name"] for p in client.get("/api/players").get_json()["players"]]
+    assert listed == ["Anne", "Élodie", "elsa", "émilie", "Jürgen", "Ömer", "Oscar", "Zoé"]
+    from controller.stats import GameFacts, summarise
+
+    pairs = zip(names[::2], names[1::2], strict=True)
+    games = [
+        GameFacts(n, "sauteur", "A", float(n), 60.0, 10, {"p1": a, "p2": b}, "p1", ("p1",))
+        for n, (a, b) in enumerate(pairs, 1)
+    ]
+    assert [row["name"] for row in summarise(games)["players"]] == listed
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [
