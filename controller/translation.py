@@ -16,6 +16,7 @@ controller.web.catalogs`` rebuilds them). ``{name}`` placeholders are filled by
 from __future__ import annotations
 
 import gettext
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -173,6 +174,27 @@ def plural_forms(lang: str, key: str) -> list[str]:
     return found or [english()[key], plurals()[key]]
 
 
+_ELIDABLE = re.compile(r"\b([Dd]e|[Qq]ue) \{(\w+)\}")
+_VOWEL_START = re.compile(r"[aeiouyhàâäéèêëîïôöûüœæ][^\s\d]*(\s|$)", re.IGNORECASE)
+
+
+def elided(lang: str, text: str, values: Mapping[str, object]) -> str:
+    """French elision before a name filled in: "de {p}" becomes "d’{p}" and "que {p}"
+    "qu’{p}" when ``values[p]`` is a word starting with a vowel or an h ("d’Élodie",
+    "qu’Ömer"), not a square or a number ("de e2", "de 8"). Other languages as they are."""
+    if lang != "fr" or "{" not in text:
+        return text
+
+    def elide(match: re.Match[str]) -> str:
+        word, name = match[1], match[2]
+        value = values.get(name)
+        if not isinstance(value, str) or not _VOWEL_START.match(value):
+            return match[0]
+        return f"{word[0]}{'’' if word[0] in 'dD' else 'u’'}{{{name}}}"
+
+    return _ELIDABLE.sub(elide, text)
+
+
 def translate(lang: str, key: str, /, **values: object) -> str:
     """The message ``key`` in ``lang`` (English, then the key itself, if missing), its
     plural form chosen by ``n`` when it has one. ``kind.<name>`` is a game's title
@@ -186,7 +208,7 @@ def translate(lang: str, key: str, /, **values: object) -> str:
     )
     if text is None and key.startswith("kind."):
         text = kind_title(lang, key.removeprefix("kind."))
-    text = text or key
+    text = elided(lang, text or key, values)
     if not values:
         return text
     if not any(isinstance(value, float) for value in values.values()):
@@ -257,7 +279,7 @@ def sentence(lang: str, template: str, /, **params: object) -> str:
     colours and cards) is named in ``lang``, a list is written the language's way ("a, b
     und c"). The English when the catalog has no translation."""
     words = {name: _param_words(lang, name, value) for name, value in params.items()}
-    text = str(catalog(lang).gettext(template))
+    text = elided(lang, str(catalog(lang).gettext(template)), words)
     try:
         return text.format(**words)
     except (KeyError, IndexError, ValueError):
@@ -371,7 +393,8 @@ ENGLISH: dict[str, str] = {
     "stats.rates_chart": "Win rate per player (%)",
     "stats.durations_chart": "{kind}: length of each game (minutes)",
     "stats.duration_line": "Shortest {min}, median {median}, longest {max}; median {n} moves.",
-    "stats.first": "The first player won {wins} of {games} ({rate}; even chances: {fair}).",
+    "stats.first": "The first player won {n} of {games} ({rate}; even chances: {fair}).",
+    "punct.pair": "{label}: {value}",
     "stats.chase": "Round {r} ({p} pops): the devil's chase, square after each pop",
     "stats.race": "Race {r}: squares gone round after each pop",
     "stats.pot": "pot",
@@ -601,6 +624,7 @@ PLURALS: dict[str, str] = {
     "stats.players_n": "{n} players",
     "home.actions": "{n} moves",
     "backup.holds": "{n} games",
+    "stats.first": "The first player won {n} of {games} ({rate}; even chances: {fair}).",
 }
 """Messages whose words follow a count ``n``: gettext plural entries (msgid_plural), one
 form per CLDR plural category of the language (``npgettext``; the scripts pick the form

@@ -147,3 +147,36 @@ def test_the_dashboard_starts_and_answers_in_the_phones_language_without_babel(t
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_french_elides_de_and_que_before_a_name_with_a_vowel() -> None:
+    """Walkthrough: "lettres de Élodie", "le diable de Ömer"; a square or a number keeps
+    "de" ("de e2", "de 8"), and so does a name with a consonant."""
+    from controller.games import registry
+    from controller.translation import elided, sentence, translate
+
+    registry.kinds()
+    assert translate("fr", "teufel.letters_of", p="Élodie", l="A") == "Lettres d’Élodie : A"
+    assert translate("fr", "teufel.take_from", p="Ömer") == "Prendre le diable d’Ömer"
+    assert translate("fr", "teufel.take_from", p="Hélène") == "Prendre le diable d’Hélène"
+    assert translate("fr", "teufel.take_from", p="Zoé") == "Prendre le diable de Zoé"
+    assert elided("fr", "De {p} ou que {q}", {"p": "Anne", "q": "Yves"}) == "D’{p} ou qu’{q}"
+    assert elided("fr", "de {sq}, de {n}", {"sq": "e2", "n": "8 min"}) == "de {sq}, de {n}"
+    assert elided("de", "de {p}", {"p": "Anne"}) == "de {p}"  # French only
+    assert "la carte cachée qu’Élodie regarde" in translate("fr", "teufel.h.peek", p="Élodie")
+    refusal = "{colours}'s sled stands on the card on {square}"
+    assert sentence("fr", refusal, colours="Élodie", square="e2").startswith("le traîneau d’Élodie")
+
+
+def test_french_counts_take_their_plural() -> None:
+    """Walkthrough: "a gagné 1 parties sur 4", "a sauvé 1 personnage(s)"."""
+    from controller.games import registry
+    from controller.translation import translate
+
+    registry.kinds()
+    first = {"games": 4, "rate": "25 %", "fair": "50 %"}
+    assert "gagné 1 partie sur 4" in translate("fr", "stats.first", n=1, **first)
+    assert "gagné 2 parties sur 4" in translate("fr", "stats.first", n=2, **first)
+    one = translate("fr", "history.round_result", r=1, p="Anne", n=1, pts=2)
+    assert one == "Manche 1 : Anne a sauvé 1 personnage, 2 points"
+    assert "(s)" not in translate("fr", "history.round_result", r=1, p="Anne", n=3, pts=10)

@@ -114,3 +114,34 @@ def test_no_english_shows_through_on_a_german_or_french_page(browser: Any, serve
     paths.append("/no/such/page")  # the 404 page says so in the reader's language
     found = english_on(browser, base, service, paths)
     assert not found, "\n".join(f"{where}: {left}" for where, left in found.items())
+
+
+def test_french_and_german_typography_on_the_pages(browser: Any, server: Any) -> None:
+    """Walkthrough: "lettres de Élodie" (no elision), "bleu: 7" and "Règle A: 0/1" (no space
+    before the colon in French), "33%" beside "50 %" (four ways to write a percentage). The
+    pages' one formatter (common.js) elides, pairs and writes percentages the language's way."""
+    base, _service = server
+    probe = """async () => {
+      const m = await import("/static/js/common.js");
+      return [m.t("teufel.letters_of", { p: "Élodie", l: "A" }),
+              m.t("teufel.take_from", { p: "Zoé" }), m.t("teufel.take_from", { p: "e2" }),
+              m.pair("Règle A", "0/1"), m.percent(1 / 3), m.percent(1),
+              m.t("history.round_result", { r: 1, p: "Anne", n: 1, pts: 2 })];
+    }"""
+    found = {}
+    for lang in ("fr", "de"):
+        page = browser.new_page()
+        page.goto(f"{base}/lang/{lang}?next=/")
+        found[lang] = page.evaluate(probe)
+        page.close()
+    nbsp, narrow = "\u00a0", "\u202f"
+    assert found["fr"][:3] == [
+        "Lettres d’Élodie : A",
+        "Prendre le diable de Zoé",
+        "Prendre le diable de e2",
+    ]
+    assert found["fr"][3] == f"Règle A{nbsp}: 0/1" and found["de"][3] == "Règle A: 0/1"
+    for lang in ("fr", "de"):  # CLDR's non-breaking space (narrow or not, as ICU has it)
+        assert [re.sub(f"[{nbsp}{narrow}]", "_", s) for s in found[lang][4:6]] == ["33_%", "100_%"]
+    assert found["fr"][6] == "Manche 1 : Anne a sauvé 1 personnage, 2 points"
+    assert found["de"][6] == "Runde 1: Anne brachte 1 Figur ins Ziel, 2 Punkte"

@@ -66,7 +66,9 @@ def test_stats_page_draws_labelled_charts_in_dark_mode_without_external_requests
         )
         assert rows == ["p1", "p2", "blue", "green"]
         assert "2 won in a row" in page.inner_text("#players tr[data-player=p1]")
-        assert "The first player won 2 of 3 (67 %" in page.inner_text("#kinds")
+        assert "The first player won 2 of 3 (67%" in page.inner_text(
+            "#kinds"
+        )  # CLDR: 67 % in French
         background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(20, 16, 22)"  # --bg in dark mode
         legend = page.evaluate("() => getComputedStyle(document.querySelector('.u-legend')).color")

@@ -109,6 +109,7 @@ PLURALS: dict[str, str] = {
     "coach.read_seen": (
         "This hider put the devil under key {k} in {c} of the {n} rounds it was seen"
     ),
+    "history.round_result": "Round {r}: {p} brought {n} home, {pts} points",
     "phase.advance": "{popper}: which figure moves {n} squares?",
     "say.devil": "the devil moves {n} squares",
     "term.advance": "{p}: move which figure {n} squares? {names}",

@@ -1,5 +1,5 @@
 // The Box page: link, faults, live sensors, coil test within the limits, simulated toy.
-import { act, api, ask, boot, el, fill, live, referee, said, svgEl, t, toast } from "./common.js";
+import { act, api, ask, boot, el, fill, live, referee, said, pair, svgEl, t, toast } from "./common.js";
 import "./box-system.js";
 
 const $ = (id) => document.getElementById(id);
@@ -70,7 +70,7 @@ function render() {
 let faultsSeen = null;
 
 function faultList(faults) {
-  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : `${f.name}: ${f.detail}`))
+  fill($("faults"), faults.length ? faults.map((f) => el("li", { class: "fault" }, typeof f === "string" ? f : pair(f.name, f.detail)))
     : el("li", { class: "muted" }, t("box.nofault")));
 }
 
@@ -111,7 +111,7 @@ function renderCamera() {
     teachAsked = true;
     api("GET", "/api/box/camera/teach").then(renderTeach).catch(() => {});
   }
-  $("camera-kind").textContent = `${t("camera.kind_" + cam.kind)}: ${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`;
+  $("camera-kind").textContent = pair(t("camera.kind_" + cam.kind), `${cam.up ? t("box.up") : t("box.down")}${cam.error ? ` (${said(cam.error_said || cam.error)})` : ""}`);
   const last = cam.last_read;
   $("camera-last").textContent = last
     ? `${t("box.camera_read", { k: last.key, face: faceWord(last.face), c: Math.round(last.confidence * 100) })} ${new Date(last.at * 1000).toLocaleTimeString(boot.lang)}`
@@ -195,7 +195,7 @@ function drawReading() {
   const caption = r.face === null ? t("The camera finds no die it can read")
     : t("The camera reads {face} ({c} %)", { face: faceWord(r.face), c: Math.round(r.confidence * 100) });
   $("camera-caption").textContent = caption;
-  $("camera-view").alt = `${t("the camera's picture of the table, with the die it found")}: ${caption}`;
+  $("camera-view").alt = pair(t("the camera's picture of the table, with the die it found"), caption);
   $("camera-reading").hidden = false; // shown once a picture has loaded: never a broken one
 }
 

@@ -9,6 +9,7 @@ export const referee = Boolean(boot.referee);
 export function t(key, values = {}) {
   let text = (boot.messages && boot.messages[key]) || key;
   if (Array.isArray(text)) text = text[pluralIndex(Number(values.n ?? 1))] ?? text[text.length - 1];
+  if (boot.lang === "fr") text = elided(text, values);
   // Python's str.format, as far as the catalogs use it: {name}, {name!r}, {{ and }}
   return text.replace(/\{\{|\}\}|\{(\w+)(!r)?\}/g, (m, name, repr) => {
     if (m === "{{") return "{";
@@ -17,6 +18,26 @@ export function t(key, values = {}) {
     return repr && typeof values[name] === "string" ? `'${values[name]}'` : shown(values[name]);
   });
 }
+
+/** French elision before a name filled in, as controller/translation.py's ``elided``:
+ *  "de {p}" is "d’{p}" and "que {p}" "qu’{p}" when p is a word starting with a vowel or
+ *  an h ("d’Élodie"), not a square or a number ("de e2", "de 8"). */
+function elided(text, values) {
+  return text.replace(/\b([Dd]e|[Qq]ue) \{(\w+)\}/g, (m, word, name) => {
+    const value = values[name];
+    if (typeof value !== "string" || !/^[aeiouyhàâäéèêëîïôöûüœæ][^\s\d]*(\s|$)/i.test(value)) return m;
+    return `${word[0]}${/[dD]/.test(word[0]) ? "’" : "u’"}{${name}}`;
+  });
+}
+
+/** "label: value" in the page's language ("label : value" in French, the colon kept with
+ *  its label). */
+export const pair = (label, value) => t("punct.pair", { label, value });
+
+const percentFormat = new Intl.NumberFormat(boot.lang || "en", { style: "percent", maximumFractionDigits: 0 });
+
+/** A share (0–1) as a whole percentage, the page's language's way: 33%, 33 %. */
+export const percent = (x) => percentFormat.format(x);
 
 /** An engine's sentence ({template, params}, e.g. a refusal or a notice) in the page's
  * language; its English `reason`/`text` when it has no template. */

@@ -2,7 +2,7 @@
 // (web/static/vendor/uplot, no request leaves the box). Colours come from the theme's CSS
 // variables, so the charts follow light/dark mode; text comes from the page's language.
 import uPlot from "../vendor/uplot/uPlot.esm.js";
-import { api, boot, el, fill, live, referee, t } from "./common.js";
+import { api, boot, el, fill, live, pair, percent, referee, t } from "./common.js";
 
 // What is particular to a game (its seats' labels, its colours) comes from its kind
 // module (boot.kind_pages, see home.js); this file never names a kind.
@@ -39,7 +39,7 @@ function variantName(key) {
   return `${t("kind." + kind)} · ${detail}`;
 }
 
-const pct = (x) => `${Math.round(x * 100)} %`;
+const pct = percent;
 
 function minutes(seconds) {
   const s = Math.round(seconds);
@@ -158,7 +158,7 @@ function renderPlayers(stats) {
       el("td", {}, now ? t(now.win ? "stats.streak_win" : "stats.streak_loss", { n: now.length }) : ""),
       el("td", { class: "num" }, p.streaks.best_wins),
       el("td", { class: "small by" }, Object.entries(p.by)
-        .map(([key, by]) => `${variantName(key)}: ${by.wins}/${by.games} (${pct(by.win_rate)})`)
+        .map(([key, by]) => pair(variantName(key), `${by.wins}/${by.games} (${pct(by.win_rate)})`))
         .join(" · ")));
   });
   fill(document.getElementById("players"), el("thead", {}, head), el("tbody", {}, rows));
@@ -176,7 +176,7 @@ function renderKinds(stats) {
         max: minutes(k.duration_s.max), n: k.actions_median,
       })),
       el("p", {}, t("stats.first", {
-        wins: k.first_player.wins, games: k.first_player.games,
+        n: k.first_player.wins, games: k.first_player.games,
         rate: pct(k.first_player.win_rate), fair: pct(k.first_player.fair_rate),
       })));
     box.append(section);

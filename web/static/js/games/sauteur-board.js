@@ -1,7 +1,7 @@
 // The Diable sauteur board drawn as SVG from the game's view (Table.view's "state"):
 // rule A's track (squares 0..track_length, a serpentine) with the devil and the
 // popper's figures; rule B's circuit (a ring) with both players' figures.
-import { el, fill, t, playerName } from "../common.js";
+import { el, fill, pair, t, playerName } from "../common.js";
 
 const FIGURE_COLOURS = { blue: "#1e63d6", orange: "#ef7d00", green: "#1f9d3a" };
 const PALETTE = ["#1e63d6", "#ef7d00", "#1f9d3a", "#8e44ad", "#00838f"];
@@ -141,7 +141,7 @@ function drawTrack(svg, state) {
     const token = el("g", { class: "token figure " + fig.status + (moved[fig.name] ? " moved" : ""), dataset: { figure: fig.name } },
       pawn(cx, cy, r, figureColour(fig.name, i)),
       fig.status === "captured" ? el("path", { d: `M${cx - r * 0.6} ${cy - r * 0.6}L${cx + r * 0.6} ${cy + r * 0.6}M${cx + r * 0.6} ${cy - r * 0.6}L${cx - r * 0.6} ${cy + r * 0.6}`, class: "cross" }) : null,
-      el("title", {}, `${figureLabel(fig.name)}: ${fig.position} (${t("status." + fig.status)})`));
+      el("title", {}, pair(figureLabel(fig.name), `${fig.position} (${t("status." + fig.status)})`)));
     parts.push(token);
     const was = from(fig.name);
     if (was && fresh) slides.push([token, was[0] - x, was[1] - y]);
@@ -184,7 +184,7 @@ function drawCircuit(svg, state) {
     const [x, y] = pos(p.position, radius + (i ? 9 : -9));
     parts.push(el("g", { class: "token figure", dataset: { player: p.player } },
       el("circle", { cx: x, cy: y, r: cell * 0.42, fill: PLAYER_COLOURS[p.player] }),
-      el("title", {}, `${playerName(p.player)}: ${p.progress}/${n}`)));
+      el("title", {}, pair(playerName(p.player), `${p.progress}/${n}`))));
   });
   parts.push(el("text", { x: c, y: c - 8, class: "centre-label" }, t("pot", { pot: state.pot })));
   state.players.forEach((p, i) => {

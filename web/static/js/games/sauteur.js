@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, changeGame, el, fill, live, num, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
+import { act, api, boot, changeGame, el, fill, live, num, percent, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -250,7 +250,7 @@ async function loadOdds() {
   oddsVersion = view ? view.version : -1;
   try {
     const odds = await api("GET", `/api/games/${gameId}/odds?coach=1${referee ? "&hider=1" : ""}`);
-    const pct = (x) => Math.round(x * 100) + "%";
+    const pct = percent;
     const rows = odds.keys.map((k) => el("tr", {},
       el("th", {}, k.key),
       el("td", {}, pct(k.devil_chance)),
@@ -282,7 +282,7 @@ function optionText(name) {
 
 function coachBlock(coach) {
   if (!coach) return [];
-  const pct = (x) => (x * 100).toFixed(0) + " %";
+  const pct = percent;
   if (coach.status !== "ready") return [el("p", { class: "muted coach", id: "coach" }, t("coach.solving"))];
   const rows = coach.options.map((o, i) => el("li", { "data-option": o.option },
     optionText(o.option), " — ",

@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, changeGame, el, fill, live, referee, said, seatName, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, pair, referee, said, seatName, t, toast, greyed } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -309,7 +309,7 @@ function renderTails(s) {
       const why = d.end === "open" ? (d.length ? t("tails.end_open", { n: d.length }) : t("tails.end_none"))
         : d.end === "body" ? t("tails.end_body", { d: d.end_devil, n: d.length })
         : t("tails.end_tail", { n: d.length });
-      return el("span", { class: `chip-devil end-${d.end}`, "data-devil": name, title: why, "aria-label": `${name}: ${why}` },
+      return el("span", { class: `chip-devil end-${d.end}`, "data-devil": name, title: why, "aria-label": pair(name, why) },
         el("b", {}, name), " ", shown);
     })))));
 }

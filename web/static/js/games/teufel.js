@@ -5,7 +5,7 @@
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
 import { play } from "../sound.js";
-import { api, boot, changeGame, el, fill, live, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, percent, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -434,7 +434,7 @@ function renderOdds(s) {
     const entries = Object.entries(data.squares).sort((a, b) => b[1][odds.metric] - a[1][odds.metric]);
     if (!entries.length) summary.textContent = t("teufel.odds.none");
     else {
-      const pct = (x) => Math.round(x * 100) + "%";
+      const pct = percent;
       const best = entries[0][1][odds.metric];
       const top = entries.filter((e) => Math.abs(e[1][odds.metric] - best) < 1e-9).map((e) => e[0]);
       summary.textContent = top.length === entries.length
