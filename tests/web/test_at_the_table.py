@@ -662,6 +662,65 @@ def test_the_list_of_moves_names_the_diable_sauteur_players(
     ref.close()
 
 
+CONTRAST = """(e) => {
+  const lum = (c) => {
+    const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      const s = Number(v) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let bg = e;
+  while (getComputedStyle(bg).backgroundColor === "rgba(0, 0, 0, 0)") bg = bg.parentElement;
+  const [a, b] = [lum(getComputedStyle(e).color), lum(getComputedStyle(bg).backgroundColor)];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+"""The WCAG contrast ratio of an element's text on the background it is drawn on."""
+
+
+def _contrast(page: Any, selector: str) -> float:
+    return float(page.eval_on_selector(selector, CONTRAST))
+
+
+def test_accents_winner_cards_odds_and_badges_fit_a_phone(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    """Walkthrough: the header cut the accent of a capital ("Chasse d'Élodie" read
+    "Elodie"); "40/40 Felder" was grey on the winner's red (1.2:1); the odds table made a
+    French phone scroll sideways; the "auf der Box" badge broke in two."""
+    base, service = server
+    shots = {}
+    for title in ("Élodie Ömer", "Elodie Omer"):
+        game = service.new_game("sauteur", {"rule": "A"}, title)
+        ref = Page(browser, base, "de", TABLET, referee=False)
+        page = ref.goto(f"/games/{game}")
+        shots[title] = page.locator(".bar-title h1").screenshot()
+        ref.close()
+    assert shots["Élodie Ömer"] != shots["Elodie Omer"]  # the accents are drawn, not cut
+    won = service.new_game("sauteur", {"rule": "B", "first_hider": "p1", "circuit_length": 10})
+    for action in (
+        {"type": "hidden"},
+        {"type": "pop", "key": 4, "by": "p2"},
+        {"type": "face", "face": 6},
+        {"type": "stop", "by": "p2"},
+    ):
+        service.table(won).submit(action)
+    ref = Page(browser, base, "de", PHONE, referee=False)
+    page = ref.goto(f"/games/{won}")
+    page.wait_for_selector(".score.winner .role")
+    assert _contrast(page, ".score.winner .role") >= 4.5
+    ref.close()
+    ref = Page(browser, base, "fr", PHONE, referee=False)
+    game = service.new_game("sauteur", {"rule": "A"}, "Chances")
+    service.table(game).submit({"type": "hidden"})
+    page = ref.goto(f"/games/{game}")
+    page.click("#odds-toggle")
+    page.wait_for_selector("#odds table")
+    wide = page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, wide
+    ref.close()
+
+
 def test_rule_b_scores_show_the_race_and_a_tails_pick_is_in_words(
     browser: Any, server: tuple[str, Service]
 ) -> None:
