@@ -99,6 +99,12 @@ def remove_kind(name: str) -> None:
     _tables.cache_clear()
 
 
+def _field(value: str) -> tuple[str, dict[str, str]] | None:
+    """A free-text field a refusal names (``name``, ``title``: :func:`~controller.text.clean_text`)
+    in words: "le nom doit faire au plus 24 caractères", not "name doit…"."""
+    return (f"field.{value}", {}) if f"field.{value}" in ENGLISH else None
+
+
 def load_kinds_with(loader: Callable[[], object]) -> None:
     """Run ``loader`` (the registry's loading of the built-in kinds, which calls
     :func:`add_kind`) before the first lookup that needs the kinds' messages."""
@@ -114,7 +120,7 @@ def _loaded() -> _Tables:
 @cache
 def _tables() -> _Tables:
     english, plurals = dict(ENGLISH), dict(PLURALS)
-    words: dict[str, Word] = {}
+    words: dict[str, Word] = {"field": _field}
     titles: dict[str, str] = {}
     for name, (title, strings) in _KINDS.items():
         english[title] = title  # a title is its own key (no msgctxt)
@@ -395,6 +401,8 @@ ENGLISH: dict[str, str] = {
     "stats.duration_line": "Shortest {min}, median {median}, longest {max}; median {n} moves.",
     "stats.first": "The first player won {n} of {games} ({rate}; even chances: {fair}).",
     "punct.pair": "{label}: {value}",
+    "field.name": "The name",
+    "field.title": "The title",
     "stats.chase": "Round {r} ({p} pops): the devil's chase, square after each pop",
     "stats.race": "Race {r}: squares gone round after each pop",
     "stats.pot": "pot",

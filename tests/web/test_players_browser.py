@@ -126,3 +126,29 @@ def test_roster_seats_and_the_box_changing_hands(browser: Any, live: tuple[str, 
     text = Path(download.value.path()).read_text(encoding="utf-8")
     assert "Zoé; Max" in text and "Three" not in text
     context.close()
+
+
+TOLD = "(text) => document.getElementById('toast').textContent.includes(text)"
+
+
+def test_a_name_too_long_is_refused_with_the_limit_not_cut(
+    browser: Any, live: tuple[str, Service]
+) -> None:
+    """Walkthrough, fr: "Anne-Charlotte de La Rochefoucauld" became "Anne-Charlotte de La
+    Roc rejoint les joueurs" and a guest's name was cut likewise (the fields cut at 24
+    without a word). The limit is said, in the page's language, and nothing is stored."""
+    base, service = live
+    context, page, _ = phone(browser, base)
+    context.add_cookies([{"name": "lang", "value": "fr", "url": base}])
+    page.goto(base + "/")
+    log_in(page)
+    page.fill("#player-name", "Anne-Charlotte de La Rochefoucauld")
+    page.click("#add-player")
+    page.wait_for_function(TOLD, arg="Le nom doit faire au plus 24 caractères")
+    assert service.players() == []
+    page.select_option("select[name='seat0']", "guest")
+    page.fill("input[name='guest0']", "Ånne-Søren Müller-Lüdenscheidt")
+    page.click("#create")
+    page.wait_for_function(TOLD, arg="Le nom doit faire au plus 24 caractères")
+    assert service.games() == [] and page.url.rstrip("/") == base
+    context.close()

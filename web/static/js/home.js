@@ -234,7 +234,7 @@ function syncSeats() {
       el("option", { value: "guest" }, t("seats.guest")),
       computer ? ["random", "heuristic", "optimal", "adaptive"].map((lv) =>
         el("option", { value: `computer:${lv}` }, t("seat.computer", { level: t("level." + lv) }))) : null);
-    const guest = el("input", { name: `guest${i}`, maxlength: 24, autocomplete: "off", placeholder: t("seats.guest_name"),
+    const guest = el("input", { name: `guest${i}`, autocomplete: "off", placeholder: t("seats.guest_name"),
       "aria-label": t("seats.guest_name"), hidden: true });
     if (kept[i]) { select.value = kept[i][0]; guest.value = kept[i][1]; }
     if (!select.value) select.value = "";
