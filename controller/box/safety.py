@@ -159,7 +159,7 @@ class CoilGuard:
         if not 0 < length <= self.limits.MAX_PULSE_MS:
             raise LimitRefused(
                 Said(
-                    "a {length:g} ms pulse is outside (0, {max_ms:g}] ms",
+                    "a pulse lasts more than 0 ms and at most {max_ms:g} ms, not {length:g} ms",
                     length=length,
                     max_ms=self.limits.MAX_PULSE_MS,
                 )

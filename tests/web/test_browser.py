@@ -338,3 +338,32 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     wait_for(lambda: service.box_play.computer_levels(game_id)["p2"] == "optimal", 10, "the level")
     shot(page, "sauteur-coach")
     ctx.close()
+
+
+def test_the_coil_test_says_the_pulse_it_fired_and_refuses_zero(browser: Any, live: Any) -> None:
+    """Walkthrough, de: 0 ms or an empty field both said "Taste 3 ausgelöst" (0 was
+    dropped: the configured pulse fired), without the pulse used; the pins read "gpio
+    MockFactory (sim)". Now the pulse is said, 0 is refused in plain words, and a
+    simulated box says so in the page's language (the factory stays in its title)."""
+    base, service = live
+    ctx, page, _ = phone(browser, base)
+    ctx.add_cookies([{"name": "lang", "value": "de", "url": base}])
+    page.goto(base + "/box")
+    log_in(page)
+    page.wait_for_selector("#coils button")
+    assert page.inner_text("#backend") == "simuliert (keine echte Hardware)"
+    assert "MockFactory" in (page.get_attribute("#backend", "title") or "")
+    pulse = service.box.limits.pulse_ms
+    page.fill("#pulse", "")
+    page.click("#coils button[data-key='3']")
+    page.wait_for_function(
+        "(t) => document.getElementById('toast').textContent.includes(t)",
+        arg=f"Taste 3 ausgelöst: ein Impuls von {pulse:g} ms",
+    )
+    page.fill("#pulse", "0")
+    page.click("#coils button[data-key='2']")
+    page.wait_for_function(
+        "(t) => document.getElementById('toast').textContent.includes(t)",
+        arg="ein Impuls dauert mehr als 0 ms und höchstens 100 ms, nicht 0 ms",
+    )
+    ctx.close()

@@ -32,7 +32,9 @@ function noticeRows(notices) {
 
 function render() {
   if (!status) return;
-  $("backend").textContent = [status.backend, status.factory, status.simulated ? "(sim)" : ""].filter(Boolean).join(" ");
+  const pins = [status.backend, status.factory].filter(Boolean).join(" "); // for a maker: the title
+  $("backend").textContent = status.simulated ? t("box.pins_simulated") : pins;
+  $("backend").title = pins;
   const up = status.link === undefined || status.link === "local" || status.link === true || status.link === "up";
   $("link").textContent = status.link === "local" ? t("box.local")
     : typeof status.link === "string" && status.link !== "up" && status.link !== "down"
@@ -210,9 +212,10 @@ function renderCoils() {
   if (!referee) return;
   fill($("coils"), [1, 2, 3, 4].map((key) => el("button", { type: "button", class: "big coil", "data-key": key,
     onclick: async (e) => {
-      const pulse = Number($("pulse").value) || undefined;
-      const r = await act(e.currentTarget, () => api("POST", `/api/box/coils/${key}/fire`, pulse ? { pulse_ms: pulse } : {}));
-      if (r) toast(t("box.fired", { k: key }), "notice");
+      // an empty field is the configured pulse; any number typed is sent, so 0 is refused
+      const typed = $("pulse").value.trim();
+      const r = await act(e.currentTarget, () => api("POST", `/api/box/coils/${key}/fire`, typed ? { pulse_ms: Number(typed) } : {}));
+      if (r) toast(t("box.fired", { k: key, ms: r.pulse_ms }), "notice");
     } }, t("box.fire", { k: key }))));
 }
 
