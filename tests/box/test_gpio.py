@@ -82,7 +82,7 @@ def _fire_coil_1_and_settle(box: GpioBox, clock: ManualClock) -> None:
     ("setup", "key", "pulse", "reason"),
     [
         (None, 1, 100.5, r"a pulse lasts more than 0 ms and at most 100 ms, not 100.5 ms"),
-        (None, 1, 0, r"outside \(0, 100\] ms"),
+        (None, 1, 0, r"more than 0 ms and at most 100 ms, not 0 ms"),
         (None, 0, None, "there is no key 0"),
         (None, 5, None, "there is no key 5"),
         (None, True, None, "there is no key True"),
