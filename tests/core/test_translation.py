@@ -180,3 +180,13 @@ def test_french_counts_take_their_plural() -> None:
     one = translate("fr", "history.round_result", r=1, p="Anne", n=1, pts=2)
     assert one == "Manche 1 : Anne a sauvé 1 personnage, 2 points"
     assert "(s)" not in translate("fr", "history.round_result", r=1, p="Anne", n=3, pts=10)
+
+
+def test_a_devil_line_does_not_say_devil_twice() -> None:
+    """Walkthrough: the round history read "Taste 1 · Teufel · Teufel +3 bis 36" (the die's
+    face, then the devil figure's move): the move names the figure."""
+    from controller.translation import sentence
+
+    assert sentence("de", "devil +{n} to {square}", n=3, square=36) == "Teufelsfigur +3 bis 36"
+    said = sentence("fr", "devil +{n} to {square}", n=12, square=36)
+    assert said == "pion du diable +12 jusqu’à 36"
