@@ -321,6 +321,12 @@ def test_every_page_is_csp_clean_and_splits_no_short_word(
     assert t(lang, "seat.computer", level=level) in page.inner_text("#scores")
     offered = page.locator("select.level").first.evaluate("(s) => [...s.options].map(o => o.text)")
     assert offered == [t(lang, f"level.{name}") for name in LEVEL_NAMES]
+    # walkthrough: "Ordinateur · imbattable · ordinateur", and a level menu for a person
+    toggles = page.locator("#computer button.toggle").all_inner_texts()
+    computer = t(lang, "computer.yes")
+    assert not [text for text in toggles if text.lower().count(computer.lower()) > 1], toggles
+    levels_shown = page.locator("#computer select.level:visible").count()
+    assert levels_shown == page.locator("#computer button.toggle[aria-pressed='true']").count()
     # 9: decimals the language's way on the page (Intl), the computer's name in its words
     page.click("#odds-toggle")
     page.wait_for_selector("#odds table")
@@ -610,8 +616,18 @@ def test_the_list_of_moves_says_each_step_as_the_step_does(
             table.submit(action)  # taken back and entered again: one step
     steps = len(game.actions)
     ref = Page(browser, base, lang, PHONE, referee=True)
-    page = ref.goto(f"/history/{done}")
+    held: list[Any] = []  # the page's first question (how many steps?) held back
+    ref.page.route("**/steps/0", lambda route: held.append(route))
+    ref.page.goto(f"{base}/history/{done}")
+    page = ref.page
     page.wait_for_selector(f"#moves button[data-step='{steps}']")
+    page.locator("#moves button.move").nth(3).click()  # tapped before the page went to the end
+    page.wait_for_function("() => document.getElementById('step').value === '3'")
+    assert held, "the page asked for no step 0"
+    for route in held:
+        route.continue_()
+    page.wait_for_timeout(300)
+    assert page.input_value("#step") == "3"  # it stays on the tapped move
     buttons = page.locator("#moves button.move")
     assert buttons.count() == steps + 1  # the setup and one per step
     listed = "\n".join(buttons.all_inner_texts())

@@ -331,6 +331,8 @@ def test_sauteur_coach_and_levels_on_the_page(browser: Any, live: Any) -> None:
     page.wait_for_selector("#coach-hider", timeout=20_000)
     assert "key 4:" in page.inner_text("#coach-hider")
     assert "has not been seen yet" in page.inner_text("#coach-read")
+    assert not page.is_visible("#computer select[data-player='p2']")  # a person: no level
+    page.click("#computer button.toggle[data-player='p2']")
     page.select_option("#computer select[data-player='p2']", "optimal")
     page.wait_for_function(
         "() => document.querySelector(\"#computer select[data-player='p2']\").value === 'optimal'"

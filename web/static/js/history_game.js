@@ -19,9 +19,16 @@ function describe(action, events = null) {
   return [type.replaceAll("_", " "), ...detail].join(" · ");
 }
 
-async function show(step) {
+let asked = false; // a step was asked for (a tap, a key): the page no longer jumps to the end
+
+let latest = 0; // the last step asked for wins, whichever answer comes back first
+
+async function show(step, byUser = true) {
+  asked = asked || byUser;
+  const mine = ++latest;
   try {
     const data = await api("GET", `/api/games/${gameId}/steps/${step}`);
+    if (mine !== latest) return;
     setSeats(data.seats); // the players' names, not "Player 2" or a colour
     steps = data.steps;
     current = data.step;
@@ -88,8 +95,8 @@ async function listMoves() {
 
 listMoves().catch(() => { $("moves").closest("section").hidden = true; });
 
-// start at the end: the final position
-api("GET", `/api/games/${gameId}/steps/0`).then((d) => show(d.steps)).catch((err) => {
+// start at the end: the final position (unless a move was tapped meanwhile)
+api("GET", `/api/games/${gameId}/steps/0`).then((d) => { if (!asked) show(d.steps, false); }).catch((err) => {
   $("step-error").textContent = err.message;
   $("step-error").hidden = false;
 });

@@ -200,11 +200,16 @@ function renderComputer() {
   fill(box, ["p1", "p2"].map((player) => {
     const on = (extras.computer || []).includes(player);
     const level = (extras.levels || {})[player] || "adaptive";
+    // a seat named after its computer ("Computer · clever") is "Player 2 · computer" here,
+    // not "Computer · clever · computer"
+    const named = playerName(player);
+    const who = named === t("seat.computer", { level: t("level." + level) }) ? t("player." + player) : named;
     const toggle = el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
       "data-player": player,
       onclick: (e) => put(e.currentTarget, { player, on: !on }) },
-      `${playerName(player)} · ${on ? t("computer.yes") : t("computer.no")}`);
+      `${who} · ${on ? t("computer.yes") : t("computer.no")}`);
     const select = el("select", { class: "level", "data-player": player, "aria-label": t("computer.level"),
+      hidden: !on, // a person plays this seat: no level to choose
       onchange: (e) => put(e.currentTarget, { player, on, level: e.currentTarget.value }) },
       LEVELS.map((name) => el("option", { value: name, selected: name === level ? "selected" : null }, t("level." + name))));
     select.value = level;
