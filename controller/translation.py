@@ -555,6 +555,7 @@ ENGLISH: dict[str, str] = {
     "roster.added": "{name} joins the players.",
     "roster.saved": "{name}: saved.",
     "roster.save": "Save",
+    "roster.cancel": "Cancel",
     "roster.edit": "Change {name}",
     "roster.delete": "Remove {name}?",
     "roster.delete_go": "Remove from the players",

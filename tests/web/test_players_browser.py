@@ -152,3 +152,40 @@ def test_a_name_too_long_is_refused_with_the_limit_not_cut(
     page.wait_for_function(TOLD, arg="Le nom doit faire au plus 24 caractères")
     assert service.games() == [] and page.url.rstrip("/") == base
     context.close()
+
+
+def test_changing_a_roster_player_can_be_left_and_new_players_get_new_colours(
+    browser: Any, live: tuple[str, Service]
+) -> None:
+    """Walkthrough, fr: after a tap on émilie nothing led back to "Ajouter", so the next name
+    typed renamed her; the chip being changed was not marked; every player was orange."""
+    base, service = live
+    context, page, _ = phone(browser, base)
+    context.add_cookies([{"name": "lang", "value": "fr", "url": base}])
+    page.goto(base + "/")
+    log_in(page)
+    for count, name in enumerate(("Zoé", "Max"), 1):
+        page.fill("#player-name", name)
+        page.click("#add-player")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#roster li[data-player]').length === n", arg=count
+        )
+    marks = [p["mark"] for p in service.players()]
+    assert len(set(marks)) == 2, marks
+    zoe = next(p for p in service.players() if p["name"] == "Zoé")
+    page.click(f"#roster li[data-player='{zoe['id']}'] button")
+    assert (
+        page.get_attribute(f"#roster li[data-player='{zoe['id']}'] button", "aria-pressed")
+        == "true"
+    )
+    assert page.inner_text("#add-player") == "Enregistrer"
+    page.click("#cancel-player")
+    assert page.inner_text("#add-player") == "Ajouter" and page.is_hidden("#delete-player")
+    assert (
+        page.get_attribute(f"#roster li[data-player='{zoe['id']}'] button", "aria-pressed") is None
+    )
+    page.fill("#player-name", "Léa")
+    page.click("#add-player")
+    page.wait_for_selector("#roster li[data-player] >> text=Léa")
+    assert sorted(p["name"] for p in service.players()) == ["Léa", "Max", "Zoé"]  # Zoé kept
+    context.close()

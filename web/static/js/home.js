@@ -111,6 +111,7 @@ function renderRoster() {
 async function loadRoster() {
   try { roster = (await api("GET", "/api/players")).players; } catch { roster = []; }
   renderRoster();
+  if (playerForm && !playerForm.dataset.id) offerColour();
 }
 
 const playerForm = document.getElementById("new-player");
@@ -118,20 +119,37 @@ const playerForm = document.getElementById("new-player");
 /** Tap a roster player: the form changes that player (name, colour or emoji). */
 function editPlayer(player) {
   playerForm.dataset.id = player.id;
+  for (const b of document.querySelectorAll("#roster .roster-edit")) {
+    b.setAttribute("aria-pressed", String(b.closest("li").dataset.player === String(player.id)));
+  }
   document.getElementById("player-name").value = player.name;
   const emoji = !player.mark.startsWith("#");
   document.getElementById("player-emoji").value = emoji ? player.mark : "";
   if (!emoji) document.getElementById("player-mark").value = player.mark;
   document.getElementById("add-player").textContent = t("roster.save");
   document.getElementById("delete-player").hidden = false;
+  document.getElementById("cancel-player").hidden = false;
   document.getElementById("player-name").focus();
 }
 
+/** Colours a new player is offered, one not taken yet first (every player was orange). */
+const MARKS = ["#d94f30", "#1f6feb", "#2e9d3a", "#8e44ad", "#e0a800", "#00838f", "#c2185b", "#6d4c41"];
+
+/** The colour field offers a colour no player has yet (the name typed is left alone). */
+function offerColour() {
+  const taken = new Set(roster.map((p) => p.mark.toLowerCase()));
+  document.getElementById("player-mark").value = MARKS.find((m) => !taken.has(m)) || MARKS[roster.length % MARKS.length];
+}
+
+/** Back to adding a player (after a save, a removal, or Cancel / Escape while changing one). */
 function resetPlayerForm() {
   playerForm.reset();
   delete playerForm.dataset.id;
+  for (const b of document.querySelectorAll("#roster .roster-edit")) b.removeAttribute("aria-pressed");
+  offerColour();
   document.getElementById("add-player").textContent = t("roster.add");
   document.getElementById("delete-player").hidden = true;
+  document.getElementById("cancel-player").hidden = true;
 }
 
 /** Remove the player being changed, after a confirmation; past games keep the name. */
@@ -166,6 +184,8 @@ if (playerForm) {
 
 if (playerForm) {
   document.getElementById("delete-player").addEventListener("click", (event) => deletePlayer(event.currentTarget));
+  document.getElementById("cancel-player").addEventListener("click", resetPlayerForm);
+  playerForm.addEventListener("keydown", (event) => { if (event.key === "Escape" && playerForm.dataset.id) resetPlayerForm(); });
 }
 
 // --- a spectator's way in: the chip at the top is the login -------------------------------
