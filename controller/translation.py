@@ -531,6 +531,11 @@ ENGLISH: dict[str, str] = {
     "hist.next": "Next",
     "hist.last": "End",
     "hist.setup": "Setup",
+    "hist.locked": (
+        "This game is still being played. Its moves can be stepped through once it ends "
+        "(the referee can now)."
+    ),
+    "hist.watch": "Watch it live",
     "hist.open": "Open",
     "hist.inprogress": "in progress",
     "hist.done": "finished",

@@ -282,9 +282,14 @@ def history_game(game_id: int) -> str:
         table = service.table(game_id)
     except Refused as exc:
         return _damaged_or_404(exc, game_id)
+    # a game in play is stepped through by the referee only (the API says 401): a spectator
+    # is told so and sent to the live page, with no controls that would lead nowhere
+    locked = not table.finished and not security.is_referee()
     return _render(
         "history_game.html",
         "history_game",
+        "common" if locked else None,
+        locked=locked,
         game_id=game_id,
         kind=table.rules.name,
         kind_page=_kind_page(table.rules.name),

@@ -764,3 +764,26 @@ def test_rule_b_scores_show_the_race_and_a_tails_pick_is_in_words(
     pick = page.inner_text("#pick")
     assert pick.startswith(t("de", "tails.cell", c="")), pick
     ref.close()
+
+
+def test_a_spectator_opening_the_steps_of_a_game_in_play_is_sent_to_it_live(
+    browser: Any, server: tuple[str, Service]
+) -> None:
+    """Walkthrough, fr: a spectator opening /history/<id> of a game in play got the PIN
+    dialog at once and dead controls (Export led to a 401 JSON page). Now the page says why
+    and leads to the live game; the referee still steps through it."""
+    base, service = server
+    game = service.new_game("sauteur", {"rule": "A"}, "En cours")
+    service.table(game).submit({"type": "hidden"})
+    visitor = Page(browser, base, "fr", PHONE, referee=False)
+    page = visitor.goto(f"/history/{game}")
+    assert t("fr", "hist.locked") in page.inner_text("#locked")
+    assert page.locator("#export, #step, #moves").count() == 0
+    assert not page.locator("#login-dialog[open], dialog[open]").count()
+    page.click("#watch-live")
+    page.wait_for_url(f"**/games/{game}")
+    visitor.close()
+    ref = Page(browser, base, "fr", PHONE, referee=True)
+    page = ref.goto(f"/history/{game}")
+    page.wait_for_selector("#moves button[data-step='1']")
+    ref.close()
