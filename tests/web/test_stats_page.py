@@ -128,6 +128,32 @@ def test_stats_page_in_french_with_a_chase(browser: Any, live: Any) -> None:
         )
         legend = page.inner_text("#game-charts .u-legend")
         assert "Joueur 1" in legend and "Joueur 2" in legend and "seat" not in legend, legend
+        # each side in its board colour (the legend's Joueur 1 was blue, the board's orange)
+        colours = page.evaluate(
+            """() => {
+              const probe = document.createElement("span");
+              document.body.append(probe);
+              const board = [0, 1].map((i) => {
+                probe.style.color = `var(--tails-side${i})`;
+                return getComputedStyle(probe).color;
+              });
+              const marks = [...document.querySelectorAll("#game-charts .u-series .u-marker")]
+                .slice(1, 3).map((m) => getComputedStyle(m).borderColor);
+              return { board, marks };
+            }"""
+        )
+        assert colours["marks"] == colours["board"], colours
+        # a long name is cut to its bar's room on the win-rate chart ("Anne-Charlotte de La
+        # RocComputer · schlau" ran into each other); the page's own module, not a new copy
+        cut = page.evaluate(
+            """async () => {
+              const src = document.querySelector("script[type=module]").src;
+              const { fitted } = await import(src);
+              return [fitted("Anne-Charlotte de La Rochefoucauld", 10), fitted("Zoé", 10),
+                      fitted("Computer · schlau", 2)];
+            }"""
+        )
+        assert cut == ["Anne-Char…", "Zoé", "Co…"]
     finally:
         ctx.close()
 

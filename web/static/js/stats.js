@@ -65,7 +65,10 @@ function chart(parent, { title, x, lines, xLabel, bars = false, names = null, yM
   const xAxis = { ...axis, label: xLabel || undefined, labelSize: xLabel ? 20 : 0, incrs: STEPS };
   if (names) {
     xAxis.splits = () => x;
-    xAxis.values = (u, splits) => splits.map((i) => names[i] ?? "");
+    // a name longer than its bar's room is cut with "…" (the table below has it whole):
+    // "Anne-Charlotte de La RocComputer · schlau" ran into each other
+    const room = (u) => u.bbox.width / (window.devicePixelRatio || 1) / Math.max(1, x.length);
+    xAxis.values = (u, splits) => splits.map((i) => fitted(names[i] ?? "", Math.floor(room(u) / 7.5)));
     xAxis.grid = { show: false };
   }
   const opts = {
@@ -96,6 +99,13 @@ function chart(parent, { title, x, lines, xLabel, bars = false, names = null, yM
   canvas.setAttribute("aria-label", title);
   charts.push({ plot, figure });
   return plot;
+}
+
+/** ``text`` in at most ``chars`` characters (at least 3), cut with "…". */
+export function fitted(text, chars) {
+  const letters = [...text];
+  const most = Math.max(3, chars);
+  return letters.length <= most ? text : letters.slice(0, most - 1).join("").trimEnd() + "…";
 }
 
 function destroyIn(node) {
@@ -235,7 +245,7 @@ function renderGame(series) {
   } else if (series.chart === "score") {
     chart(box, {
       title: t("stats.score"), x: range(series.series[0].length), xLabel: t("stats.x_action"),
-      lines: series.sides.map((seats, i) => ({ label: seats.map(seat).join(" + "), colour: PALETTE[i % PALETTE.length], data: series.series[i] })),
+      lines: series.sides.map((seats, i) => ({ label: seats.map(seat).join(" + "), colour: colourOf(series.kind, `side${i}`, i), data: series.series[i] })),
     });
   } else if (series.chart === "letters") {
     const entries = Object.entries(series.series);

@@ -41,3 +41,11 @@ export const board = {
 
 /** A picture on its rules page: a position the engine made, with its board's layout. */
 export const drawExample = (svg, example) => drawBoard(svg, geometry(example.layout), example.state, {});
+
+/** A side's colour on the charts (``side0``…): the board's own (--tails-side0…), so the
+ *  stats page's legend matches the board; null for another key. */
+export function colour(key) {
+  const side = /^side(\d)$/.exec(key);
+  if (!side) return null;
+  return getComputedStyle(document.documentElement).getPropertyValue(`--tails-side${side[1]}`).trim() || null;
+}
