@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from controller.service import Service
 from controller.web import create_app
 from controller.web.security import PinThrottle
+from tests.service.conftest import wait_for
 
 from .conftest import REFEREE, make_service, snapshot
 
@@ -194,3 +195,5 @@ def test_random_actions_by_the_referee(
         table = service.table(game)
         if action["type"] != "pop":  # a pop only fires the key; the slot reports it later
             assert table.actions[-1] == action
+        else:  # ... so wait for that report: the next example's "before" must be at rest
+            wait_for(lambda: table.actions[-1]["type"] == "pop", 5, "the slot's report of the pop")
