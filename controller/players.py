@@ -127,6 +127,16 @@ def resolve_seats(
     taken = [seat["player"] for seat in out if seat["player"] is not None]
     if len(taken) != len(set(taken)):
         raise Refused("a player can sit in one seat only", "bad-seats")
+    names = [str(seat["name"]) for seat in out if seat["name"]]
+    folded = [name.casefold() for name in names]
+    for name in names:  # a guest "Élodie" beside the roster's Élodie: one name, two people
+        if folded.count(name.casefold()) > 1:
+            raise Refused(
+                "two seats are named {name}: give the guest another name, or choose {name} "
+                "from the players",
+                "bad-seats",
+                name=name,
+            )
     return out
 
 

@@ -185,6 +185,27 @@ def test_a_player_sits_once_and_only_the_sauteur_has_a_computer(client: FlaskCli
     assert robot.get_json()["error"] == "bad-seats"
 
 
+def test_a_guest_named_like_another_seat_is_refused_with_the_way_out(
+    client: FlaskClient, service: Service
+) -> None:
+    """Walkthrough: a guest "Élodie" sat in the same game as the roster's Élodie, without a
+    word (their stats, kept by name, would be one person's). Refused, in the page's
+    language, naming the way out; nothing is created."""
+    elodie = add(client, "Élodie")
+    for seats in (
+        [{"player": elodie["id"]}, {"guest": "élodie"}],
+        [{"guest": "Max"}, {"guest": "MAX"}],
+    ):
+        client.set_cookie("lang", "fr")
+        resp = client.post("/api/games", json={"kind": "sauteur", "seats": seats}, headers=REFEREE)
+        assert resp.status_code == 400 and resp.get_json()["error"] == "bad-seats"
+        assert "donnez un autre nom à l’invité" in resp.get_json()["reason"]
+    assert service.games() == []
+    ok = [{"player": elodie["id"]}, {"guest": "Élodie B."}]
+    made = client.post("/api/games", json={"kind": "sauteur", "seats": ok}, headers=REFEREE)
+    assert made.status_code == 201, made.get_json()
+
+
 def test_a_computer_seat_plays_at_its_level(client: FlaskClient, service: Service) -> None:
     resp = client.post(
         "/api/games",
