@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -482,6 +483,8 @@ def test_pass_is_offered_only_when_the_engine_says_pass(browser: Any, server: An
     for moves in range(first_pass, len(actions)):
         enter(page, actions[moves], moves)
     page.wait_for_selector("#banner:not([hidden])")
+    # a side's letters stay on one line ("(K–" / "T)" broke on a phone: word joiners)
+    assert re.search("\\(\\w\u2060[–-]\u2060\\w\\)", page.text_content("#banner") or "")
     assert service.table(game_id).actions == actions
     assert shown_scores(page) == RULES.view(engine_state(service, game_id), "public")["totals"]
     assert page.locator("#moves li").all_text_contents().count("pass") == actions.count(

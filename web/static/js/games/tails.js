@@ -34,7 +34,8 @@ function seatNames(seats) {
 
 function sideName(s, side) {
   const info = s.sides[side];
-  return `${seatNames(info.seats)} (${info.label})`;
+  // "(K–T)" kept on one line: word joiners beside the dash (it broke as "(K–" / "T)")
+  return `${seatNames(info.seats)} (${info.label.replace(/[–-]/g, "\u2060$&\u2060")})`;
 }
 
 // --- the placement being entered -----------------------------------------------------
