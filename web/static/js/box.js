@@ -32,9 +32,9 @@ function noticeRows(notices) {
 
 function render() {
   if (!status) return;
-  const pins = [status.backend, status.factory].filter(Boolean).join(" "); // for a maker: the title
+  // a real box names its pins' library (a maker's word, as it is); a simulated one says so
+  const pins = [status.backend, status.factory].filter(Boolean).join(" ");
   $("backend").textContent = status.simulated ? t("box.pins_simulated") : pins;
-  $("backend").title = pins;
   const up = status.link === undefined || status.link === "local" || status.link === true || status.link === "up";
   $("link").textContent = status.link === "local" ? t("box.local")
     : typeof status.link === "string" && status.link !== "up" && status.link !== "down"
