@@ -39,7 +39,6 @@ function variantName(key) {
   return `${t("kind." + kind)} · ${detail}`;
 }
 
-const pct = percent;
 
 function minutes(seconds) {
   const s = Math.round(seconds);
@@ -164,11 +163,11 @@ function renderPlayers(stats) {
       el("th", { scope: "row" }, who(p.name)),
       el("td", { class: "num" }, p.games),
       el("td", { class: "num" }, p.wins),
-      el("td", { class: "num" }, pct(p.win_rate)),
+      el("td", { class: "num" }, percent(p.win_rate)),
       el("td", {}, now ? t(now.win ? "stats.streak_win" : "stats.streak_loss", { n: now.length }) : ""),
       el("td", { class: "num" }, p.streaks.best_wins),
       el("td", { class: "small by" }, Object.entries(p.by)
-        .map(([key, by]) => pair(variantName(key), `${by.wins}/${by.games} (${pct(by.win_rate)})`))
+        .map(([key, by]) => pair(variantName(key), `${by.wins}/${by.games} (${percent(by.win_rate)})`))
         .join(" · ")));
   });
   fill(document.getElementById("players"), el("thead", {}, head), el("tbody", {}, rows));
@@ -187,7 +186,7 @@ function renderKinds(stats) {
       })),
       el("p", {}, t("stats.first", {
         n: k.first_player.wins, games: k.first_player.games,
-        rate: pct(k.first_player.win_rate), fair: pct(k.first_player.fair_rate),
+        rate: percent(k.first_player.win_rate), fair: percent(k.first_player.fair_rate),
       })));
     box.append(section);
     chart(section, {

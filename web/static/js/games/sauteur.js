@@ -255,10 +255,9 @@ async function loadOdds() {
   oddsVersion = view ? view.version : -1;
   try {
     const odds = await api("GET", `/api/games/${gameId}/odds?coach=1${referee ? "&hider=1" : ""}`);
-    const pct = percent;
     const rows = odds.keys.map((k) => el("tr", {},
       el("th", {}, k.key),
-      el("td", {}, pct(k.devil_chance)),
+      el("td", {}, percent(k.devil_chance)),
       el("td", {}, num(k.expected_squares)),
       el("td", {}, (k.devil_captures || []).map(figureLabel).join(", "))));
     const table = el("table", {},
@@ -287,20 +286,19 @@ function optionText(name) {
 
 function coachBlock(coach) {
   if (!coach) return [];
-  const pct = percent;
   if (coach.status !== "ready") return [el("p", { class: "muted coach", id: "coach" }, t("coach.solving"))];
   const rows = coach.options.map((o, i) => el("li", { "data-option": o.option },
     optionText(o.option), " — ",
     coach.measure === "points" ? t("coach.points", { e: num(o.points, 2) }) + " · " : "",
-    t("coach.win", { p: pct(o.win) }),
+    t("coach.win", { p: percent(o.win) }),
     i === 0 ? el("strong", {}, " (" + t("coach.best") + ")") : null));
   const out = [el("div", { class: "coach", id: "coach" }, el("p", { class: "choice-title" }, t("coach.title")), el("ul", {}, rows))];
   const h = coach.hider;
   if (h && h.placement) {
     out.push(el("div", { class: "coach hider", id: "coach-hider" },
       el("p", { class: "choice-title" }, t("coach.hider_title")),
-      el("p", {}, Object.entries(h.placement).map(([k, p]) => t("coach.hider_slot", { k, p: pct(p) })).join(" · ")),
-      el("p", { class: "muted" }, t("coach.hider_value", { p: pct(h.popper_chance), u: pct(h.popper_chance_uniform) }))));
+      el("p", {}, Object.entries(h.placement).map(([k, p]) => t("coach.hider_slot", { k, p: percent(p) })).join(" · ")),
+      el("p", { class: "muted" }, t("coach.hider_value", { p: percent(h.popper_chance), u: percent(h.popper_chance_uniform) }))));
   }
   const r = coach.read; // the referee's read of the hider (docs/strategy.md, adaptive)
   if (r) {

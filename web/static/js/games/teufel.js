@@ -434,12 +434,11 @@ function renderOdds(s) {
     const entries = Object.entries(data.squares).sort((a, b) => b[1][odds.metric] - a[1][odds.metric]);
     if (!entries.length) summary.textContent = t("teufel.odds.none");
     else {
-      const pct = percent;
       const best = entries[0][1][odds.metric];
       const top = entries.filter((e) => Math.abs(e[1][odds.metric] - best) < 1e-9).map((e) => e[0]);
       summary.textContent = top.length === entries.length
-        ? t("teufel.odds.even", { pct: pct(best) })
-        : t("teufel.odds.best", { sq: top.slice(0, 4).join(", ") + (top.length > 4 ? "…" : ""), pct: pct(best) });
+        ? t("teufel.odds.even", { pct: percent(best) })
+        : t("teufel.odds.best", { sq: top.slice(0, 4).join(", ") + (top.length > 4 ? "…" : ""), pct: percent(best) });
       if (odds.metric === "letters") {
         summary.append(el("br"), t("teufel.odds.missing", { l: data.missing.join(" ") || "—" }));
       }
