@@ -406,11 +406,14 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
 // --- who sits where: a game's seats (GET /api/games/<id>, its live view) -----------------
 
 let seatNames = {};
+let people = {}; // the seats a person's name was given to (not the computer's label)
 
 /** Remember a game's seats (``view.seats``): names replace "Player 1" or a colour. */
 export function setSeats(seats) {
   seatNames = {};
+  people = {};
   for (const seat of seats || []) {
+    if (seat.name) people[String(seat.key)] = seat.name;
     const name = seat.name || (seat.computer ? t("seat.computer", { level: t("level." + seat.computer) }) : "");
     if (name) seatNames[String(seat.key)] = name;
   }
@@ -419,6 +422,11 @@ export function setSeats(seats) {
 /** The name of the person in seat ``key`` ("" when nobody was named). */
 export function seatName(key) {
   return seatNames[String(key)] || "";
+}
+
+/** The name of the person given seat ``key`` ("" when none was: nobody, or the computer). */
+export function personName(key) {
+  return people[String(key)] || "";
 }
 
 /** "Zoé, Max": a game's named seats (a list's line), or "". */

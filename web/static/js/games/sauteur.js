@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, changeGame, el, fill, live, num, percent, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
+import { act, api, boot, changeGame, el, fill, live, num, percent, personName, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -200,10 +200,8 @@ function renderComputer() {
   fill(box, ["p1", "p2"].map((player) => {
     const on = (extras.computer || []).includes(player);
     const level = (extras.levels || {})[player] || "adaptive";
-    // a seat named after its computer ("Computer · clever") is "Player 2 · computer" here,
-    // not "Computer · clever · computer"
-    const named = playerName(player);
-    const who = named === t("seat.computer", { level: t("level." + level) }) ? t("player." + player) : named;
+    // a seat no person was given is "Player 2 · computer" here, not "Computer · clever · computer"
+    const who = personName(player) || t("player." + player);
     const toggle = el("button", { type: "button", class: "toggle big", "aria-pressed": on ? "true" : "false",
       "data-player": player,
       onclick: (e) => put(e.currentTarget, { player, on: !on }) },
