@@ -353,6 +353,7 @@ def test_the_coil_test_says_the_pulse_it_fired_and_refuses_zero(browser: Any, li
     page.goto(base + "/box")
     log_in(page)
     page.wait_for_selector("#coils button")
+    page.wait_for_function("() => document.getElementById('backend').textContent !== '…'")
     assert page.inner_text("#backend") == "simuliert (keine echte Hardware)"
     assert "MockFactory" not in page.inner_text("main")
     pulse = service.box.limits.pulse_ms
