@@ -12,7 +12,10 @@
 - **where an action's time goes** (``bench stages``, an in-process server with 0, 50 and 100
   phones): acknowledged p50/p99 per phone count, each stage's time on the request thread
   with 50 phones (parse, rules, commit, publish, reply), the raw SQLite commit floor
-  measured in the same run (WAL, ``synchronous=FULL``, one 300-byte row) and the ratio.
+  measured in the same run (WAL, ``synchronous=FULL``, one 300-byte row), the same commit
+  behind the same waitress server with no app (the least an acknowledged action can
+  cost through it), and the ratios; with ``--pi-class`` the floors are slowed as the
+  server is.
 - **naive baseline**, in the same server run: a page polling ``GET /api/games/<id>`` once
   a second, latency from the action to the first poll showing its version, side by side
   with one live stream on the same actions, and their ratio.
@@ -83,6 +86,8 @@ STAGE = {
 }
 FLOOR = "  raw SQLite commit, same run (ms)"
 FLOOR_RATIO = "  acknowledged / commit, 50 phones (x)"
+HTTP_FLOOR = "  waitress + commit, no app, same run (ms)"
+HTTP_FLOOR_RATIO = "  acknowledged / waitress + commit (x)"
 COIL = "tap -> coil high, server time (ms)"
 IDLE = "idle CPU of diablotin serve (%)"
 RSS_IDLE = "server RSS idle (MB)"
@@ -102,6 +107,8 @@ ROWS = (
     *STAGE.values(),
     FLOOR,
     FLOOR_RATIO,
+    HTTP_FLOOR,
+    HTTP_FLOOR_RATIO,
     COIL,
     IDLE,
     RSS_IDLE,
@@ -354,6 +361,12 @@ def stage_rows(
     ack_p50 = rel.quantile(middle["acknowledged"], 0.5)
     ack_p99 = rel.quantile(middle["acknowledged"], 0.99)
     rows.append(Row(FLOOR_RATIO, len(middle["floor"]), ack_p50 / floor_p50, ack_p99 / floor_p99))
+    rows.append(spread(HTTP_FLOOR, middle["http_floor"]))
+    http_p50 = rel.quantile(middle["http_floor"], 0.5)
+    http_p99 = rel.quantile(middle["http_floor"], 0.99)
+    rows.append(
+        Row(HTTP_FLOOR_RATIO, len(middle["http_floor"]), ack_p50 / http_p50, ack_p99 / http_p99)
+    )
     return rows
 
 

@@ -21,9 +21,21 @@ thread with ``time.perf_counter``, around the functions that do each stage:
 - **a page's GET meanwhile**: a spectator's page asking for the game's view every 20 ms
   while the actions go on (is the page still responsive when a commit is slow?).
 
-**Commit floor**: the referee's process commits one 300-byte row per transaction into its
-own SQLite file in the same data dir (WAL, ``synchronous=FULL``) right after each action:
-the least an acknowledged action can cost. The ratio acknowledged / floor is printed.
+**Floors**, measured right after each action in a process of their own that is slowed
+as the server is (``--pi-class``) and sees the same disk (``--fsync-delay``):
+
+- **commit floor**: one 300-byte row per transaction into its own SQLite file in the same
+  data dir (WAL, ``synchronous=FULL``), timed around ``BEGIN IMMEDIATE`` ... ``COMMIT``:
+  the least an acknowledged action can cost;
+- **HTTP + commit floor**: the referee's round trip to that process, where the same
+  waitress server as ``diablotin serve``'s (:func:`controller.server.make_server`) runs a
+  WSGI app that does nothing but that commit: the least an acknowledged action can cost
+  through this server, with no Flask, no rules and no view.
+
+The ratios acknowledged / each floor are printed. Measured beside the server, a floor
+shares its core with it under ``--pi-class`` (a spectator's GET every 20 ms keeps a slowed
+server busy), so the two floors are also measured first **alone**: the floors' process
+with nothing else running, slowed the same way.
 
 Stages are wall-clock on the request thread: a stage that waits for the GIL includes the
 wait. Nothing here changes what the service does.
@@ -32,8 +44,10 @@ wait. Nothing here changes what the service does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
+import shutil
 import sqlite3
 import statistics
 import tempfile
@@ -68,15 +82,20 @@ class StageResult(TypedDict):
     """Each stage's durations, per action."""
     acknowledged: list[float]
     floor: list[float]
+    """The commit floor, in the floors' process."""
+    http_floor: list[float]
+    """The referee's round trip to the floors' process (waitress and that commit)."""
     views: list[float]
     errors: list[str]
 
 
 def _referee(
-    port: int, gid: int, count: int, interval_s: float, floor_dir: str, pipe: Connection
+    port: int, gid: int, count: int, interval_s: float, floor_port: int, pipe: Connection
 ) -> None:
-    """Enter ``count`` actions; after each, one raw commit. Sends
-    ``(round trips ms, floor ms, errors)``."""
+    """Enter ``count`` actions; after each, one round trip to the floor server. Sends
+    ``(round trips ms, (commit floor ms, HTTP + commit floor ms), errors)``."""
+    import http.client
+    import json
     import random
 
     from controller.reliability.common import Api, HttpError, send_op
@@ -84,12 +103,10 @@ def _referee(
 
     api = Api(port, PIN, keep_alive=True, minimal=True)  # as the page with its stream live
     walk = Walk(random.Random(5))
-    floor_db = sqlite3.connect(Path(floor_dir) / "floor.sqlite3", isolation_level=None)
-    floor_db.execute("PRAGMA journal_mode=WAL")
-    floor_db.execute("PRAGMA synchronous=FULL")
-    floor_db.execute("CREATE TABLE IF NOT EXISTS t (x BLOB)")
+    floor_http = http.client.HTTPConnection("127.0.0.1", floor_port, timeout=60)
     trips: list[float] = []
     floor: list[float] = []
+    http_floor: list[float] = []
     errors: list[str] = []
     next_at = time.monotonic()
     for _ in range(count):
@@ -105,13 +122,52 @@ def _referee(
             continue
         trips.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        floor_db.execute("BEGIN IMMEDIATE")
-        floor_db.execute("INSERT INTO t VALUES (?)", (FLOOR_ROW,))
-        floor_db.execute("COMMIT")
-        floor.append((time.perf_counter() - started) * 1000)
+        floor_http.request("POST", "/", body=FLOOR_ROW, headers={"Content-Type": "text/plain"})
+        answer = floor_http.getresponse().read()
+        http_floor.append((time.perf_counter() - started) * 1000)
+        floor.append(float(json.loads(answer)["commit_ms"]))
         time.sleep(max(0.0, next_at - time.monotonic()))
-    floor_db.close()
-    pipe.send((trips, floor, errors))
+    floor_http.close()
+    pipe.send((trips, (floor, http_floor), errors))
+
+
+def _floor_server(floor_dir: str, pipe: Connection) -> None:
+    """The floors' process: the dashboard's waitress server (:func:`controller.server.make_server`)
+    running a WSGI app that commits each request's body as one row and answers
+    ``{"commit_ms": ...}``. Sends ``(pid, port)``, then serves until the pipe closes."""
+    import json
+
+    from controller import server as server_module
+
+    db = sqlite3.connect(
+        Path(floor_dir) / "floor.sqlite3", isolation_level=None, check_same_thread=False
+    )
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE IF NOT EXISTS t (x BLOB)")
+    lock = threading.Lock()
+
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        row = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        with lock:
+            started = time.perf_counter()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO t VALUES (?)", (row,))
+            db.execute("COMMIT")
+            took = (time.perf_counter() - started) * 1000
+        body = json.dumps({"commit_ms": took}).encode()
+        start_response(
+            "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        )
+        return [body]
+
+    srv = server_module.make_server(app, "127.0.0.1", 0, 4)
+    threading.Thread(target=srv.serve, daemon=True).start()
+    pipe.send((os.getpid(), server_module.bound_port(srv)))
+    with contextlib.suppress(EOFError):
+        pipe.recv()
+    srv.stop()
+    db.close()
 
 
 def _reader(port: int, gid: int, pipe: Connection) -> None:
@@ -262,6 +318,59 @@ def _server(data_dir: str, max_phones: int, pipe: Connection) -> None:
         service.stop()
 
 
+def floors_alone(
+    actions: int,
+    interval_s: float,
+    *,
+    folder: Path | None = None,
+    confine: Callable[[int], None] | None = None,
+    server_env: dict[str, str] | None = None,
+) -> tuple[list[float], list[float]]:
+    """The floors with nothing else running: the floors' process alone (confined with
+    ``confine``, on the disk ``server_env`` makes), ``actions`` round trips from this
+    process ``interval_s`` apart. Its SQLite file is in ``folder`` (default: a temporary
+    one, removed after). Returns (commit floor ms, HTTP + commit floor ms)."""
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="diablotin-floors-") as tmp:
+            return floors_alone(
+                actions, interval_s, folder=Path(tmp), confine=confine, server_env=server_env
+            )
+    import http.client
+    import json
+
+    data_dir = folder
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    with _environment(server_env or {}):
+        floors = ctx.Process(target=_floor_server, args=(str(data_dir), theirs), daemon=True)
+        floors.start()
+    try:
+        if not ours.poll(60):
+            raise RuntimeError("the floors' process did not start")
+        pid, port = ours.recv()
+        if confine is not None:
+            confine(pid)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        commits: list[float] = []
+        trips: list[float] = []
+        next_at = time.monotonic()
+        for _ in range(actions):
+            next_at += interval_s
+            started = time.perf_counter()
+            conn.request("POST", "/", body=FLOOR_ROW, headers={"Content-Type": "text/plain"})
+            answer = conn.getresponse().read()
+            trips.append((time.perf_counter() - started) * 1000)
+            commits.append(float(json.loads(answer)["commit_ms"]))
+            time.sleep(max(0.0, next_at - time.monotonic()))
+        conn.close()
+    finally:
+        ours.close()
+        floors.join(10)
+        if floors.is_alive():
+            floors.kill()
+    return commits, trips
+
+
 def run(
     actions: int,
     interval_s: float,
@@ -272,9 +381,9 @@ def run(
     server_env: dict[str, str] | None = None,
 ) -> dict[int, StageResult]:
     """Every phone count in turn on one server process; returns, per count, the stage
-    durations, the round trips and the floor (ms lists) and the errors. ``confine(pid)``
-    is called with the server's pid (``--pi-class``); ``server_env`` is added to the
-    server's environment (an ``LD_PRELOAD`` shim)."""
+    durations, the round trips and the floors (ms lists) and the errors. ``confine(pid)``
+    is called with the server's pid and the floors' process's (``--pi-class``);
+    ``server_env`` is added to both processes' environment (an ``LD_PRELOAD`` shim)."""
     from controller.reliability.live import spawn_clients, stop_clients
 
     data_dir = Path(tempfile.mkdtemp(prefix="diablotin-stages-"))
@@ -285,13 +394,18 @@ def run(
             target=_server, args=(str(data_dir), max(phones, default=0), theirs), daemon=True
         )
         server.start()
+        floors_end, floors_pipe = ctx.Pipe()
+        floors = ctx.Process(target=_floor_server, args=(str(data_dir), floors_pipe), daemon=True)
+        floors.start()
     results: dict[int, StageResult] = {}
     try:
-        if not ours.poll(60):
-            raise RuntimeError("the server process did not start")
+        if not ours.poll(60) or not floors_end.poll(60):
+            raise RuntimeError("the server process or the floors' did not start")
         pid, port = ours.recv()
+        floors_pid, floors_port = floors_end.recv()
         if confine is not None:
             confine(pid)
+            confine(floors_pid)
         for count in phones:
             ours.send(("game",))
             gid = ours.recv()
@@ -303,13 +417,11 @@ def run(
             reader = ctx.Process(target=_reader, args=(port, gid, reader_pipe))
             reader.start()
             referee_end, referee_pipe = ctx.Pipe()
-            with _environment(server_env or {}):  # the floor is on the same (slow) disk
-                referee = ctx.Process(
-                    target=_referee,
-                    args=(port, gid, actions, interval_s, str(data_dir), referee_pipe),
-                )
-                referee.start()
-            trips, floor, errors = _receive(referee_end, referee)
+            referee = ctx.Process(
+                target=_referee, args=(port, gid, actions, interval_s, floors_port, referee_pipe)
+            )
+            referee.start()
+            trips, (floor, http_floor), errors = _receive(referee_end, referee)
             reader_end.send("stop")
             views = reader_end.recv() if reader_end.poll(30) else []
             reader.join(10)
@@ -324,19 +436,28 @@ def run(
                 "stages": stages,
                 "acknowledged": trips,
                 "floor": floor,
+                "http_floor": http_floor,
                 "views": views,
                 "errors": errors,
             }
     finally:
+        floors_end.close()
+        floors.join(10)
+        if floors.is_alive():
+            floors.kill()
         if server.is_alive():
             ours.send(("stop",))
             server.join(15)
         if server.is_alive():
             server.kill()
+            server.join(5)
+        shutil.rmtree(data_dir, ignore_errors=True)
     return results
 
 
-def _receive(pipe: Connection, process: BaseProcess) -> tuple[list[float], list[float], list[str]]:
+def _receive(
+    pipe: Connection, process: BaseProcess
+) -> tuple[list[float], tuple[list[float], list[float]], list[str]]:
     if not pipe.poll(600):
         process.kill()
         raise RuntimeError("the referee's process did not report")
@@ -369,6 +490,14 @@ def rows(results: dict[int, StageResult]) -> list[tuple[str, float, float]]:
         ack, floor = r["acknowledged"], r["floor"]
         out.append((f"{count} phones: acknowledged", quantile(ack, 0.5), quantile(ack, 0.99)))
         out.append((f"{count} phones: commit floor", quantile(floor, 0.5), quantile(floor, 0.99)))
+        http_floor = r["http_floor"]
+        out.append(
+            (
+                f"{count} phones: HTTP + commit floor",
+                quantile(http_floor, 0.5),
+                quantile(http_floor, 0.99),
+            )
+        )
         views = r["views"]
         out.append(
             (f"{count} phones: a page's GET meanwhile", quantile(views, 0.5), quantile(views, 0.99))
@@ -380,12 +509,28 @@ def rows(results: dict[int, StageResult]) -> list[tuple[str, float, float]]:
                 quantile(ack, 0.99) / quantile(floor, 0.99),
             )
         )
+        out.append(
+            (
+                f"{count} phones: acknowledged / HTTP floor (x)",
+                quantile(ack, 0.5) / quantile(http_floor, 0.5),
+                quantile(ack, 0.99) / quantile(http_floor, 0.99),
+            )
+        )
     return out
 
 
-def report(results: dict[int, StageResult]) -> str:
-    lines = [f"{'stage (ms)':<40}{'p50':>9}{'p99':>9}", "-" * 58]
-    lines += [f"{name:<40}{p50:>9.2f}{p99:>9.2f}" for name, p50, p99 in rows(results)]
+def report(
+    results: dict[int, StageResult], alone: tuple[list[float], list[float]] | None = None
+) -> str:
+    """The table of :func:`rows`; ``alone`` (:func:`floors_alone`) adds its two rows first."""
+    table = rows(results)
+    if alone is not None:
+        table[:0] = [
+            (f"floors alone: {name}", quantile(values, 0.5), quantile(values, 0.99))
+            for name, values in zip(("commit floor", "HTTP + commit floor"), alone, strict=True)
+        ]
+    lines = [f"{'stage (ms)':<46}{'p50':>9}{'p99':>9}", "-" * 64]
+    lines += [f"{name:<46}{p50:>9.2f}{p99:>9.2f}" for name, p50, p99 in table]
     errors = [e for r in results.values() for e in r["errors"]]
     if errors:
         lines.append(f"errors: {len(errors)} (first: {errors[0]})")
@@ -417,6 +562,13 @@ def main(argv: list[str] | None = None) -> int:
     env = slowdisk.environment(args.fsync_delay) if args.fsync_delay > 0 else None
     confinement = piclass.calibrated(method=args.pi_method)[0] if args.pi_class else None
     try:
+        print(f"the floors alone, {args.actions} round trips")
+        alone = floors_alone(
+            args.actions,
+            args.interval,
+            confine=confinement.add if confinement else None,
+            server_env=env,
+        )
         results = run(
             args.actions,
             args.interval,
@@ -429,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         if confinement is not None:
             print(f"pi-class: the server was {confinement.throttled().said()}")
             confinement.close()
-    print(report(results))
+    print(report(results, alone))
     return 1 if any(r["errors"] for r in results.values()) else 0
 
 

@@ -45,3 +45,20 @@ def test_an_installed_server_starts_from_bytecode(tmp_path, monkeypatch) -> None
     source = Path(controller.__file__).parent / "service.py"
     assert Path(importlib.util.cache_from_source(str(source))).is_file()
     assert ServeProcess(tmp_path / "plain").env is None  # the tests' servers run as they are
+
+
+def test_the_floors_process_commits_each_round_trip_and_the_trip_holds_the_commit(
+    tmp_path,
+) -> None:
+    """``bench stages``'s floors: the waitress server with an app that only commits. Each
+    round trip is answered after a row is durable, so it takes at least the commit."""
+    import sqlite3
+
+    from controller.bench import stages
+
+    commits, trips = stages.floors_alone(8, 0.0, folder=tmp_path)
+    assert len(commits) == len(trips) == 8
+    assert all(0 < c <= t for c, t in zip(commits, trips, strict=True))
+    db = sqlite3.connect(tmp_path / "floor.sqlite3")
+    assert db.execute("SELECT COUNT(*), MIN(LENGTH(x)) FROM t").fetchone() == (8, 300)
+    assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
