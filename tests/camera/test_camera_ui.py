@@ -122,15 +122,24 @@ def test_the_live_view_marks_where_each_key_s_die_landed_and_the_card_comes_firs
                 assert top < size[1], (size, top)
             mark = page.evaluate(
                 """() => { const g = document.querySelector('#camera-overlay .slot-mark');
-                  const c = g.querySelector('circle'), t = g.querySelector('text');
+                  const c = g.querySelector('.slot-ring'), t = g.querySelector('text');
+                  const ring = c.getBoundingClientRect(), box = t.getBoundingClientRect();
+                  const r = ring.width / 2, mx = ring.x + r, my = ring.y + r;
+                  // the label's nearest point to the ring's centre, in screen pixels
+                  const nx = Math.max(box.left, Math.min(mx, box.right));
+                  const ny = Math.max(box.top, Math.min(my, box.bottom));
                   return { key: g.dataset.key, cx: +c.getAttribute('cx'), cy: +c.getAttribute('cy'),
-                    label: t.textContent, px: t.getBoundingClientRect().height,
+                    label: t.textContent, px: box.height, gap: Math.hypot(nx - mx, ny - my) - r,
+                    fill: getComputedStyle(c).fill,
                     legend: document.getElementById('camera-legend').hidden ? ''
                       : document.getElementById('camera-legend').textContent } }"""
             )
             assert mark["key"] == "3" and mark["label"] == "3"
             assert abs(mark["cx"] - x) <= 0.1 and abs(mark["cy"] - y) <= 0.1  # 640: scale 1
             assert mark["px"] >= 12  # readable at every size
+            # the number lies outside the ring and the ring is not filled: a die lying where
+            # the last one landed shows its pips, not a number over them
+            assert mark["gap"] > 0 and mark["fill"] == "none", mark
             assert mark["legend"] == sentence(
                 "de", "The numbers mark where the last die from each key landed"
             )

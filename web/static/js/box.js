@@ -187,9 +187,16 @@ function drawReading() {
   const ring = r.width / 16; // about a die's size at 640 pixels
   const landed = Object.entries(r.landed || {});
   fill(overlay, [
-    ...landed.map(([key, [x, y]]) => svgEl("g", { class: "slot-mark", "data-key": key },
-      svgEl("circle", { cx: x, cy: y, r: ring, "stroke-width": stroke }),
-      svgEl("text", { x, y, "font-size": ring * 0.9, "text-anchor": "middle", "dominant-baseline": "central" }, key))),
+    ...landed.map(([key, [x, y]]) => {
+      // the key's number in a badge just outside the ring, above it (below it at the top
+      // edge), never over a die lying in the ring: its pips stay in sight
+      const up = y - ring * 1.75 >= ring * 0.5;
+      const by = up ? y - ring * 1.75 : y + ring * 1.75;
+      return svgEl("g", { class: "slot-mark", "data-key": key },
+        svgEl("circle", { class: "slot-ring", cx: x, cy: y, r: ring, "stroke-width": stroke }),
+        svgEl("circle", { class: "slot-badge", cx: x, cy: by, r: ring * 0.5, "stroke-width": stroke / 2 }),
+        svgEl("text", { x, y: by, "font-size": ring * 0.75, "text-anchor": "middle", "dominant-baseline": "central" }, key));
+    }),
     r.die.length ? svgEl("polygon", { class: "die-outline", points: r.die.map((p) => p.join(",")).join(" "), "stroke-width": stroke }) : null,
     ...r.pips.map(([x, y]) => svgEl("circle", { class: "die-pip", cx: x, cy: y, r: stroke * 2.5 })),
   ].filter(Boolean));
