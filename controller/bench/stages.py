@@ -56,6 +56,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
@@ -318,6 +319,14 @@ def _server(data_dir: str, max_phones: int, pipe: Connection) -> None:
         service.stop()
 
 
+def _floors_process(ctx: SpawnContext, data_dir: Path) -> tuple[BaseProcess, Connection]:
+    """The floors' process (:func:`_floor_server`) started, and our end of its pipe."""
+    ours, theirs = ctx.Pipe()
+    floors = ctx.Process(target=_floor_server, args=(str(data_dir), theirs), daemon=True)
+    floors.start()
+    return floors, ours
+
+
 def floors_alone(
     actions: int,
     interval_s: float,
@@ -340,10 +349,8 @@ def floors_alone(
 
     data_dir = folder
     ctx = multiprocessing.get_context("spawn")
-    ours, theirs = ctx.Pipe()
     with _environment(server_env or {}):
-        floors = ctx.Process(target=_floor_server, args=(str(data_dir), theirs), daemon=True)
-        floors.start()
+        floors, ours = _floors_process(ctx, data_dir)
     try:
         if not ours.poll(60):
             raise RuntimeError("the floors' process did not start")
@@ -394,9 +401,7 @@ def run(
             target=_server, args=(str(data_dir), max(phones, default=0), theirs), daemon=True
         )
         server.start()
-        floors_end, floors_pipe = ctx.Pipe()
-        floors = ctx.Process(target=_floor_server, args=(str(data_dir), floors_pipe), daemon=True)
-        floors.start()
+        floors, floors_end = _floors_process(ctx, data_dir)
     results: dict[int, StageResult] = {}
     try:
         if not ours.poll(60) or not floors_end.poll(60):
