@@ -30,6 +30,12 @@ class Edge:
     b: tuple[float, float]
     shaded: int
 
+    def distance(self, x: float, y: float) -> float:
+        """How far the point (x, y) lies from the edge's line (frame pixels, unsigned)."""
+        (x1, y1), (x2, y2) = self.a, self.b
+        length = max(math.hypot(x2 - x1, y2 - y1), 1e-6)
+        return abs((x - x1) * (y1 - y2) + (y - y1) * (x2 - x1)) / length
+
 
 def _across(shape: tuple[int, int], edge: Edge, scale: float) -> np.ndarray:
     """Each pixel's signed distance from the edge (pixels of this image, ``+`` the shaded

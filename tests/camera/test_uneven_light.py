@@ -136,6 +136,21 @@ def test_a_grey_die_across_a_shadows_edge_is_read(profiles, seed, face):
     assert read_face(jpeg_roundtrip(frame, 85), profiles["slate"]).face == face
 
 
+# Dice across a shadow's edge whose outline the frame breaks in two, and whose square shows
+# once the shade is lifted (frames of `faces evaluate --seed 216 --light shadow`: style,
+# frame, the face it shows): left to the referee ("no die seen") before.
+OUTLINE_ONLY_LIFTED = [("slate", 15, 2), ("ruby", 6, "devil"), ("ruby", 13, "devil")]
+
+
+@pytest.mark.parametrize(("style", "index", "face"), OUTLINE_ONLY_LIFTED)
+def test_a_die_whose_outline_shows_only_with_the_shade_lifted_is_read(
+    tmp_path: Path, style: str, index: int, face: object
+) -> None:
+    image, shown, profile = evaluated_frame(tmp_path, style, 216, "shadow", index)
+    assert shown == face
+    assert read_face(image, profile).face == face
+
+
 def test_a_line_between_two_alike_sides_is_no_shadow():
     """A thin dark line (a table's seam, a lid's rib): both sides alike, nothing lifted."""
     light = np.full((240, 320), 150, np.uint8)

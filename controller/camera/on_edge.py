@@ -1,0 +1,101 @@
+"""A die on its edge, or a die lying flat that only looks like one (issue 22, point 7): a
+die on its edge shows a second face beside the one read; a flat die cut by a shadow's edge
+shows a part of itself shaped like a die on its edge. Pure geometry on boxes and pip blobs;
+:mod:`.reader` decides with it."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .pipgrid import pip_blobs
+from .profile import Profile, pip_darks
+from .read import Box
+
+ON_EDGE_REACH = 2.2
+"""A die on its edge's rectangle, widened across to this many times its width, holds the
+centre of a square read on its other face (the rectangle found may be one face alone)."""
+
+
+def inside_any(box: Box, outlines: list[Box], widen: float = 1.0) -> bool:
+    """Whether the centre of ``box`` lies within one of the rectangles ``outlines``, each
+    widened across (its short sides kept) ``widen`` times."""
+    for (cx, cy), (w, h), angle in outlines:
+        wider = ((cx, cy), (w * widen, h) if w < h else (w, h * widen), angle)
+        if cv2.pointPolygonTest(cv2.boxPoints(wider).astype(np.float32), box[0], False) >= 0:
+            return True
+    return False
+
+
+BESIDE = (0.62, 1.05)
+"""Pips this far from a read square's centre across one of its edges (die sides; and within
+half a side along it) belong to a second face beside it: a die on its edge."""
+
+
+def second_face_beside(
+    box: Box, light: np.ndarray, scale: float, profile: Profile, changed: np.ndarray | None
+) -> bool:
+    """Whether pip-like blobs (:func:`.pipgrid.pip_blobs`, the calibrated pip, at least 0.3
+    as strong as the strongest within the square ``box``) lie just beyond one of its
+    edges, where a die on its edge shows its other face; a die lying flat has the table
+    there. ``light``: the frame's lightness at ``scale``; ``changed``: only blobs where
+    the frame changed count (an old die touching the new one is no second face)."""
+    (cx, cy), (w, h), angle = box
+    side = (w + h) / 2 * scale
+    t = math.radians(angle)
+    polarities = pip_darks(profile.pip_polarity)
+    mask = None
+    if changed is not None:
+        mask = cv2.resize(changed, light.shape[::-1], interpolation=cv2.INTER_NEAREST)
+    # only about the square (1.5 sides, and room for the black-hat's own reach)
+    reach = 1.5 * side + 4 * math.sqrt(profile.pip_area) * profile.die_side * scale
+    x0, y0 = max(0, int(cx * scale - reach)), max(0, int(cy * scale - reach))
+    x1, y1 = int(cx * scale + reach) + 1, int(cy * scale + reach) + 1
+    for dark in polarities:
+        blobs = pip_blobs(light[y0:y1, x0:x1], profile.die_side * scale, profile.pip_area, dark)
+        if not len(blobs):
+            continue
+        blobs[:, 0] += x0
+        blobs[:, 1] += y0
+        dx, dy = blobs[:, 0] - cx * scale, blobs[:, 1] - cy * scale
+        u = (dx * math.cos(t) + dy * math.sin(t)) / side
+        v = (-dx * math.sin(t) + dy * math.cos(t)) / side
+        near, far = np.minimum(np.abs(u), np.abs(v)), np.maximum(np.abs(u), np.abs(v))
+        inside = far < 0.45
+        if not inside.any():
+            continue
+        strong = blobs[:, 2] >= 0.3 * float(blobs[inside, 2].max())
+        beside = strong & (near < 0.5) & (far > BESIDE[0]) & (far < BESIDE[1])
+        if mask is not None:
+            on = mask[blobs[:, 1].astype(int), blobs[:, 0].astype(int)] > 0
+            beside &= on
+        # which edge each lies beyond: a second face shows beyond one edge only (blobs
+        # beyond several are the table's own pattern, a check cloth's squares)
+        edge = np.where(np.abs(u) > np.abs(v), np.sign(u) * 1, np.sign(v) * 2)[beside]
+        if len(set(edge.tolist())) == 1:
+            return True
+    return False
+
+
+FLAT_DIE = (0.85, 1.2)
+"""A square outline this many calibrated die sides across is a die lying flat (a die on its
+edge is 1.25-1.75 sides long: :data:`LEANING`)."""
+
+
+def part_of_a_flat_die(rect: Box, squares: list[Box], side: float | None) -> bool:
+    """Whether the die-on-its-edge shaped ``rect`` lies within one of the die-sized
+    ``squares`` (grown by 10 %): it is then the lit or the shaded part of a die lying flat
+    that a shadow's edge crosses, not a die on its edge, whose outline is longer than a
+    die. ``side``: the calibrated die side (frame pixels); without it, never."""
+    if not side:
+        return False
+    corners = cv2.boxPoints(rect)
+    for (cx, cy), (w, h), angle in squares:
+        if max(w, h) > 1.1 * min(w, h) or not FLAT_DIE[0] * side < (w + h) / 2 < FLAT_DIE[1] * side:
+            continue
+        grown = cv2.boxPoints(((cx, cy), (w * 1.1, h * 1.1), angle)).astype(np.float32)
+        if all(cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in corners):
+            return True
+    return False
