@@ -1,7 +1,7 @@
 """A die on its edge, or a die lying flat that only looks like one (issue 22, point 7): a
 die on its edge shows a second face beside the one read; a flat die cut by a shadow's edge
-shows a part of itself shaped like a die on its edge. Pure geometry on boxes and pip blobs;
-:mod:`.reader` decides with it."""
+shows a part of itself shaped like a die on its edge. Geometry on the boxes found, and the
+pip blobs about them; :mod:`.reader` decides with it. Pure: no I/O."""
 
 from __future__ import annotations
 
