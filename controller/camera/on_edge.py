@@ -6,6 +6,7 @@ pip blobs about them; :mod:`.reader` decides with it. Pure: no I/O."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from .pipgrid import pip_blobs
 from .profile import Profile, pip_darks
 from .read import Box
+from .shadow import Edge
 
 ON_EDGE_REACH = 2.2
 """A die on its edge's rectangle, widened across to this many times its width, holds the
@@ -35,13 +37,20 @@ half a side along it) belong to a second face beside it: a die on its edge."""
 
 
 def second_face_beside(
-    box: Box, light: np.ndarray, scale: float, profile: Profile, changed: np.ndarray | None
+    box: Box,
+    light: np.ndarray,
+    scale: float,
+    profile: Profile,
+    changed: np.ndarray | None,
+    edges: Sequence[Edge] = (),
 ) -> bool:
     """Whether pip-like blobs (:func:`.pipgrid.pip_blobs`, the calibrated pip, at least 0.3
     as strong as the strongest within the square ``box``) lie just beyond one of its
     edges, where a die on its edge shows its other face; a die lying flat has the table
     there. ``light``: the frame's lightness at ``scale``; ``changed``: only blobs where
-    the frame changed count (an old die touching the new one is no second face)."""
+    the frame changed count (an old die touching the new one is no second face);
+    ``edges``: shadow edges, along which the light's step makes blobs of its own (a blob
+    within a pip's radius of one is no pip)."""
     (cx, cy), (w, h), angle = box
     side = (w + h) / 2 * scale
     t = math.radians(angle)
@@ -71,6 +80,9 @@ def second_face_beside(
         if mask is not None:
             on = mask[blobs[:, 1].astype(int), blobs[:, 0].astype(int)] > 0
             beside &= on
+        radius = math.sqrt(profile.pip_area / math.pi) * profile.die_side  # frame pixels
+        for line in edges:
+            beside &= [line.distance(x / scale, y / scale) >= radius for x, y, _ in blobs]
         # which edge each lies beyond: a second face shows beyond one edge only (blobs
         # beyond several are the table's own pattern, a check cloth's squares)
         edge = np.where(np.abs(u) > np.abs(v), np.sign(u) * 1, np.sign(v) * 2)[beside]

@@ -367,7 +367,9 @@ def find_die(
         read, because = _second_read(rgb, boxes, profile)
         reads, why = ([read] if read else []), (why if read else f"{why}; {because}")
     if reads and edges:  # a die on its edge whose outline a shadow's edge broke?
-        beside = [second_face_beside(r.box, light, WORK_SCALE, profile, changed) for r in reads]
+        beside = [
+            second_face_beside(r.box, light, WORK_SCALE, profile, changed, edges) for r in reads
+        ]
         reads = [r for r, two in zip(reads, beside, strict=True) if not two]
         why = why if reads else "a die on its edge (two faces show)"
     return reads, "" if reads else why

@@ -366,6 +366,21 @@ def test_a_flat_die_cut_by_a_shadows_edge_is_not_taken_for_one_on_its_edge(
     assert read_face(jpeg_roundtrip(frame, 85), profiles[style]).face == face
 
 
+# Flat dice across a shadow's edge on a sand table that the reader took for dice on their
+# edge: the light's step along the edge made a pip-like blob just beyond the die's side
+# (frames of `faces evaluate --seed 216 --light shadow`, ruby: frame, the face it shows).
+FLAT_WITH_A_BLOB_ON_THE_EDGE = [(18, 5), (24, 4)]
+
+
+@pytest.mark.parametrize(("index", "face"), FLAT_WITH_A_BLOB_ON_THE_EDGE)
+def test_a_blob_along_a_shadows_edge_beside_a_flat_die_is_no_second_face(
+    tmp_path: Path, index: int, face: int
+) -> None:
+    image, shown, profile = evaluated_frame(tmp_path, "ruby", 216, "shadow", index)
+    assert shown == face
+    assert read_face(image, profile).face == face
+
+
 def _leaning_in_shadow(style: str, seed: int, top: int) -> np.ndarray:
     """A die on its edge (``top`` up) with a shadow's edge across it, from random.Random(seed)."""
     rng = random.Random(seed)
