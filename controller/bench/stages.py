@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
+import json
 import multiprocessing
 import os
 import shutil
@@ -95,8 +97,6 @@ def _referee(
 ) -> None:
     """Enter ``count`` actions; after each, one round trip to the floor server. Sends
     ``(round trips ms, (commit floor ms, HTTP + commit floor ms), errors)``."""
-    import http.client
-    import json
     import random
 
     from controller.reliability.common import Api, HttpError, send_op
@@ -122,22 +122,27 @@ def _referee(
                 break
             continue
         trips.append((time.perf_counter() - started) * 1000)
-        started = time.perf_counter()
-        floor_http.request("POST", "/", body=FLOOR_ROW, headers={"Content-Type": "text/plain"})
-        answer = floor_http.getresponse().read()
-        http_floor.append((time.perf_counter() - started) * 1000)
-        floor.append(float(json.loads(answer)["commit_ms"]))
+        commit_ms, trip_ms = _floor_trip(floor_http)
+        floor.append(commit_ms)
+        http_floor.append(trip_ms)
         time.sleep(max(0.0, next_at - time.monotonic()))
     floor_http.close()
     pipe.send((trips, (floor, http_floor), errors))
+
+
+def _floor_trip(conn: http.client.HTTPConnection) -> tuple[float, float]:
+    """One round trip to the floors' process: (its commit, the whole trip), ms."""
+    started = time.perf_counter()
+    conn.request("POST", "/", body=FLOOR_ROW, headers={"Content-Type": "text/plain"})
+    answer = conn.getresponse().read()
+    trip_ms = (time.perf_counter() - started) * 1000
+    return float(json.loads(answer)["commit_ms"]), trip_ms
 
 
 def _floor_server(floor_dir: str, pipe: Connection) -> None:
     """The floors' process: the dashboard's waitress server (:func:`controller.server.make_server`)
     running a WSGI app that commits each request's body as one row and answers
     ``{"commit_ms": ...}``. Sends ``(pid, port)``, then serves until the pipe closes."""
-    import json
-
     from controller import server as server_module
 
     db = sqlite3.connect(
@@ -344,8 +349,6 @@ def floors_alone(
             return floors_alone(
                 actions, interval_s, folder=Path(tmp), confine=confine, server_env=server_env
             )
-    import http.client
-    import json
 
     data_dir = folder
     ctx = multiprocessing.get_context("spawn")
@@ -363,11 +366,9 @@ def floors_alone(
         next_at = time.monotonic()
         for _ in range(actions):
             next_at += interval_s
-            started = time.perf_counter()
-            conn.request("POST", "/", body=FLOOR_ROW, headers={"Content-Type": "text/plain"})
-            answer = conn.getresponse().read()
-            trips.append((time.perf_counter() - started) * 1000)
-            commits.append(float(json.loads(answer)["commit_ms"]))
+            commit_ms, trip_ms = _floor_trip(conn)
+            commits.append(commit_ms)
+            trips.append(trip_ms)
             time.sleep(max(0.0, next_at - time.monotonic()))
         conn.close()
     finally:
