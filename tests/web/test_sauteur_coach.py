@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from flask.testing import FlaskClient
 
@@ -20,8 +21,6 @@ def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
         body = resp.get_json()
         if body["coach"]["status"] == "ready":
             return body
-        import time
-
         time.sleep(1.0)  # as a page asks: a spectator earns one costly read a second
     raise AssertionError("the coach never became ready")
 
@@ -29,7 +28,9 @@ def _coach(client: FlaskClient, game_id: int, query: str, headers=None) -> dict:
 def test_popper_coach_is_public_and_hider_advice_is_referee_only(
     client: FlaskClient, service: Service
 ) -> None:
+    service.post(lambda: time.sleep(0.3))  # a busy worker (a loaded machine: CI saw it)
     game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 8, "first_hider": "p1"})
+    service.call(lambda: None)  # the box has taken the game and started its hiding
     service.table(game_id).submit({"type": "hidden"})
     body = _coach(client, game_id, "coach=1")
     coach = body["coach"]
@@ -53,6 +54,7 @@ def test_popper_coach_is_public_and_hider_advice_is_referee_only(
 def test_the_read_counts_the_devils_the_hider_showed(client: FlaskClient, service: Service) -> None:
     game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 40, "first_hider": "p1"})
     table = service.table(game_id)
+    service.call(lambda: None)  # the box has taken the game and started its hiding
     for action in (
         {"type": "hidden"},
         {"type": "pop", "key": 4, "by": "p2"},
@@ -75,6 +77,7 @@ def test_hider_advice_never_reaches_the_public_page_or_stream(
 ) -> None:
     game_id = service.new_game("sauteur", {"rule": "B", "circuit_length": 8, "first_hider": "p1"})
     table = service.table(game_id)
+    service.call(lambda: None)  # the box has taken the game and started its hiding
     for action in (
         {"type": "hidden"},
         {"type": "pop", "key": 2, "by": "p2"},
