@@ -26,7 +26,8 @@ from controller.bench.teufel import random_game
 from controller.service import Service
 from controller.web.assets import STATIC, digest, static_url
 
-from .conftest import PIN, live_server
+from .conftest import PIN, games_in_play, live_server
+from .test_browser import log_in
 
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 SIZES = {"phone": (390, 844), "landscape": (844, 390), "tablet": (1180, 820)}
@@ -377,3 +378,62 @@ def test_board_labels_are_12px_on_a_phone_and_the_last_move_shows(
             sauteur = service.new_game("sauteur", {"rule": "A"})
         finally:
             context.close()
+
+
+# every text of the header bar and of the game's head card that the reader cannot read whole:
+# wider or taller than its box (an ellipsis, a clamped line), or out of the viewport; on a
+# phone the live chip is its dot alone by design (its words are for screen readers)
+CUT_TEXTS = """() => {
+  const vw = document.documentElement.clientWidth, out = [];
+  for (const n of document.querySelectorAll('header.bar *, [data-role="head"] *')) {
+    if (!n.checkVisibility() || !n.textContent.trim() || n.clientWidth === 0) continue;
+    if (n.id === 'live' && vw <= 480) continue;
+    const r = n.getBoundingClientRect();
+    if (n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1
+        || r.left < -0.5 || r.right > vw + 0.5) {
+      out.push({id: n.id || n.className, text: n.textContent.trim().slice(0, 80),
+                scroll: [n.scrollWidth, n.scrollHeight], client: [n.clientWidth, n.clientHeight],
+                left: r.left, right: r.right});
+    }
+  }
+  return {cut: out, page: document.documentElement.scrollWidth, vw,
+          bar: document.querySelector('header.bar').getBoundingClientRect().height};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_game_pages_header_lines_are_read_whole_in_german_and_french(
+    browser: Any, server: Any, size: str
+) -> None:
+    """The walkthrough: on a phone the Teufel head line ('3 Spieler · 39 Karten verdeckt ·
+    3 Teufel auf d…', '… 3 diables sur l…') ended in an ellipsis; beside 'Schiedsrichter'
+    the German tail-tile title was 'Auf Teufel / komm…'. Every game page (its kind's own
+    title), for a spectator and for the referee (a wider chip): the header bar stays one
+    row, nothing in it or in the head card is cut, the page never scrolls sideways."""
+    base, service = server
+    teufel, tails, _ = games_in_play(service)
+    sauteur = service.new_game("sauteur", {"rule": "A"})
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+    page = context.new_page()
+    cut: dict[str, Any] = {}
+    try:
+        for role in ("spectator", "referee"):
+            if role == "referee":
+                page.goto(base + "/")
+                log_in(page)
+            for lang in ("de", "fr"):
+                for kind, game_id in (("teufel", teufel), ("sauteur", sauteur), ("tails", tails)):
+                    page.goto(f"{base}/lang/{lang}?next=/games/{game_id}")
+                    page.wait_for_selector("#live[data-state='on']")
+                    follow(page, service, game_id)
+                    got = page.evaluate(CUT_TEXTS)
+                    where = f"{kind} {lang} {role} {size}"
+                    if kind == "teufel" and role == "spectator":
+                        page.screenshot(path=str(SHOTS / f"layout-head-{lang}-{size}.png"))
+                    if got["cut"] or got["page"] > got["vw"] or got["bar"] > 57:
+                        cut[where] = got
+    finally:
+        context.close()
+    assert not cut, "\n".join(f"{where}: {got}" for where, got in cut.items())

@@ -127,6 +127,14 @@ export function fill(node, ...children) {
   for (const child of children.flat()) if (child) node.append(child);
 }
 
+/** The head card's line of facts ("3 players · 39 cards face down · 3 devils on the face"):
+ *  each fact whole on a line, the line wrapping between them (never an ellipsis mid-fact). */
+export function metaLine(node, parts) {
+  const last = parts.length - 1;
+  fill(node, parts.flatMap((part, i) =>
+    i < last ? [el("span", { class: "meta-part" }, `${part} ·`), " "] : [el("span", { class: "meta-part" }, part)]));
+}
+
 let toastTimer = null;
 /** A short message at the bottom of the screen. */
 export function toast(text, kind = "error") {

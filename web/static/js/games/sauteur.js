@@ -1,7 +1,7 @@
 // The Diable sauteur page: board, the four slots with live sensors, one pop button per
 // key, face entry in one tap, odds on request, the computer popper, scores and history.
 import { play } from "../sound.js";
-import { act, api, boot, changeGame, el, fill, live, num, percent, personName, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
+import { act, api, boot, changeGame, el, fill, live, metaLine, num, percent, personName, referee, said, showPicture, t, toast, playerName, greyed } from "../common.js";
 import { drawBoard, drawScores, effectText, figureColour, figureLabel } from "./sauteur-board.js";
 
 const gameId = boot.game_id;
@@ -83,7 +83,7 @@ function render() {
   const s = view.state;
   document.body.dataset.version = view.version;
   document.body.dataset.phase = s.phase;
-  $("meta").textContent = [t("game.rule", { rule: s.rule }), t("game.round", { r: s.round, n: s.rounds })].join(" · ");
+  metaLine($("meta"), [t("game.rule", { rule: s.rule }), t("game.round", { r: s.round, n: s.rounds })]);
   drawScores($("scores"), s);
   const banner = $("banner");
   banner.hidden = !s.over;

@@ -3,7 +3,7 @@
 // as it happens at the table: tap a cell (only legal ones respond), the kind drawn from
 // the seven pictures, turn the picture like the card, Place. Undo, pass, the advisor.
 import { play } from "../sound.js";
-import { api, boot, changeGame, el, fill, live, pair, referee, said, seatName, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, metaLine, pair, referee, said, seatName, t, toast, greyed } from "../common.js";
 import { cardPicture, drawBoard, geometry } from "./tails-board.js";
 
 const gameId = boot.game_id;
@@ -162,11 +162,11 @@ function render() {
   document.body.dataset.mode = s.finished ? "over" : p.must_pass ? "pass" : p.mode;
   document.body.classList.toggle("tails-entry", referee && !s.finished);
   const filled = s.placed.length;
-  $("meta").textContent = [
+  metaLine($("meta"), [
     t("tails.players_count", { n: s.players }),
     t("tails.turn", { n: s.turn }),
     t("tails.filled", { n: filled, of: geo.cells.size }),
-  ].join(" · ");
+  ]);
   renderScores(s);
   renderPrompt(s);
   drawBoard($("board"), geo, s, {

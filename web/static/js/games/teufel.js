@@ -5,7 +5,7 @@
 // comes from the view on screen (pending.choices), so a button is never stale; every tap
 // is judged by the engine, whose reason is shown when it refuses. Odds on request.
 import { play } from "../sound.js";
-import { api, boot, changeGame, el, fill, live, percent, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
+import { api, boot, changeGame, el, fill, live, metaLine, percent, referee, seatName, svgEl, t, toast, greyed } from "../common.js";
 import { cardName, colourCss, colourName, inkOn, splitCard } from "./teufel-colours.js";
 import { devilIcon, drawBoard, sledIcon, towerIcon } from "./teufel-board.js";
 import { eventText } from "./teufel-words.js";
@@ -145,11 +145,11 @@ function render() {
   document.body.dataset.version = view.version;
   document.body.dataset.phase = s.phase;
   document.body.dataset.pending = s.pending.kind;
-  $("meta").textContent = [
+  metaLine($("meta"), [
     t("teufel.meta_players", { n: s.players.length }),
     t("teufel.meta_down", { n: s.face_down }),
     t("teufel.meta_pegs", { n: s.devils_on_face }),
-  ].join(" · ");
+  ]);
   $("prompt").textContent = promptText(s);
   $("prompt").hidden = s.phase === "over";
   fill($("events"), (s.events_said || []).map((e) => el("li", {}, eventText(e))));
