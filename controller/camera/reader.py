@@ -72,6 +72,13 @@ LEANING = (1.25, 1.75)
 """A die on its edge, seen from above, is a rectangle this many times as long as wide
 (1.41 at 45°: its top and a side face, each foreshortened, show; one face alone is 1.3–1.6
 times as wide as long)."""
+WHOLE_TOP = 0.75
+"""The learned second reader reads only squares at least this many calibrated die sides
+long: the top of a die lying flat, seen from above, is die-sized; a smaller square is part
+of a die (a face of a die on its edge, foreshortened: an ivory 3 up was read as the 2 of its
+side face on a square 0.6 × 0.7 of the die). On the tuning seeds no read without pips (the
+devil, or the networks' number: 536 of them, seeds 211 and 213) came from a square under
+0.81."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -429,8 +436,13 @@ def _highlight_near(rgb: np.ndarray, read: Candidate, profile: Profile) -> bool:
 def _second_read(
     rgb: np.ndarray, boxes: list[Box], profile: Profile
 ) -> tuple[Candidate | None, str]:
-    """The learned second reader (:mod:`.learned`) on the outline candidates, or ``None``
-    (and why) when it is unsure or its weights cannot be loaded."""
+    """The learned second reader (:mod:`.learned`) on the outline candidates of the die's
+    size (:data:`WHOLE_TOP`), or ``None`` (and why) when there is none, it is unsure or its
+    weights cannot be loaded."""
+    if profile.die_side:
+        boxes = [b for b in boxes if max(b[1]) >= WHOLE_TOP * profile.die_side]
+        if not boxes:
+            return None, "no square of the die's size for the networks"
     try:
         model, cnn = load_model(), load_cnn()
     except ModelError as exc:
