@@ -27,6 +27,11 @@ ebony face read nothing when one pip of several was saturated)."""
 LOST = 0.15
 """A grid place is lost to a highlight when this much of a pip's disc there is white: a pip
 under its core is white but for a faint ring (three frames read a 5 as 4, a 3 as 2 at 0.5)."""
+NEAR_WHITE_SHARE = 0.05
+"""A grid place is under a highlight when this share of the ring twice a pip's radius
+around it is white (then a faint pip there counts): a dark pip under the highlight's core
+is a grey ring with a light middle, and the white around it may be small (an ivory 3 whose
+centre pip was ringed by 0.097 of white, under the tenth once needed, was read as 2)."""
 FAINT = 0.1
 """A faint pip at an empty place of the grid: a response this fraction of the pips'."""
 FAINT_ON_WHITE = 0.05
@@ -128,12 +133,12 @@ def hidden_faces(
 ) -> list[int]:
     """The die faces that pips hidden under the ``saturated`` pixels would make with the
     pips ``centres`` (die sides from the patch's centre): each empty place of the 3×3 grid
-    (spaced as the pips are) under the highlight (a tenth of the ring twice a pip's radius
-    around it white, or a sixth of its own disc: a dark pip under a small highlight is
-    white only at its middle; anywhere if ``saturated`` is None), alone or together, where
-    a pip may hide: white in a sixth of a pip's disc, or a faint pip showing there
-    (``resp``: the black-hat or top-hat response; :data:`FAINT`, or :data:`FAINT_ON_WHITE`
-    of its peak on a face white all over) that was not counted."""
+    (spaced as the pips are) under the highlight (:data:`NEAR_WHITE_SHARE` of the ring
+    twice a pip's radius around it white, or a sixth of its own disc: a dark pip under a
+    small highlight is white only at its middle; anywhere if ``saturated`` is None), alone
+    or together, where a pip may hide: white in a sixth of a pip's disc, or a faint pip
+    showing there (``resp``: the black-hat or top-hat response; :data:`FAINT`, or
+    :data:`FAINT_ON_WHITE` of its peak on a face white all over) that was not counted."""
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
     radius = max(2.0, math.sqrt(pip_px / math.pi))
     faint = FAINT_ON_WHITE if saturated is None else FAINT
@@ -156,7 +161,11 @@ def hidden_faces(
         # under the highlight: white in part of a pip's disc (a grey pip may be lost in
         # it), or a faint pip still showing (a part of it, darker or lighter than around)
         lost = saturated is not None and float(saturated[disc].mean()) >= LOST
-        if saturated is not None and not lost and not float(saturated[near].mean()) >= 0.1:
+        if (
+            saturated is not None
+            and not lost
+            and not float(saturated[near].mean()) >= NEAR_WHITE_SHARE
+        ):
             continue  # no highlight there (a small one white only on the place: it is)
         if lost or float(resp[disc].max()) >= max(8.0, faint * float(resp.max())):
             covered.append(place)
