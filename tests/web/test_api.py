@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -226,3 +227,23 @@ def test_openapi_matches_the_url_map(app: Flask, client: FlaskClient) -> None:
         for op in ops.values():
             names = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
             assert names == set(re.findall(r"\{(\w+)\}", path)), path
+
+
+def test_a_hidden_tapped_at_once_after_a_new_game_is_kept_with_the_box_busy(
+    client: FlaskClient, service: Service
+) -> None:
+    """The box takes a new sauteur game on its worker thread, after whatever it is doing. A
+    referee's "hidden" sent at once through the API goes through that same worker, after the
+    take, so it is kept: the game is at "pop", not at a new hiding the late take started.
+    (Tests that submit to the table directly must wait for the take themselves.)"""
+    service.post(lambda: time.sleep(0.3))  # the worker busy, as on a loaded Pi
+    resp = client.post(
+        "/api/games",
+        json={"kind": "sauteur", "options": {"rule": "B", "first_hider": "p1"}},
+        headers=REFEREE,
+    )
+    game_id = resp.get_json()["view"]["id"]
+    resp = client.post(f"/api/games/{game_id}/actions", json={"type": "hidden"}, headers=REFEREE)
+    assert resp.status_code == 200, resp.get_json()
+    service.call(lambda: None)  # whatever the worker still had queued has run
+    assert service.table(game_id).state.phase == "pop"
