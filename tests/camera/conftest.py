@@ -28,7 +28,7 @@ def calibration_dirs(tmp_path_factory) -> dict[str, Path]:
     """6 renders per face of the styles the tests use, as JPEG files: style -> folder."""
     root = tmp_path_factory.mktemp("calibration")
     out = {}
-    for n, style in enumerate(("ivory", "ebony", "azure", "slate")):
+    for n, style in enumerate(("ivory", "ebony", "azure", "slate", "ruby")):
         out[style] = root / style
         write_dataset(out[style], STYLES[style], 6, seed=100 + n)
     return out

@@ -413,20 +413,13 @@ def test_a_die_on_its_edge_whose_side_face_is_in_shadow_is_not_answered(profiles
     assert read_face(_leaning_in_shadow("ivory", 8288, 3), profiles["ivory"]).face is None
 
 
-def _calibrated(folder: Path, style: str):
-    """The profile the ``profiles`` fixture calibrates for ``style`` (ruby too)."""
-    offset = ("ivory", "ebony", "azure", "slate", "ruby").index(style)
-    write_dataset(folder / style, STYLES[style], 6, seed=100 + offset)
-    return calibrate(folder / style)
-
-
 def test_the_networks_never_read_a_face_of_a_die_on_its_edge_on_a_square_smaller_than_the_die(
-    tmp_path: Path,
+    profiles,
 ) -> None:
     """Ivory, seed 9002 of a sweep of 1,500 dice on their edge (docs/camera.md): a 3 up, a
     shadow's edge across it; the learned second reader read the 2 of its shaded side face
     on an outline 0.6 × 0.7 of the die. It reads only die-sized squares now."""
-    read = read_face(_leaning_in_shadow("ivory", 9002, 3), _calibrated(tmp_path, "ivory"))
+    read = read_face(_leaning_in_shadow("ivory", 9002, 3), profiles["ivory"])
     assert read.face is None, f"a die on its edge (3 up) read as {read.face}"
 
 
@@ -435,11 +428,11 @@ def test_the_networks_never_read_a_face_of_a_die_on_its_edge_on_a_square_smaller
     reason="known: a die on its edge read as a 6 from pips of both its faces (docs/camera.md, "
     "Tried this session and not kept)",
 )
-def test_a_die_on_its_edge_whose_two_faces_pips_make_a_6_is_not_read(tmp_path: Path) -> None:
+def test_a_die_on_its_edge_whose_two_faces_pips_make_a_6_is_not_read(profiles) -> None:
     """Ruby, seed 9009 of the same sweep: a 4 up is read as a 6 from two pips of its side
     face (shaded and in shadow) and the four of its top, a layout within the 1.45 spread of
     spacings a real 6's columns need."""
-    read = read_face(_leaning_in_shadow("ruby", 9009, 4), _calibrated(tmp_path, "ruby"))
+    read = read_face(_leaning_in_shadow("ruby", 9009, 4), profiles["ruby"])
     assert read.face is None, f"a die on its edge (4 up) read as {read.face}"
 
 
