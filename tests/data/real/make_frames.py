@@ -8,11 +8,29 @@ rest is the thumbnail's own table colour, with a soft seam. Labels were checked 
     python tests/data/real/make_frames.py SOURCE.jpg OUT_DIR COLUMN_FACES SCALE
 
 COLUMN_FACES: the face of each column, left to right, e.g. ``123456``.
+
+Other sources are whole photographs with one or more dice. ``crops`` cuts one die out of
+each listed photo (a square 2.2 times the die's width around its centre), scales it so the
+die's box is 110 pixels wide (its top face 80-95 pixels) and sets it in a frame as above.
+LIST has one frame a line, ``FRAME PHOTO CENTRE_X CENTRE_Y DIE_WIDTH FACE`` (PHOTO relative
+to PHOTO_DIR; centre and width in the photo's pixels, from the source's own boxes; FACE
+checked by eye); ``#`` starts a comment. ``tfrecord`` writes out the JPEG photos kept
+inside a TensorFlow TFRecord file (a source that holds its photos only there), each under
+its own file name.
+
+    python tests/data/real/make_frames.py crops PHOTO_DIR LIST OUT_DIR
+    python tests/data/real/make_frames.py tfrecord RECORD OUT_DIR
+
+``devil OUT_DIR DRAWING R,G,B PHOTOS...`` (see SOURCES.md) finds the die's top itself; a
+photo written ``NAME@X,Y,SIDE,ANGLE`` has it given by eye instead (a light die on an
+equally light table, where it cannot be found by brightness).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import struct
 import sys
 from pathlib import Path
 
@@ -68,11 +86,19 @@ def main(argv: list[str]) -> int:
         out_dir, drawing = Path(argv[1]), argv[2]
         colour = tuple(int(v) for v in argv[3].split(","))
         labels = json.loads((out_dir / "labels.json").read_text())
-        for n, name in enumerate(argv[4:]):
-            paint_devil(out_dir / name, out_dir / f"devil{n}.jpg", drawing, colour)  # type: ignore[arg-type]
+        for n, photo in enumerate(argv[4:]):
+            # PHOTO@X,Y,SIDE,ANGLE gives the die's top by eye where _die_box cannot find it
+            # (a light die on an equally light table)
+            name, _, given = photo.partition("@")
+            box = tuple(float(v) for v in given.split(",")) if given else None
+            paint_devil(out_dir / name, out_dir / f"devil{n}.jpg", drawing, colour, box)  # type: ignore[arg-type]
             labels[f"devil{n}.jpg"] = "devil"
         (out_dir / "labels.json").write_text(json.dumps(labels, indent=1, sort_keys=True) + "\n")
         return 0
+    if argv[0] == "crops":  # crops PHOTO_DIR LIST OUT_DIR
+        return crops(Path(argv[1]), Path(argv[2]), Path(argv[3]))
+    if argv[0] == "tfrecord":  # tfrecord RECORD OUT_DIR
+        return tfrecord_photos(Path(argv[1]), Path(argv[2]))
     source, out_dir, faces, scale = argv[0], Path(argv[1]), argv[2], float(argv[3])
     out_dir.mkdir(parents=True, exist_ok=True)
     labels = {}
@@ -81,6 +107,47 @@ def main(argv: list[str]) -> int:
         cv2.imwrite(str(out_dir / name), frame(thumb, scale), [cv2.IMWRITE_JPEG_QUALITY, 88])
         labels[name] = int(faces[col])
     (out_dir / "labels.json").write_text(json.dumps(labels, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def crops(photo_dir: Path, listing: Path, out_dir: Path) -> int:
+    """One frame per line of ``listing`` (see the module's docstring): the die cut out of its
+    photo, its box scaled to 110 pixels, set in a frame by :func:`frame`; labels.json written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    labels = {}
+    for line in listing.read_text().splitlines():
+        if not line.split("#")[0].strip():
+            continue
+        name, photo, cx, cy, width, face = line.split("#")[0].split()
+        x, y, w = float(cx), float(cy), float(width)
+        image = cv2.imread(str(photo_dir / photo))
+        half = round(1.1 * w)
+        padded = cv2.copyMakeBorder(image, half, half, half, half, cv2.BORDER_REPLICATE)
+        x0, y0 = round(x), round(y)  # the crop's corner in the padded photo
+        thumb = padded[y0 : y0 + 2 * half, x0 : x0 + 2 * half]
+        # scaled to a side that is a multiple of 8, so the thumb sits on the 4-pixel grid
+        # of frame()'s quarter-size inpainting and no black creeps into the table's colour
+        side = 8 * round(2 * half * 110 / w / 8)
+        thumb = cv2.resize(thumb, (side, side), interpolation=cv2.INTER_CUBIC)
+        cv2.imwrite(str(out_dir / name), frame(thumb, 1.0), [cv2.IMWRITE_JPEG_QUALITY, 88])
+        labels[name] = int(face)
+    (out_dir / "labels.json").write_text(json.dumps(labels, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+def tfrecord_photos(record: Path, out_dir: Path) -> int:
+    """The JPEG photos inside a TFRecord file (records of length, CRC, bytes, CRC), each
+    written under the IMG_*.jpg file name stored in its record."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data, at = record.read_bytes(), 0
+    while at < len(data):
+        (length,) = struct.unpack("<Q", data[at : at + 8])
+        body = data[at + 12 : at + 12 + length]
+        at += 12 + length + 4
+        name = re.search(rb"IMG_\d{8}_\d{6}\.jpg", body)
+        start, end = body.find(b"\xff\xd8\xff"), body.rfind(b"\xff\xd9")
+        if name and start >= 0:
+            (out_dir / name.group(0).decode()).write_bytes(body[start : end + 2])
     return 0
 
 
@@ -100,15 +167,27 @@ def _die_box(rgb: np.ndarray) -> tuple[tuple[float, float], tuple[float, float],
     return (cx + x0, cy + y0), size, angle
 
 
-def paint_devil(path: Path, out: Path, drawing: str, colour: tuple[int, int, int]) -> None:
+def paint_devil(
+    path: Path,
+    out: Path,
+    drawing: str,
+    colour: tuple[int, int, int],
+    box: tuple[float, float, float, float] | None = None,
+) -> None:
     """A devil drawn onto the real die of ``path`` (a face-1 photo): the pip is painted
     over in the face's own colour, then the drawing (one of the renderer's devils) is
-    warped onto the die's top. No public photo of the toy's devil die exists."""
+    warped onto the die's top. No public photo of the toy's devil die exists. ``box``
+    (centre x, centre y, side, angle of the die's top) is found by :func:`_die_box`
+    unless given."""
     from controller.camera.render import DieStyle, _draw_devil
 
     bgr = cv2.imread(str(path))
     rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-    (cx, cy), (w, h), angle = _die_box(rgb)
+    if box is None:
+        (cx, cy), (w, h), angle = _die_box(rgb)
+    else:
+        cx, cy, w, angle = box
+        h = w
     side = round((w + h) / 2)
     patch_size = 96
     face_colour = np.median(
