@@ -30,8 +30,13 @@ from .render import (
     jpeg_roundtrip,
     random_scene,
     render,
+    render_oblique,
     write_dataset,
 )
+
+THROUGH_THE_LENS = "through the lens"
+"""A row of its own: dice lying flat anywhere in the frame, seen through the box's lens (their
+side faces show off the frame's centre: :func:`.render.render_oblique`), in plain light."""
 
 
 def cmd_calibrate(source: str, output: str) -> int:
@@ -96,7 +101,8 @@ def evaluate(
     learned: bool | None = None,
 ) -> Tally:
     """Calibrate on 6 renders per face of ``style``, then read ``fresh_per_face`` new renders
-    per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`) if given;
+    per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`, or
+    :data:`THROUGH_THE_LENS`) if given;
     ``learned``: with or without the learned second reader (default: the reader's).
     Returns the counts, the confidences and the read times (ms, one thread)."""
     cv2.setNumThreads(1)
@@ -110,9 +116,12 @@ def evaluate(
     for n in range(fresh_per_face * len(FACES)):
         face = FACES[n % len(FACES)]
         scene = random_scene(rng)
-        frame = render(STYLES[style], face, rng, scene=scene)
-        if light is not None:
-            frame = condition(frame, light, scene, rng)
+        if light == THROUGH_THE_LENS:
+            frame = render_oblique(STYLES[style], face, rng, scene)
+        else:
+            frame = render(STYLES[style], face, rng, scene=scene)
+            if light is not None:
+                frame = condition(frame, light, scene, rng)
         image = jpeg_roundtrip(frame, rng.randint(60, 92))
         started = time.perf_counter()
         read = read_face(image, profile, learned=learned)
@@ -249,8 +258,9 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
     p.add_argument(
         "--light",
         action="append",
-        choices=[*CONDITIONS, "none"],
-        help="light conditions read (a third as many images each; default: every one)",
+        choices=[*CONDITIONS, THROUGH_THE_LENS, "none"],
+        help="light conditions read, and dice seen through the lens off its axis (a third "
+        "as many images each; default: every one)",
     )
     p.add_argument(
         "--real",
@@ -273,7 +283,7 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
             fail(Said("give --profile PROFILE"))
             return 2
         return cmd_read(profile, args.images)
-    lights = [c for c in (args.light or CONDITIONS) if c != "none"]
+    lights = [c for c in (args.light or [*CONDITIONS, THROUGH_THE_LENS]) if c != "none"]
     styles = args.style or [*UNSEEN, *DEV_STYLES]
     learned = None if args.learned is None else args.learned == "on"
     return cmd_evaluate(styles, args.per_face, args.seed, lights, args.real, learned)

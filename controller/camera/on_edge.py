@@ -91,6 +91,56 @@ def second_face_beside(
     return False
 
 
+LENS_F = 493.0
+"""The box's lens, in pixels of a 640-wide frame: the Pi Camera Module 3's 66° across
+(320 / tan 33°), straight down over the frame's centre (docs/camera.md, *Mounting*)."""
+SEEN_SIDE = 0.08
+"""A die whose side faces would show less than this (die sides) is seen from above."""
+TOP_SIZE = (0.88, 1.14)
+"""A top seen at an angle is this many calibrated sides across, both ways."""
+TOP_SQUARE = 1.1
+"""...and square within 10 % (a die's top is a true square through the lens)."""
+TOP_FILL = 0.9
+"""...and the outline and the outline moved by ``-d`` both cover this much of it."""
+
+
+def tops_seen_at_an_angle(
+    rects: Sequence[Box], shape: tuple[int, int], side: float | None
+) -> list[Box]:
+    """The top of a die lying flat inside each outline of ``rects`` (frame pixels), where
+    the lens sees it at an angle. Off the frame's centre the lens sees the die's top (a
+    true square: the lens looks straight down) and, between it and the centre, the side
+    faces that face the lens: the outline is the top swept towards the centre by
+    ``d = -(c - centre) × side / f`` (its bottom, seen; ``f``: :data:`LENS_F`, scaled to
+    the frame's width), so the top is the outline and the outline moved by ``-d`` both
+    cover. Only tops of the die's size, square within 25 %, off an outline whose side
+    faces would show at least :data:`SEEN_SIDE`. ``side``: the calibrated die side;
+    without it, none."""
+    if not side:
+        return []
+    h, w = shape
+    f = LENS_F * w / 640
+    tops: list[Box] = []
+    for (cx, cy), size, angle in rects:
+        d = -np.array([cx - w / 2, cy - h / 2]) * side / f
+        if float(np.hypot(*d)) < SEEN_SIDE * side:
+            continue
+        moved = ((cx - float(d[0]), cy - float(d[1])), size, angle)
+        found, region = cv2.rotatedRectangleIntersection(((cx, cy), size, angle), moved)
+        if found == cv2.INTERSECT_NONE or region is None or len(region) < 3:
+            continue
+        region = region.astype(np.float32)
+        (tx, ty), (tw, th), ta = cv2.minAreaRect(region)
+        if not TOP_SIZE[0] * side < min(tw, th) <= max(tw, th) < TOP_SIZE[1] * side:
+            continue  # a die on its edge: its top is foreshortened, the square is not its size
+        if max(tw, th) > TOP_SQUARE * min(tw, th):
+            continue
+        if cv2.contourArea(region) < TOP_FILL * tw * th:
+            continue  # the sweep is not along the outline: a side face of a die on its edge?
+        tops.append(((tx, ty), (tw, th), ta))
+    return tops
+
+
 FLAT_DIE = (0.85, 1.2)
 """A square outline this many calibrated die sides across is a die lying flat (a die on its
 edge is 1.25-1.75 sides long: :data:`LEANING`)."""

@@ -55,7 +55,13 @@ from .highlight import centre_lost, spot_beside_pips
 from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_cnn, load_model, second_read
-from .on_edge import ON_EDGE_REACH, inside_any, part_of_a_flat_die, second_face_beside
+from .on_edge import (
+    ON_EDGE_REACH,
+    inside_any,
+    part_of_a_flat_die,
+    second_face_beside,
+    tops_seen_at_an_angle,
+)
 from .pipgrid import ALONE, pip_blobs, pip_boxes
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile, pip_darks
@@ -79,6 +85,11 @@ of a die (a face of a die on its edge, foreshortened: an ivory 3 up was read as 
 side face on a square 0.6 × 0.7 of the die). On the tuning seeds no read without pips (the
 devil, or the networks' number: 536 of them, seeds 211 and 213) came from a square under
 0.81."""
+AT_AN_ANGLE = (3, 4, 5, 6)
+"""The faces a top seen at an angle (:func:`.on_edge.tops_seen_at_an_angle`) may read as:
+on a die on its edge whose outline happens to fit one, the square cuts pips off, and a 5
+whose corners fell outside read as a 1, a 3 as a 2 (docs/camera.md). A face of 3 or more
+that lost a pip makes no face's layout; a 1, a 2 and the devil there are ``None``."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -360,6 +371,10 @@ def find_die(
 
     why = "a die on its edge (two faces show)" if leaning else "no die seen"
     reads, why = _read_views(views(), boxes, profile) if boxes else ([], why)
+    if not reads:  # a die off the lens's axis: its side faces show beside its top
+        tops = tops_seen_at_an_angle(leaning + boxes, rgb.shape[:2], hint)
+        if tops:
+            reads = [r for r in _read_views(views(), tops, profile)[0] if r.face in AT_AN_ANGLE]
     if not reads and edges:  # outlines looked for again with the longest edge's shade lifted
         reads = _read_lifted(
             edges[0], next(itertools.islice(views(), 1, 2)), hint, changed, leaning, profile

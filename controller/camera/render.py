@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .on_edge import LENS_F
+
 WIDTH, HEIGHT = 640, 480
 BACKGROUNDS = ("wood", "felt", "grey", "lid", "white", "cloth")
 DEVIL = "devil"
@@ -442,6 +444,50 @@ def render_leaning(style: DieStyle, face: int | str, rng: random.Random) -> np.n
     wmask = cv2.warpAffine(cmask, m, (WIDTH, HEIGHT))[:, :, None]
     out = frame.astype(np.float32) * (1 - wmask) + warped * wmask
     return _camera(np.clip(out, 0, 255).astype(np.uint8), rng, rng)
+
+
+def render_oblique(
+    style: DieStyle,
+    face: int | str,
+    rng: random.Random,
+    scene: Scene | None = None,
+    f: float = LENS_F,
+) -> np.ndarray:
+    """A die lying flat, seen through the box's lens (focal length ``f`` pixels, its axis
+    straight down through the frame's centre) rather than from straight above everywhere
+    as :func:`render` sees it. Its top is still a true square, but off the frame's centre
+    the side faces that face the lens show between the top and the centre, each
+    ``side × distance / f`` wide at most (a die as tall as wide): about 0.2 of a side
+    100 pixels from the centre, 0.6 at the frame's edge. They bear an adjacent face's pips,
+    shaded."""
+    scene = scene or random_scene(rng)
+    side, (cx, cy) = scene.side, scene.centre
+    frame: np.ndarray = background(scene.surface, random.Random(scene.seed)).astype(np.float32)
+    t = math.radians(scene.angle)
+    axes = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    local = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]) * side
+    top = local @ axes.T + (cx, cy)
+    shift = -np.array([cx - WIDTH / 2, cy - HEIGHT / 2]) * side / f  # the bottom, seen
+    opposite = 7 - face if isinstance(face, int) else 0
+    sides = [k for k in range(1, 7) if k not in (face, opposite)]
+    square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    for k in range(4):
+        a, b = top[k], top[(k + 1) % 4]
+        if float(np.dot((a + b) / 2 - (cx, cy), shift)) <= 0:
+            continue  # a side face turned away from the lens
+        image, _ = _draw_face(style, rng.choice(sides), side)
+        quad = np.array([a, b, b + shift, a + shift], np.float32)
+        m = cv2.getPerspectiveTransform(square, quad)
+        warped = cv2.warpPerspective(image, m, (WIDTH, HEIGHT)).astype(np.float32)
+        mask = cv2.warpPerspective(np.ones((side, side), np.float32), m, (WIDTH, HEIGHT))
+        frame = frame * (1 - mask[:, :, None]) + 0.72 * warped * mask[:, :, None]
+    image, rounded = _draw_face(style, face, side)
+    m = cv2.getPerspectiveTransform(square, top.astype(np.float32))
+    warped = cv2.warpPerspective(image, m, (WIDTH, HEIGHT)).astype(np.float32)
+    mask = cv2.warpPerspective(rounded, m, (WIDTH, HEIGHT)).astype(np.float32) / 255
+    a = (mask * style.alpha)[:, :, None]
+    frame = frame * (1 - a) + warped * a
+    return _camera(np.clip(frame, 0, 255).astype(np.uint8), rng, rng)
 
 
 def with_hand(rgb: np.ndarray, rng: random.Random) -> np.ndarray:

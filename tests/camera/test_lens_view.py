@@ -1,0 +1,88 @@
+"""Dice seen through the box's lens rather than from straight above everywhere (issue 22,
+"in play"): off the frame's centre a die lying flat shows the side faces that face the lens
+beside its top, and its outline is as long as a die on its edge's (docs/camera.md, *Seen
+through the lens*)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from controller.camera.on_edge import LENS_F, tops_seen_at_an_angle
+from controller.camera.reader import read_face
+from controller.camera.render import (
+    STYLES,
+    Scene,
+    jpeg_roundtrip,
+    render_leaning,
+    render_oblique,
+)
+
+
+def _off_axis(n: int, rng: random.Random) -> Scene:
+    """A die 150-260 pixels from the frame's centre (its side faces 0.3-0.53 of a side)."""
+    turn = 2 * math.pi * n / 12 + rng.uniform(0, 0.4)
+    reach = rng.uniform(150, 260)
+    centre = (320 + reach * math.cos(turn), 240 + 0.75 * reach * math.sin(turn))
+    return Scene(rng.randint(80, 100), centre, rng.uniform(0, 360), "felt", rng.getrandbits(32))
+
+
+def _side_faces(scene: Scene) -> np.ndarray:
+    """Where the lens shows more of the die at ``scene`` than a view from straight above."""
+    through = render_oblique(STYLES["ivory"], 4, random.Random(4), scene)
+    above = render_oblique(STYLES["ivory"], 4, random.Random(4), scene, f=1e12)
+    return np.asarray(np.abs(through.astype(np.int16) - above).max(axis=2) > 25)
+
+
+def test_through_the_lens_the_side_faces_show_between_the_top_and_the_centre():
+    # a die right of the centre: its top spans 515-605; its side face, 90 x 240 / 493 = 44
+    # pixels wide, lies to its left, towards the centre
+    rows, columns = np.nonzero(_side_faces(Scene(90, (560.0, 240.0), 0.0, "grey", 7)))
+    assert 468 <= columns.min() <= 476 and 510 <= columns.max() <= 518
+    assert 192 <= rows.min() <= 200 and 280 <= rows.max() <= 288  # the die's height
+    assert not _side_faces(Scene(90, (320.0, 240.0), 0.0, "grey", 7)).any()  # none at the centre
+
+
+def test_the_top_of_a_die_seen_at_an_angle_is_the_outline_less_its_side_face():
+    side = 90.0
+    # a die right of the centre: its side face shows to its left, 90 x 240 / 493 wide
+    strip = side * 240 / LENS_F
+    outline = ((560.0 - strip / 2, 240.0), (side + strip, side), 0.0)
+    (top,) = tops_seen_at_an_angle([outline], (480, 640), side)
+    assert top[0][0] == pytest.approx(560.0, abs=2) and top[0][1] == pytest.approx(240.0, abs=1)
+    # (d is worked out at the outline's centre, a little nearer the frame's centre than the
+    # top's: the top comes out a few pixels long)
+    assert sorted(top[1]) == pytest.approx([side, side], abs=5)
+    # the same outline at the frame's centre, or with no calibrated size: no top
+    centred = ((320.0, 240.0), (side + strip, side), 0.0)
+    assert tops_seen_at_an_angle([centred], (480, 640), side) == []
+    assert tops_seen_at_an_angle([outline], (480, 640), None) == []
+
+
+@pytest.mark.parametrize("style", ["ivory", "ruby"])
+def test_a_flat_die_off_the_lens_axis_is_read_and_never_wrong(profiles, style):
+    rng = random.Random(31)
+    reads = []
+    for n in range(12):
+        face = (3, 4, 5, 6)[n % 4]
+        frame = render_oblique(STYLES[style], face, rng, _off_axis(n, rng))
+        reads.append((face, read_face(jpeg_roundtrip(frame, 85), profiles[style]).face))
+    assert [r for r in reads if r[1] is not None and r[1] != r[0]] == []
+    # the reader before read 3 of ivory's 12 and 2 of ruby's ("a die on its edge")
+    assert sum(1 for face, read in reads if read == face) >= 9, reads
+
+
+# Dice on their edge whose outline the lens's geometry fits: the square kept as their top cut
+# pips off (a first version read these; docs/camera.md, *Seen through the lens*).
+ON_EDGE_FITTING_A_TOP = [("ivory", 9104, 5), ("ebony", 9104, 5), ("ivory", 9025, 3)]
+
+
+@pytest.mark.parametrize(("style", "seed", "top"), ON_EDGE_FITTING_A_TOP)
+def test_a_die_on_its_edge_whose_outline_fits_a_top_seen_at_an_angle_is_not_read(
+    profiles, style, seed, top
+):
+    frame = jpeg_roundtrip(render_leaning(STYLES[style], top, random.Random(seed)), 85)
+    assert read_face(frame, profiles[style]).face is None
