@@ -96,12 +96,15 @@ LENS_F = 493.0
 (320 / tan 33°), straight down over the frame's centre (docs/camera.md, *Mounting*)."""
 SEEN_SIDE = 0.08
 """A die whose side faces would show less than this (die sides) is seen from above."""
-TOP_SIZE = (0.88, 1.14)
-"""A top seen at an angle is this many calibrated sides across, both ways."""
+TOP_SIZE = (0.92, 1.09)
+"""A top seen at an angle is this many calibrated sides across, both ways (a die on its
+edge shows its top foreshortened)."""
 TOP_SQUARE = 1.1
 """...and square within 10 % (a die's top is a true square through the lens)."""
-TOP_FILL = 0.9
-"""...and the outline and the outline moved by ``-d`` both cover this much of it."""
+TOP_FILL = 0.96
+"""...and the outline and the outline moved by ``-d`` both cover this much of it: the
+sweep runs along the outline, within about 6° (an outline of a die on its edge fits the
+lens's geometry only by chance, in length and in direction)."""
 
 
 def tops_seen_at_an_angle(

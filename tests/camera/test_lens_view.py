@@ -67,12 +67,13 @@ def test_a_flat_die_off_the_lens_axis_is_read_and_never_wrong(profiles, style):
     rng = random.Random(31)
     reads = []
     for n in range(12):
-        face = (3, 4, 5, 6)[n % 4]
+        face = (2, 3, 4, 5, 6, "devil")[n % 6]
         frame = render_oblique(STYLES[style], face, rng, _off_axis(n, rng))
         reads.append((face, read_face(jpeg_roundtrip(frame, 85), profiles[style]).face))
     assert [r for r in reads if r[1] is not None and r[1] != r[0]] == []
-    # the reader before read 3 of ivory's 12 and 2 of ruby's ("a die on its edge")
-    assert sum(1 for face, read in reads if read == face) >= 9, reads
+    # the reader before read 3 of ivory's 12 and 7 of ruby's (mostly "a die on its edge");
+    # now 9 and 11
+    assert sum(1 for face, read in reads if read == face) >= 8, reads
 
 
 # Dice on their edge whose outline the lens's geometry fits: the square kept as their top cut
