@@ -105,12 +105,15 @@ class ServerConfig:
 class CameraConfig:
     """``kind``: none | simulated | picamera2 | usb[:N] (docs/camera.md); ``profile``: the
     calibration profile (default: ``faces-profile.json`` in the data dir); ``style``: the
-    simulated camera's die style; ``read_s``: how long a pop's die is looked for."""
+    simulated camera's die style; ``read_s``: how long a pop's die is looked for;
+    ``lens_deg``: the lens's field of view across the frame (degrees), for dice off its
+    axis, whose side faces show."""
 
     kind: str = "none"
     profile: str = ""
     style: str = "ivory"
     read_s: float = 3.0
+    lens_deg: float = 66.0
 
 
 @dataclass
@@ -273,6 +276,12 @@ CAMERA = Section(
             _NUMBER,
             _CAMERA.read_s,
             between(0.2, 30, Said("must be between 0.2 and 30 seconds")),
+        ),
+        Key(
+            "lens_deg",
+            _NUMBER,
+            _CAMERA.lens_deg,
+            between(30, 150, Said("must be between 30 and 150 degrees (the lens, across)")),
         ),
     ),
 )

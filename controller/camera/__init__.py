@@ -29,6 +29,8 @@ class Camera(Protocol):
 
     up: bool
     profile: Profile
+    lens_deg: float
+    """The lens's field of view across the frame (degrees; ``[camera] lens_deg``)."""
     teacher: Teacher | None
     camera: FrameSource
     last_frame: np.ndarray | None

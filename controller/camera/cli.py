@@ -18,6 +18,7 @@ import cv2
 from ..console import fail, say
 from ..sentences import Said
 from .calibrate import CalibrationError, calibrate, load_image
+from .on_edge import LENS_DEG
 from .profile import DEVIL, ProfileError, face_from_name, load_profile
 from .reader import read_face
 from .render import (
@@ -74,7 +75,7 @@ class Tally(TypedDict):
     read_ms_p99: float
 
 
-def cmd_read(profile_path: Path, images: list[str]) -> int:
+def cmd_read(profile_path: Path, images: list[str], lens_deg: float = LENS_DEG) -> int:
     try:
         profile = load_profile(profile_path)
     except ProfileError as exc:
@@ -83,7 +84,7 @@ def cmd_read(profile_path: Path, images: list[str]) -> int:
     for name in images:
         line: dict[str, object] = {"image": name}
         try:
-            result = read_face(load_image(Path(name)), profile)
+            result = read_face(load_image(Path(name)), profile, lens_deg=lens_deg)
         except ValueError as exc:
             line |= {"face": None, "confidence": 0.0, "error": str(exc)}
         else:
@@ -248,6 +249,12 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
     p.add_argument("-o", "--output", required=True, help="the profile file to write")
     p = sub.add_parser("read", help="read the face in each image: one JSON line each")
     p.add_argument("--profile", default=None, help="default: the data dir's profile")
+    p.add_argument(
+        "--lens-deg",
+        type=float,
+        default=LENS_DEG,
+        help=f"the camera's field of view across the frame, degrees (default {LENS_DEG:g})",
+    )
     p.add_argument("images", nargs="+", help="JPEG or PNG files")
     p = sub.add_parser("evaluate", help="calibrate on 6 renders per face, read fresh ones")
     p.add_argument(
@@ -282,7 +289,10 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
         if profile is None:
             fail(Said("give --profile PROFILE"))
             return 2
-        return cmd_read(profile, args.images)
+        if not 30 <= args.lens_deg <= 150:
+            fail(Said("--lens-deg: must be between 30 and 150 degrees"))
+            return 2
+        return cmd_read(profile, args.images, args.lens_deg)
     lights = [c for c in (args.light or [*CONDITIONS, THROUGH_THE_LENS]) if c != "none"]
     styles = args.style or [*UNSEEN, *DEV_STYLES]
     learned = None if args.learned is None else args.learned == "on"

@@ -91,9 +91,19 @@ def second_face_beside(
     return False
 
 
-LENS_F = 493.0
-"""The box's lens, in pixels of a 640-wide frame: the Pi Camera Module 3's 66° across
-(320 / tan 33°), straight down over the frame's centre (docs/camera.md, *Mounting*)."""
+LENS_DEG = 66.0
+"""The box's lens's field of view across the frame (degrees): the Pi Camera Module 3's,
+straight down over the frame's centre (docs/camera.md, *Mounting*; ``[camera] lens_deg``)."""
+
+
+def focal_length(lens_deg: float, width: int) -> float:
+    """The focal length (pixels) of a lens seeing ``lens_deg`` degrees across ``width``
+    pixels."""
+    return width / 2 / math.tan(math.radians(lens_deg) / 2)
+
+
+LENS_F = focal_length(LENS_DEG, 640)
+""":data:`LENS_DEG` in pixels of a 640-wide frame: 493 (320 / tan 33°)."""
 SEEN_SIDE = 0.08
 """A die whose side faces would show less than this (die sides) is seen from above."""
 TOP_SIZE = (0.92, 1.09)
@@ -108,21 +118,22 @@ lens's geometry only by chance, in length and in direction)."""
 
 
 def tops_seen_at_an_angle(
-    rects: Sequence[Box], shape: tuple[int, int], side: float | None
+    rects: Sequence[Box], shape: tuple[int, int], side: float | None, lens_deg: float = LENS_DEG
 ) -> list[Box]:
     """The top of a die lying flat inside each outline of ``rects`` (frame pixels), where
     the lens sees it at an angle. Off the frame's centre the lens sees the die's top (a
     true square: the lens looks straight down) and, between it and the centre, the side
     faces that face the lens: the outline is the top swept towards the centre by
-    ``d = -(c - centre) × side / f`` (its bottom, seen; ``f``: :data:`LENS_F`, scaled to
-    the frame's width), so the top is the outline and the outline moved by ``-d`` both
-    cover. Only tops of the die's size, square within 25 %, off an outline whose side
-    faces would show at least :data:`SEEN_SIDE`. ``side``: the calibrated die side;
-    without it, none."""
+    ``d = -(c - centre) × side / f`` (its bottom, seen; ``f``: the focal length of a lens
+    of ``lens_deg`` across the frame), so the top is what the outline and the outline
+    moved by ``-d`` both cover. Only tops of the die's size (:data:`TOP_SIZE`), square
+    (:data:`TOP_SQUARE`) and filled (:data:`TOP_FILL`), off an outline whose side faces
+    would show at least :data:`SEEN_SIDE`. ``side``: the calibrated die side; without it,
+    none."""
     if not side:
         return []
     h, w = shape
-    f = LENS_F * w / 640
+    f = focal_length(lens_deg, w)
     tops: list[Box] = []
     for (cx, cy), size, angle in rects:
         d = -np.array([cx - w / 2, cy - h / 2]) * side / f

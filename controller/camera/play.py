@@ -24,6 +24,7 @@ import numpy as np
 
 from ..sentences import Said, said_of
 from .frames import FrameSource
+from .on_edge import LENS_DEG
 from .profile import Profile
 from .reader import read_face
 from .sources import CameraFailed
@@ -71,12 +72,15 @@ class CameraWatch:
         profile: Profile,
         *,
         read_s: float = 3.0,
+        lens_deg: float = LENS_DEG,
         frame_gap_s: float = 0.1,
         on_down: Callable[[str], None] | None = None,
     ) -> None:
         self.camera = camera
         self.profile = profile
         self.read_s = read_s
+        self.lens_deg = lens_deg
+        """The lens's field of view across the frame (degrees; ``[camera] lens_deg``)."""
         self.frame_gap_s = frame_gap_s
         self.on_down = on_down
         self.up = True
@@ -199,7 +203,7 @@ class CameraWatch:
             if frame is None:
                 return CameraRead(key, None, 0.0, b"", self.error)
             changed = None if self._before is None else changed_mask(self._before, frame)
-            result = read_face(frame, self.profile, changed)
+            result = read_face(frame, self.profile, changed, lens_deg=self.lens_deg)
             if result.face is not None and (best is None or result.confidence > best[0]):
                 best = (result.confidence, result.face, frame)
                 if result.box is not None:

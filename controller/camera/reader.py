@@ -56,6 +56,7 @@ from .hog import hog
 from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
 from .learned import ModelError, load_cnn, load_model, second_read
 from .on_edge import (
+    LENS_DEG,
     ON_EDGE_REACH,
     inside_any,
     part_of_a_flat_die,
@@ -340,14 +341,20 @@ face bears nothing but its pips (frame pixels; the lift's own ramp is ±1.5)."""
 
 
 def find_die(
-    rgb: np.ndarray, profile: Profile, changed: np.ndarray | None = None, learned: bool = False
+    rgb: np.ndarray,
+    profile: Profile,
+    changed: np.ndarray | None = None,
+    learned: bool = False,
+    lens_deg: float = LENS_DEG,
 ) -> tuple[list[Candidate], str]:
     """The readable dice in ``rgb``: candidates that read, one per place, best first; and
     the reason when there is none. ``changed`` (a 0/255 mask of where the frame changed
     since before the press) keeps only candidates that lie mostly where it changed. When
     none reads and a shadow's edge crosses the frame, they are read again with its shade
     lifted (:func:`.shadow.lift`: a die half in shadow). ``learned``: when still none
-    reads, the learned second reader may read a number on the outline candidates."""
+    reads, the learned second reader may read a number on the outline candidates.
+    ``lens_deg``: the lens's field of view across the frame (a die off its axis shows its
+    side faces: :func:`.on_edge.tops_seen_at_an_angle`)."""
     hint = profile.die_side or None
     small = cv2.resize(rgb, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     light = cv2.cvtColor(cv2.GaussianBlur(small, (3, 3), 0), cv2.COLOR_RGB2LAB)[..., 0]
@@ -372,7 +379,7 @@ def find_die(
     why = "a die on its edge (two faces show)" if leaning else "no die seen"
     reads, why = _read_views(views(), boxes, profile) if boxes else ([], why)
     if not reads:  # a die off the lens's axis: its side faces show beside its top
-        tops = tops_seen_at_an_angle(leaning + boxes, rgb.shape[:2], hint)
+        tops = tops_seen_at_an_angle(leaning + boxes, rgb.shape[:2], hint, lens_deg)
         if tops:
             reads = [r for r in _read_views(views(), tops, profile)[0] if r.face in AT_AN_ANGLE]
     if not reads and edges:  # outlines looked for again with the longest edge's shade lifted
@@ -604,13 +611,16 @@ def read_face(
     profile: Profile,
     changed: np.ndarray | None = None,
     learned: bool | None = None,
+    lens_deg: float = LENS_DEG,
 ) -> Read:
     """Read the die in ``image`` (RGB or grey, 8/16-bit; ``ValueError`` for a non-image).
 
     ``changed``: where the frame differs from before the press (the new die is there);
     something much bigger than a die changing (a hand) gives no read. ``learned``: let the
     learned second reader (:mod:`.learned`) read a number where the rules read none
-    (default :data:`LEARNED`). Returns
+    (default :data:`LEARNED`). ``lens_deg``: the camera's field of view across the frame
+    (degrees; ``[camera] lens_deg``), where a die off the lens's axis shows its side faces.
+    Returns
     ``Read(None, 0, reason=...)`` when no die is read or two dice read differently, and
     ``face=None`` (with the confidence it had) below ``profile.answer_threshold``.
     """
@@ -628,7 +638,7 @@ def read_face(
     if changed is not None and too_much_moved(changed, profile):
         return Read(None, 0.0, reason="something big moves in view (a hand?)")
     use = LEARNED if learned is None else learned
-    reads, why = find_die(rgb, profile, changed, use)
+    reads, why = find_die(rgb, profile, changed, use, lens_deg)
     if not reads:
         return Read(None, 0.0, reason=why)
     best = reads[0]

@@ -63,7 +63,13 @@ def start_camera(
     if camera is None:
         return None
 
-    return CameraWatch(camera, profile, read_s=config.camera.read_s, on_down=down_notice(notice))
+    return CameraWatch(
+        camera,
+        profile,
+        read_s=config.camera.read_s,
+        lens_deg=config.camera.lens_deg,
+        on_down=down_notice(notice),
+    )
 
 
 def _current_profile(path: Path) -> bool:

@@ -204,7 +204,7 @@ class LiveReading:
                 frame = camera.frame(timeout_s=FRAME_WAIT_S)
             height, width = frame.shape[:2]
             scale = min(1.0, READING_WIDTH / width)
-            read = read_face(frame, camera.profile)
+            read = read_face(frame, camera.profile, lens_deg=camera.lens_deg)
             shown = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
             ok, buf = cv2.imencode(
                 ".jpg", cv2.cvtColor(shown, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 75]

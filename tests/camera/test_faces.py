@@ -138,10 +138,12 @@ def test_the_camera_config_keys_are_checked(tmp_path):
     from controller.config import ConfigError, load_config
 
     path = tmp_path / "c.toml"
-    path.write_text('[camera]\nkind = "usb:1"\nread_s = 2\n')
+    path.write_text('[camera]\nkind = "usb:1"\nread_s = 2\nlens_deg = 78\n')
     config = load_config(path)
     assert (config.camera.kind, config.camera.read_s) == ("usb:1", 2.0)
-    for bad in ('kind = "webcam"', "read_s = 0", 'style = "gold"', "focus = 1"):
+    assert config.camera.lens_deg == 78.0
+    bad_values = ('kind = "webcam"', "read_s = 0", 'style = "gold"', "focus = 1")
+    for bad in (*bad_values, "lens_deg = 10", "lens_deg = 180", 'lens_deg = "wide"'):
         path.write_text(f"[camera]\n{bad}\n")
         with pytest.raises(ConfigError, match="camera"):
             load_config(path)
