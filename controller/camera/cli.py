@@ -218,6 +218,11 @@ def cmd_evaluate(
         held = " (held out of all tuning)" if folder.rstrip("/").endswith("-heldout") else ""
         try:
             r = evaluate_real(Path(folder), learned)
+        except CalibrationError as exc:  # a measure, not a usage error: the other rows go on
+            name = f"real photos {Path(folder).name}{held}"
+            print(say(Said("{name}: calibration failed: {exc}  MISS", name=name, exc=exc)))
+            missed = True
+            continue
         except (OSError, ValueError) as exc:
             fail(Said("{folder}: not a photo set: {exc}", folder=folder, exc=exc))
             return 2

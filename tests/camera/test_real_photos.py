@@ -13,23 +13,55 @@ from controller.camera.cli import evaluate_real
 REAL = Path(__file__).parents[1] / "data" / "real"
 
 
-@pytest.mark.parametrize("folder", ["white-table", "grey-bowl-heldout"])
+READ_AT_LEAST = {
+    "white-table": (24, 16),
+    "grey-bowl-heldout": (24, 21),
+    "colour-dice-tray": (38, 19),
+}
+"""Frames read, and the least answered: measured white-table 18/24, grey-bowl-heldout 23/24,
+colour-dice-tray 21/38 (docs/camera.md). grey-mixed-heldout cannot be taught yet."""
+
+
+@pytest.mark.parametrize("folder", sorted(READ_AT_LEAST))
 def test_real_photos_are_read_with_no_wrong_face(folder):
     r = evaluate_real(REAL / folder)
-    assert r["images"] == 24
+    images, least = READ_AT_LEAST[folder]
+    assert r["images"] == images
     assert r["right"] == r["answered"], r
     assert r["devil_number_confusions"] == 0
-    # measured: white-table 18/24, grey-bowl-heldout 23/24 (docs/camera.md)
-    assert r["answered"] >= {"white-table": 16, "grey-bowl-heldout": 21}[folder]
+    assert r["answered"] >= least
 
 
 def test_every_real_frame_is_labelled_and_640_by_480():
     import cv2
 
-    for folder in ("white-table", "grey-bowl-heldout"):
+    for folder in (*READ_AT_LEAST, "grey-mixed-heldout"):
         labels = json.loads((REAL / folder / "labels.json").read_text())
         frames = sorted(p.name for p in (REAL / folder).glob("*.jpg"))
         assert frames == sorted(labels)
         assert sorted(set(map(str, labels.values()))) == ["1", "2", "3", "4", "5", "6", "devil"]
         for name in frames:
             assert cv2.imread(str(REAL / folder / name)).shape == (480, 640, 3)
+
+
+def test_a_photo_set_that_cannot_be_taught_is_a_missed_row_and_the_rest_is_read(tmp_path, capsys):
+    """``faces evaluate --real``: a set whose calibration fails (here: blank photos) is
+    reported as a missed row, and the other rows are still read (it once stopped the whole
+    run, calling the set "not a photo set")."""
+    import cv2
+    import numpy as np
+
+    from controller.camera.cli import main
+
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    labels = {}
+    for name, face in (("d0.jpg", "devil"), ("d1.jpg", "devil"), ("t0.jpg", 3), ("t1.jpg", 3)):
+        cv2.imwrite(str(tmp_path / name), blank)
+        labels[name] = face
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    argv = ["evaluate", "--style", "ivory", "--per-face", "1", "--light", "none"]
+    assert main([*argv, "--real", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"real photos {tmp_path.name}: calibration failed: ")
+    assert out[0].endswith("MISS")
+    assert out[1].startswith("ivory: 7 fresh images, answered ")
