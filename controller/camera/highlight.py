@@ -40,6 +40,8 @@ pip, bleached under a lamp but for a ring at 0.08 of the pips' response, was rea
 LIGHTER = 15.0
 """A spot beside light pips is a highlight when its core is this much lighter (CIE L*, 0–255
 scale) than the lightest of them."""
+WHITE_LIGHT = 250
+"""A highlight's core over a coloured pip: white's lightness (8-bit L), a channel short."""
 
 
 def highlight_zone(patch: np.ndarray, labels: np.ndarray, pips: list[int]) -> np.ndarray | None:
@@ -98,8 +100,12 @@ def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
     within the face (not reaching its rim: a face all clipped by bright light is no
     highlight) and fading out into it (:func:`_fades`: a white drawing clipped by the light
     is no highlight). A face like the devil under one is not answered: a held-out azure 1
-    whose pip was lost in a highlight was read as the devil (seed 97)."""
-    saturated = (patch.min(axis=2) >= WHITE) & _INNER
+    whose pip was lost in a highlight was read as the devil (seed 97). White here is also
+    any pixel of white's lightness (:data:`WHITE_LIGHT`): over a coloured pip a highlight
+    stays a channel short of white (a yellow pip's blue: tuning seed 219's azure 1, read
+    as the devil)."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0]
+    saturated = ((patch.min(axis=2) >= WHITE) | (light >= WHITE_LIGHT)) & _INNER
     rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     if saturated[rim].any():
         return False

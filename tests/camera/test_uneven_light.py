@@ -308,6 +308,17 @@ def test_a_one_whose_pip_is_lost_in_a_highlight_is_never_the_devil(tmp_path):
     assert centre_lost(patch, profile.pip_area)
 
 
+def test_a_one_whose_yellow_pip_is_lost_in_a_highlight_is_never_the_devil(tmp_path):
+    """Tuning seed 219, azure, the 64th glare render of ``faces evaluate``: a 1 whose yellow
+    pip lies under a highlight. Over the pip the highlight is pale yellow, its blue a few
+    levels short of white, so under half the pip's disc counted as white and the blank face
+    was read as the devil (confidence 0.65, a devil/number confusion). The core's lightness
+    is white (L 250 and up): the centre is lost, the face is not answered."""
+    image, shown, profile = evaluated_frame(tmp_path, "azure", 219, "glare", 63)
+    assert shown == 1
+    assert read_face(image, profile).face is None
+
+
 def test_a_face_clipped_white_by_bright_light_is_no_highlight_over_its_centre():
     patch = np.full((PATCH, PATCH, 3), 255, np.uint8)
     cv2.circle(patch, (PATCH // 2, PATCH // 2 + 6), 10, (230, 30, 30), -1)  # a devil's head
