@@ -12,7 +12,9 @@ optionally a learned second reader where they answer ``None``: step 4).
    (:mod:`.pipgrid`: a die whose outline is lost, white on white in bright light); such a
    square must count exactly its group's pips, with nothing else on the face. A die on its
    edge shows as a full rectangle 1.25–1.75 times as long as wide (two faces, or one
-   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7). Where a
+   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7), but a
+   die lying flat off the lens's axis, whose side faces show, is such a rectangle too: its
+   top is cut out by the lens's geometry (:func:`.on_edge.tops_seen_at_an_angle`). Where a
    shadow's edge crosses the frame, such a rectangle inside a die-sized square is only the
    lit or shaded part of a flat die; and the shadow may break the long outline of a die on
    its edge, so a read with pips beyond one of its edges (its other face) is ``None`` too.
