@@ -63,6 +63,31 @@ def test_the_login_hint_stays_under_the_finger_while_the_list_loads(
         context.close()
 
 
+def test_the_login_hint_works_before_the_games_kind_modules_have_loaded(
+    browser: Any, live: tuple[str, Service]
+) -> None:
+    """On a slow box or phone the games' kind modules, which the home page loads before it
+    draws the list, may come after the page: a tap on the hint's "Log in" then did nothing
+    (its handler waited for them; a CI run under load timed out on it)."""
+    base, _ = live
+    context, page, _ = phone(browser, base, locale="de-DE")
+    held: list[Any] = []
+    try:
+        page.route("**/js/games/*-kind.js", lambda route: held.append(route))
+        page.goto(base + "/", wait_until="domcontentloaded")
+        for _ in range(200):  # the kind modules are asked for, and held (the page pumps)
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held
+        page.click("#login-hint-go")
+        page.wait_for_selector("#login[open]", timeout=5000)
+    finally:
+        for route in held:
+            route.continue_()
+        context.close()
+
+
 def test_a_german_referee_uses_the_home_page(
     browser: Any, live: tuple[str, Service], tmp_path: Path
 ) -> None:

@@ -15,6 +15,12 @@ import { act, api, boot, colourMark, el, fill, live, openLogin, said, seatList, 
 
 const list = document.getElementById("games");
 
+// --- a spectator's way in: the chip at the top is the login -------------------------------
+// (wired before the kind modules are awaited: on a slow box a tap must not wait for them)
+
+const loginHint = document.getElementById("login-hint-go");
+if (loginHint) loginHint.addEventListener("click", () => openLogin());
+
 /** Each kind's module (null: none), loaded before anything is drawn. */
 const kindModules = Object.fromEntries(await Promise.all(Object.entries(boot.kind_pages || {}).map(
   async ([kind, info]) => [kind, info.module ? await import(info.module) : null])));
@@ -187,11 +193,6 @@ if (playerForm) {
   document.getElementById("cancel-player").addEventListener("click", resetPlayerForm);
   playerForm.addEventListener("keydown", (event) => { if (event.key === "Escape" && playerForm.dataset.id) resetPlayerForm(); });
 }
-
-// --- a spectator's way in: the chip at the top is the login -------------------------------
-
-const loginHint = document.getElementById("login-hint-go");
-if (loginHint) loginHint.addEventListener("click", () => openLogin());
 
 // --- the backup: download (a link), restore (upload, check, confirm, swap, reconnect) --------
 
