@@ -551,27 +551,32 @@ def _read_boxes(
     return answered, ""
 
 
-GROUP_REACH = 0.21
+GROUP_REACH = 0.17
 """How far (die sides, across or along) a group's pips lie from their middle at least: a
-die's lie a quarter of a side away. Was 0.17: on held-out seed 265 a ruby 4 under glare
-whose two pips the glow paled was read as a 2 from its other two, 0.18 away once turned
-onto the square's diagonal (docs/camera.md)."""
+die's lie a quarter of a side away, a 3's end and middle pips 0.125. A small real die's may
+lie a fifth of the taught die's side away (colour-dice-tray)."""
+PAIR_REACH = 0.21
+"""The same for a group of two: a 2's pips lie on a diagonal, a quarter of a side from their
+middle each way; two neighbouring pips of a 4 or a 5 turned onto a diagonal, 0.18. Was
+0.17: on held-out seed 265 a ruby 4 under glare whose two pips the glow paled was read as
+a 2 from its other two (docs/camera.md)."""
 
 
 def _group_agrees(
     patch: np.ndarray, pips: Pips, face: int | str, group: int, seam: np.ndarray | None = None
 ) -> bool:
     """Whether a square put on a group of ``group`` pips reads as that many pips, as far
-    apart as a die's (a quarter of its side from their middle; at least :data:`GROUP_REACH`:
-    a 3's end and middle pips, 0.125, and two neighbouring pips of a 4 or a 5 turned onto
-    a diagonal, 0.18, must not pass for a 2 when the others are missed), with nothing else on the
+    apart as a die's (a quarter of its side from their middle; at least :data:`GROUP_REACH`,
+    so a 3's end and middle pips, 0.125, do not pass for a 2 when the other end is missed;
+    a pair at least :data:`PAIR_REACH`, so two neighbouring pips of a 4 or a 5 turned onto
+    a diagonal, 0.18, do not either), with nothing else on the
     face: no response, darker or lighter, above a third of the pips' away from them (a
     devil's eyes are round and dark; its drawing is not bare). ``seam`` (a bool mask of the
     patch): a lifted shadow's seam, a straight line across the whole table, not looked at."""
     if face == DEVIL or face != group or len(pips.centres) != group:
         return False
     rel = pips.centres - pips.centres.mean(axis=0)
-    if float(np.median(np.abs(rel).max(axis=1))) < GROUP_REACH:
+    if float(np.median(np.abs(rel).max(axis=1))) < (PAIR_REACH if group == 2 else GROUP_REACH):
         return False
     radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER
     flat = flat_light(light_of(patch))
