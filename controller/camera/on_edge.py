@@ -11,8 +11,10 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from .layout import _INNER, COVER, PATCH
 from .pipgrid import pip_blobs
-from .profile import Profile, pip_darks
+from .pips import Pips, light_of
+from .profile import DEVIL, Profile, pip_darks
 from .read import Box
 from .shadow import Edge
 
@@ -175,3 +177,42 @@ def part_of_a_flat_die(rect: Box, squares: list[Box], side: float | None) -> boo
         if all(cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in corners):
             return True
     return False
+
+
+ONE_SHADE = 0.2
+"""A number read on a top seen at an angle must show one face: its lightness, pips left
+out, steps by less than this share across any line parallel to a side. A die on its edge
+whose outline fits the lens's geometry by chance gives a "top" across the seam of its two
+faces, one shaded: 0.27-0.37 over the 1,500 dice on their edge; flat dice seen through the
+lens, 0.13 at most (docs/camera.md)."""
+
+
+def shade_step(patch: np.ndarray, pips: Pips) -> float:
+    """The largest step in lightness across a line parallel to a side of ``patch`` (a top as
+    :func:`.reader.square_patch` warps it; ``pips``: the pips read on it, left out), as a
+    share of the face's median lightness: the medians of each side's lines, split anywhere
+    from a sixth to five sixths of the way across."""
+    light = light_of(patch)
+    keep = _INNER.astype(np.uint8)
+    if len(pips.centres):
+        radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER + 2
+        for x, y in pips.centres * PATCH / COVER + PATCH / 2:
+            cv2.circle(keep, (round(float(x)), round(float(y))), round(radius), 0, -1)
+    face = float(np.median(light[keep > 0])) if keep.any() else 0.0
+    worst = 0.0
+    for lines, kept in ((light, keep), (light.T, keep.T)):
+        levels = np.array(
+            [np.median(v[k > 0]) for v, k in zip(lines, kept, strict=True) if (k > 0).sum() >= 6]
+        )
+        n = len(levels)
+        for cut in range(max(1, n // 6), n - max(1, n // 6)):
+            step = abs(float(np.median(levels[:cut]) - np.median(levels[cut:])))
+            worst = max(worst, step)
+    return worst / max(face, 1.0)
+
+
+def one_shade(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
+    """Whether ``patch`` (a top seen at an angle, read as ``face``) shows one face's shade
+    (:func:`shade_step` under :data:`ONE_SHADE`); always for the devil, whose drawing is no
+    one shade."""
+    return face == DEVIL or shade_step(patch, pips) < ONE_SHADE

@@ -61,6 +61,7 @@ from .on_edge import (
     LENS_DEG,
     ON_EDGE_REACH,
     inside_any,
+    one_shade,
     part_of_a_flat_die,
     second_face_beside,
     tops_seen_at_an_angle,
@@ -86,8 +87,7 @@ WHOLE_TOP = 0.75
 long: the top of a die lying flat, seen from above, is die-sized; a smaller square is part
 of a die (a face of a die on its edge, foreshortened: an ivory 3 up was read as the 2 of its
 side face on a square 0.6 × 0.7 of the die). On the tuning seeds no read without pips (the
-devil, or the networks' number: 536 of them, seeds 211 and 213) came from a square under
-0.81."""
+devil, or the networks' number: 536, seeds 211 and 213) came from a square under 0.81."""
 AT_AN_ANGLE = (2, 3, 4, 5, 6, DEVIL)
 """The faces a top seen at an angle (:func:`.on_edge.tops_seen_at_an_angle`) may read as.
 Not a 1: on a die on its edge whose outline happens to fit the lens's geometry, the square
@@ -383,7 +383,11 @@ def find_die(
     if not reads:  # a die off the lens's axis: its side faces show beside its top
         tops = tops_seen_at_an_angle(leaning + boxes, rgb.shape[:2], hint, lens_deg)
         if tops:
-            reads = [r for r in _read_views(views(), tops, profile)[0] if r.face in AT_AN_ANGLE]
+            reads = [
+                r
+                for r in _read_views(views(), tops, profile)[0]
+                if r.face in AT_AN_ANGLE and one_shade(square_patch(rgb, r.box), r.face, r.pips)
+            ]
     if not reads and edges:  # outlines looked for again with the longest edge's shade lifted
         reads = _read_lifted(
             edges[0], next(itertools.islice(views(), 1, 2)), hint, changed, leaning, profile
