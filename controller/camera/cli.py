@@ -31,6 +31,7 @@ from .render import (
     jpeg_roundtrip,
     random_scene,
     render,
+    render_leaning,
     render_oblique,
     write_dataset,
 )
@@ -38,6 +39,9 @@ from .render import (
 THROUGH_THE_LENS = "through the lens"
 """A row of its own: dice lying flat anywhere in the frame, seen through the box's lens (their
 side faces show off the frame's centre: :func:`.render.render_oblique`), in plain light."""
+ON_ITS_EDGE = "on its edge"
+"""A row of its own: dice resting on an edge, two faces showing (:func:`.render.render_leaning`,
+each face up in turn): every answer is a miss (the referee must be asked)."""
 
 
 def cmd_calibrate(source: str, output: str) -> int:
@@ -103,7 +107,7 @@ def evaluate(
 ) -> Tally:
     """Calibrate on 6 renders per face of ``style``, then read ``fresh_per_face`` new renders
     per face (JPEG quality 60–92), under ``light`` (one of :data:`CONDITIONS`, or
-    :data:`THROUGH_THE_LENS`) if given;
+    :data:`THROUGH_THE_LENS` or :data:`ON_ITS_EDGE`) if given;
     ``learned``: with or without the learned second reader (default: the reader's).
     Returns the counts, the confidences and the read times (ms, one thread)."""
     cv2.setNumThreads(1)
@@ -119,6 +123,8 @@ def evaluate(
         scene = random_scene(rng)
         if light == THROUGH_THE_LENS:
             frame = render_oblique(STYLES[style], face, rng, scene)
+        elif light == ON_ITS_EDGE:
+            frame = render_leaning(STYLES[style], face, rng)
         else:
             frame = render(STYLES[style], face, rng, scene=scene)
             if light is not None:
@@ -202,6 +208,19 @@ def _line(name: str, r: Tally, coverage: float) -> tuple[str, bool]:
     return text, ok
 
 
+def _edge_line(name: str, r: Tally, _coverage: float) -> tuple[str, bool]:
+    """The :data:`ON_ITS_EDGE` row: met when no die on its edge was answered."""
+    wrong = r["answered"] - r["right"]
+    ok = r["answered"] == 0
+    text = (
+        f"{name}: {r['images']} dice on their edge, answered {r['answered']} (none should be: "
+        f"the referee is asked), {wrong} of them not the face up; "
+        f"read p50 {r['read_ms_p50']:.1f} ms, p99 {r['read_ms_p99']:.1f} ms"
+        f"  {'ok' if ok else 'MISS'}"
+    )
+    return text, ok
+
+
 def cmd_evaluate(
     styles: list[str],
     per_face: int,
@@ -240,7 +259,8 @@ def cmd_evaluate(
         for light in lights:
             for style in styles:
                 r = evaluate(style, max(1, per_face // 3), seed, Path(tmp), light, learned)
-                text, ok = _line(f"{light}, {style}", r, 0.90)
+                line = _edge_line if light == ON_ITS_EDGE else _line
+                text, ok = line(f"{light}, {style}", r, 0.90)
                 missed |= not ok
                 print(text, flush=True)
     return 1 if missed else 0
@@ -270,9 +290,9 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
     p.add_argument(
         "--light",
         action="append",
-        choices=[*CONDITIONS, THROUGH_THE_LENS, "none"],
-        help="light conditions read, and dice seen through the lens off its axis (a third "
-        "as many images each; default: every one)",
+        choices=[*CONDITIONS, THROUGH_THE_LENS, ON_ITS_EDGE, "none"],
+        help="light conditions read, dice seen through the lens off its axis, and dice on "
+        "their edge (a third as many images each; default: every one)",
     )
     p.add_argument(
         "--real",
@@ -298,7 +318,9 @@ def main(argv: list[str], default_profile: Path | None = None) -> int:
             fail(Said("--lens-deg: must be between 30 and 150 degrees"))
             return 2
         return cmd_read(profile, args.images, args.lens_deg)
-    lights = [c for c in (args.light or [*CONDITIONS, THROUGH_THE_LENS]) if c != "none"]
+    lights = [
+        c for c in (args.light or [*CONDITIONS, THROUGH_THE_LENS, ON_ITS_EDGE]) if c != "none"
+    ]
     styles = args.style or [*UNSEEN, *DEV_STYLES]
     learned = None if args.learned is None else args.learned == "on"
     return cmd_evaluate(styles, args.per_face, args.seed, lights, args.real, learned)

@@ -127,3 +127,20 @@ def test_a_top_across_the_seam_of_two_faces_is_two_shades_and_pips_do_not_count(
     assert not one_shade(seam, 2, two)
     assert one_shade(seam.transpose(1, 0, 2), "devil", two)  # a devil's drawing: not judged
     assert not one_shade(np.ascontiguousarray(seam.transpose(1, 0, 2)), 2, two)  # either way
+
+
+def test_faces_evaluate_has_a_row_of_dice_on_their_edge_where_any_answer_is_a_miss(capsys):
+    from controller.camera.cli import _edge_line, main
+
+    assert main(["evaluate", "--style", "ivory", "--per-face", "3", "--light", "on its edge"]) in (
+        0,
+        1,
+    )
+    row = capsys.readouterr().out.splitlines()[-1]
+    assert row.startswith("on its edge, ivory: 7 dice on their edge, answered ")
+    answered = int(row.split("answered ")[1].split()[0])
+    assert row.endswith("ok" if answered == 0 else "MISS")
+    tally = {"images": 70, "answered": 1, "right": 0, "read_ms_p50": 9.0, "read_ms_p99": 20.0}
+    text, ok = _edge_line("on its edge, ruby", tally, 0.9)
+    assert not ok and "answered 1 " in text and "1 of them not the face up" in text
+    assert _edge_line("x", {**tally, "answered": 0, "right": 0}, 0.9)[1]
