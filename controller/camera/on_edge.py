@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from .layout import _INNER, COVER, PATCH
+from .layout import _INNER, COVER, PATCH, pip_response
 from .pipgrid import pip_blobs
 from .pips import Pips, light_of
 from .profile import DEVIL, Profile, pip_darks
@@ -108,9 +108,10 @@ LENS_F = focal_length(LENS_DEG, 640)
 """:data:`LENS_DEG` in pixels of a 640-wide frame: 493 (320 / tan 33°)."""
 SEEN_SIDE = 0.08
 """A die whose side faces would show less than this (die sides) is seen from above."""
-TOP_SIZE = (0.92, 1.09)
+TOP_SIZE = (0.8, 1.25)
 """A top seen at an angle is this many calibrated sides across, both ways (a die on its
-edge shows its top foreshortened)."""
+edge shows its top foreshortened). Was 0.92-1.09 while only the geometry stood between a
+die on its edge and a wrong read; the read is now judged too (:func:`flat_top`)."""
 TOP_SQUARE = 1.1
 """...and square within 10 % (a die's top is a true square through the lens)."""
 TOP_FILL = 0.96
@@ -211,8 +212,52 @@ def shade_step(patch: np.ndarray, pips: Pips) -> float:
     return worst / max(face, 1.0)
 
 
-def one_shade(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
-    """Whether ``patch`` (a top seen at an angle, read as ``face``) shows one face's shade
-    (:func:`shade_step` under :data:`ONE_SHADE`); always for the devil, whose drawing is no
-    one shade."""
-    return face == DEVIL or shade_step(patch, pips) < ONE_SHADE
+def pip_roundness(patch: np.ndarray, pips: Pips) -> float:
+    """The median over ``pips`` of each pip's minor/major axis ratio on ``patch`` (its blob
+    above half its peak in the pip response, by its second moments; 1: round). A face
+    parallel to the frame shows round pips; a face tilted by ``t`` shows them ``cos t``
+    round (a die on its edge: 0.6-0.8). 1.0 when there are no pips."""
+    if not len(pips.centres):
+        return 1.0
+    light = light_of(patch)
+    spots = [
+        (round(float(x)), round(float(y))) for x, y in pips.centres * PATCH / COVER + PATCH / 2
+    ]
+    spots = [(min(max(x, 0), PATCH - 1), min(max(y, 0), PATCH - 1)) for x, y in spots]
+    responses = [pip_response(light, dark) for dark in (True, False)]
+    resp = max(responses, key=lambda r: sum(float(r[y, x]) for x, y in spots))
+    ratios = []
+    reach = round(math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER * 2) + 2
+    for x, y in spots:
+        x0, y0 = max(0, x - reach), max(0, y - reach)
+        window = resp[y0 : y + reach + 1, x0 : x + reach + 1]
+        peak = float(window.max())
+        if peak <= 0:
+            continue
+        _, labels = cv2.connectedComponents((window > peak / 2).astype(np.uint8))
+        blob = labels == labels[y - y0, x - x0]
+        if not labels[y - y0, x - x0]:
+            continue
+        m = cv2.moments(blob.astype(np.uint8), binaryImage=True)
+        if m["m00"] < 4:
+            continue
+        a, b, c = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+        spread = math.sqrt(max(0.0, (a - b) ** 2 / 4 + c * c))
+        major, minor = (a + b) / 2 + spread, max(0.0, (a + b) / 2 - spread)
+        ratios.append(math.sqrt(minor / major) if major > 0 else 1.0)
+    return float(np.median(ratios)) if ratios else 1.0
+
+
+ROUND_PIPS = 0.9
+"""...and its pips round (:func:`pip_roundness`): a face tilted by ``t`` shows them ``cos t``
+round. Numbers read through a top on lens renders: 0.934 at the least; dice on their edge,
+evenly lit (where no seam of shade shows), answered through a top: 0.63-0.85."""
+
+
+def flat_top(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
+    """Whether ``patch``, a top seen at an angle read as ``face``, is the flat top of a die:
+    one face's shade (:func:`shade_step` under :data:`ONE_SHADE`) with round pips (at least
+    :data:`ROUND_PIPS`). Always for the devil, whose drawing is neither."""
+    if face == DEVIL:
+        return True
+    return shade_step(patch, pips) < ONE_SHADE and pip_roundness(patch, pips) >= ROUND_PIPS

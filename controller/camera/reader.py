@@ -60,8 +60,8 @@ from .learned import ModelError, load_cnn, load_model, second_read
 from .on_edge import (
     LENS_DEG,
     ON_EDGE_REACH,
+    flat_top,
     inside_any,
-    one_shade,
     part_of_a_flat_die,
     second_face_beside,
     tops_seen_at_an_angle,
@@ -386,7 +386,7 @@ def find_die(
             reads = [
                 r
                 for r in _read_views(views(), tops, profile)[0]
-                if r.face in AT_AN_ANGLE and one_shade(square_patch(rgb, r.box), r.face, r.pips)
+                if r.face in AT_AN_ANGLE and flat_top(square_patch(rgb, r.box), r.face, r.pips)
             ]
     if not reads and edges:  # outlines looked for again with the longest edge's shade lifted
         reads = _read_lifted(

@@ -415,10 +415,14 @@ def condition(rgb: np.ndarray, name: str, scene: Scene, rng: random.Random) -> n
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def render_leaning(style: DieStyle, face: int | str, rng: random.Random) -> np.ndarray:
+def render_leaning(
+    style: DieStyle, face: int | str, rng: random.Random, shade: float = 0.7
+) -> np.ndarray:
     """A die resting on its edge (tilted 38–52°), seen from above: two faces show, each
-    foreshortened to 0.6–0.8 of a side (the reader must answer ``None``). A die leaning
-    only a little shows one face nearly square; it is read as that face."""
+    foreshortened to 0.6–0.8 of a side (the reader must answer ``None``). ``shade``: the
+    other face's light, a share of ``face``'s (1: a lamp straight above lights both
+    alike). A die leaning only a little shows one face nearly square; it is read as that
+    face."""
     scene = random_scene(rng)
     side = scene.side
     tilt = rng.uniform(38, 52)
@@ -426,7 +430,7 @@ def render_leaning(style: DieStyle, face: int | str, rng: random.Random) -> np.n
     b = max(8, round(side * math.sin(math.radians(tilt))))
     top, _ = _draw_face(style, face, side)
     other, _ = _draw_face(style, rng.choice([f for f in FACES if f != face]), side)
-    shaded = (other.astype(np.float32) * 0.7).astype(np.uint8)
+    shaded = np.clip(other.astype(np.float32) * shade, 0, 255).astype(np.uint8)
     image = np.vstack(
         [cv2.resize(top, (side, a), interpolation=cv2.INTER_AREA), cv2.resize(shaded, (side, b))]
     )

@@ -86,18 +86,23 @@ ON_EDGE_FITTING_A_TOP = [("ivory", 9104, 5), ("ebony", 9104, 5), ("ivory", 9025,
 ON_EDGE_FITTING_A_TOP += [("ivory", 9009, 4), ("ivory", 9025, 2)]
 
 
+@pytest.mark.parametrize("shade", [0.7, 1.0])
 @pytest.mark.parametrize(("style", "seed", "top"), ON_EDGE_FITTING_A_TOP)
 def test_a_die_on_its_edge_whose_outline_fits_a_top_seen_at_an_angle_is_not_read(
-    profiles, style, seed, top
+    profiles, style, seed, top, shade
 ):
-    frame = jpeg_roundtrip(render_leaning(STYLES[style], top, random.Random(seed)), 85)
-    assert read_face(frame, profiles[style]).face is None
+    """``shade`` 1.0: both faces lit alike (a lamp straight above), so no seam of shade
+    shows; the pips of a face tilted 38-52 degrees are not round (ivory 9009 and 9025 were
+    read as a 6 and a 3 so, after the seam check)."""
+    frame = render_leaning(STYLES[style], top, random.Random(seed), shade)
+    assert read_face(jpeg_roundtrip(frame, 85), profiles[style]).face is None
 
 
 def test_the_reader_takes_the_lens_it_is_told_of(profiles):
     """A wider webcam (80° across) shows a die 230 pixels off its axis with a side face 0.6
     of a side wide: the reader told of that lens cuts the top out where it is; told of the
-    box's default lens (66°) it expects 0.47, and the top it would cut is no die's."""
+    box's default lens (66°) it expects 0.47, and the top it would cut is mostly no die's
+    (0 of 12 read with sizes 0.92-1.09; 3 since 0.8-1.25: a top 0.13 of a side long)."""
     wide = focal_length(80, 640)
     matched, default = [], []
     for k in range(12):
@@ -107,12 +112,12 @@ def test_the_reader_takes_the_lens_it_is_told_of(profiles):
         matched.append(read_face(frame, profiles["ivory"], lens_deg=80).face)
         default.append(read_face(frame, profiles["ivory"]).face)
     assert set(matched) <= {4, None} and set(default) <= {4, None}
-    assert matched.count(4) >= 7 and default.count(4) <= 2, (matched, default)
+    assert matched.count(4) >= 7 and default.count(4) <= 4, (matched, default)
 
 
 def test_a_top_across_the_seam_of_two_faces_is_two_shades_and_pips_do_not_count():
     from controller.camera.layout import COVER, PATCH
-    from controller.camera.on_edge import ONE_SHADE, one_shade, shade_step
+    from controller.camera.on_edge import ONE_SHADE, flat_top, shade_step
     from controller.camera.pips import Pips
 
     face = np.full((PATCH, PATCH, 3), 220, np.uint8)
@@ -124,9 +129,9 @@ def test_a_top_across_the_seam_of_two_faces_is_two_shades_and_pips_do_not_count(
     seam = face.copy()
     seam[:, 30:] = (seam[:, 30:] * 0.7).astype(np.uint8)  # a shaded face from 30 on
     assert shade_step(seam, two) > ONE_SHADE
-    assert not one_shade(seam, 2, two)
-    assert one_shade(seam.transpose(1, 0, 2), "devil", two)  # a devil's drawing: not judged
-    assert not one_shade(np.ascontiguousarray(seam.transpose(1, 0, 2)), 2, two)  # either way
+    assert not flat_top(seam, 2, two)
+    assert flat_top(seam.transpose(1, 0, 2), "devil", two)  # a devil's drawing: not judged
+    assert not flat_top(np.ascontiguousarray(seam.transpose(1, 0, 2)), 2, two)  # either way
 
 
 def test_faces_evaluate_has_a_row_of_dice_on_their_edge_where_any_answer_is_a_miss(capsys):
@@ -144,3 +149,20 @@ def test_faces_evaluate_has_a_row_of_dice_on_their_edge_where_any_answer_is_a_mi
     text, ok = _edge_line("on its edge, ruby", tally, 0.9)
     assert not ok and "answered 1 " in text and "1 of them not the face up" in text
     assert _edge_line("x", {**tally, "answered": 0, "right": 0}, 0.9)[1]
+
+
+def test_the_pips_of_a_tilted_face_are_not_round():
+    from controller.camera.layout import COVER, PATCH
+    from controller.camera.on_edge import ROUND_PIPS, flat_top, pip_roundness
+    from controller.camera.pips import Pips
+
+    centres = np.array([[-0.25, -0.25], [0.0, 0.0], [0.25, 0.25]], np.float32)  # a 3
+    three = Pips(centres, np.full(3, 0.025, np.float32), 3, 0.0)
+    flat, tilted = (np.full((PATCH, PATCH, 3), 220, np.uint8) for _ in range(2))
+    for x, y in centres * PATCH / COVER + PATCH / 2:
+        at = (round(float(x)), round(float(y)))
+        cv2.circle(flat, at, 5, (10, 10, 10), -1)
+        cv2.ellipse(tilted, (at, (10, 7), 30), (10, 10, 10), -1)  # cos 45 degrees: 0.7 round
+    assert pip_roundness(flat, three) > 0.95
+    assert pip_roundness(tilted, three) < ROUND_PIPS
+    assert flat_top(flat, 3, three) and not flat_top(tilted, 3, three)
