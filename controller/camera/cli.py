@@ -41,7 +41,8 @@ THROUGH_THE_LENS = "through the lens"
 side faces show off the frame's centre: :func:`.render.render_oblique`), in plain light."""
 ON_ITS_EDGE = "on its edge"
 """A row of its own: dice resting on an edge, two faces showing (:func:`.render.render_leaning`,
-each face up in turn): every answer is a miss (the referee must be asked)."""
+each face up in turn, the other face lit 0.6-1 as much): every answer is a miss (the referee
+must be asked)."""
 
 
 def cmd_calibrate(source: str, output: str) -> int:
@@ -123,8 +124,8 @@ def evaluate(
         scene = random_scene(rng)
         if light == THROUGH_THE_LENS:
             frame = render_oblique(STYLES[style], face, rng, scene)
-        elif light == ON_ITS_EDGE:
-            frame = render_leaning(STYLES[style], face, rng)
+        elif light == ON_ITS_EDGE:  # the other face lit 0.6-1 as much: a lamp above, or aside
+            frame = render_leaning(STYLES[style], face, rng, rng.uniform(0.6, 1.0))
         else:
             frame = render(STYLES[style], face, rng, scene=scene)
             if light is not None:
