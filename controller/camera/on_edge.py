@@ -260,4 +260,24 @@ def flat_top(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
     :data:`ROUND_PIPS`). Always for the devil, whose drawing is neither."""
     if face == DEVIL:
         return True
-    return shade_step(patch, pips) < ONE_SHADE and pip_roundness(patch, pips) >= ROUND_PIPS
+    return shade_step(patch, pips) < ONE_SHADE and round_pips(patch, pips)
+
+
+def round_pips(patch: np.ndarray, pips: Pips) -> bool:
+    """Whether the ``pips`` on ``patch`` are round as a face seen from above shows them
+    (:func:`pip_roundness` at least :data:`ROUND_PIPS`)."""
+    return pip_roundness(patch, pips) >= ROUND_PIPS
+
+
+SLANT = 1.15
+"""An outline this many times as long as wide is not a face seen from above if its pips are
+not round either (:func:`seen_at_a_slant`)."""
+
+
+def seen_at_a_slant(box: Box, patch: np.ndarray, face: int | str, pips: Pips) -> bool:
+    """Whether ``box`` (a read's outline, its top warped to ``patch``, read as ``face`` with
+    ``pips``; none when the networks read it) is a number seen at a slant: a die on its edge
+    whose other face is lost against the table shows one face foreshortened, its outline not
+    square and its pips not round (:func:`round_pips`). Never the devil."""
+    (_, (w, h), _) = box
+    return face != DEVIL and max(w, h) > SLANT * min(w, h) and not round_pips(patch, pips)

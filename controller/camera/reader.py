@@ -9,15 +9,15 @@ optionally a learned second reader where they answer ``None``: step 4).
    gate) is a candidate. A shadow's straight edge across the table is lifted first
    (:mod:`.shadow`), and when nothing reads the candidates are read again on the lifted frame.
    When still nothing reads, a die-sized square is put on each group of pip-like blobs
-   (:mod:`.pipgrid`: a die whose outline is lost, white on white in bright light); such a
-   square must count exactly its group's pips, with nothing else on the face. A die on its
-   edge shows as a full rectangle 1.25–1.75 times as long as wide (two faces, or one
-   foreshortened face): no candidate inside it is read (``None``, issue 22 point 7), but a
-   die lying flat off the lens's axis, whose side faces show, is such a rectangle too: its
-   top is cut out by the lens's geometry (:func:`.on_edge.tops_seen_at_an_angle`). Where a
-   shadow's edge crosses the frame, such a rectangle inside a die-sized square is only the
-   lit or shaded part of a flat die; and the shadow may break the long outline of a die on
-   its edge, so a read with pips beyond one of its edges (its other face) is ``None`` too.
+   (:mod:`.pipgrid`: a die whose outline is lost); it must count exactly its group's pips,
+   round (a face seen from above), with nothing else on the face. A die on its edge shows as
+   a rectangle 1.25–1.75 times as long as wide: no candidate inside it is read (``None``,
+   issue 22 point 7), but a die lying flat off the lens's axis, whose side faces show, is
+   such a rectangle too: its top is cut out by the lens's geometry
+   (:func:`.on_edge.tops_seen_at_an_angle`) and a number on it must be one shade with round
+   pips. Where a shadow's edge crosses the frame, such a rectangle inside a die-sized square
+   is the lit or shaded part of a flat die; and the shadow may break the long outline of a
+   die on its edge, so a read with pips beyond one of its edges is ``None`` too.
 2. **Count the pips by their layout.** Each candidate's top is warped to a 48×48 patch. Pips
    are blobs darker (or lighter) than their surroundings (a black-hat / top-hat, so a shadow
    across the die does not matter), of one size and one colour. A number is answered only
@@ -31,16 +31,14 @@ optionally a learned second reader where they answer ``None``: step 4).
    photos of the devil and with number faces. It is answered only when it is close to the
    devil examples and clearly closer to them than to any number; a patch with a pip layout is
    never the devil, and a patch like the devil is never a number. Unsure: ``None``.
-
 4. **The learned second reader** (:mod:`.learned`; ``learned=True``, default
    :data:`LEARNED`): when no candidate reads, a small trained network classifies each outline
    candidate's top; it answers a number only when it is sure and the calibrated devil
    examples agree that it is no devil, and the devil only when the calibration finds it
    close to the devil examples too.
 
-Several candidates that read differently (two dice, and no frame difference to say which one
-is new) give ``None``. Read time: about 5–15 ms for 640×480 on one core here
-(``diablotin bench camera``).
+Candidates that read differently (two dice, no frame difference to say which is new) give
+``None``. Read time: about 5–15 ms for 640×480 on one core (``diablotin bench camera``).
 """
 
 from __future__ import annotations
@@ -60,10 +58,13 @@ from .learned import ModelError, load_cnn, load_model, second_read
 from .on_edge import (
     LENS_DEG,
     ON_EDGE_REACH,
+    SLANT,
     flat_top,
     inside_any,
     part_of_a_flat_die,
+    round_pips,
     second_face_beside,
+    seen_at_a_slant,
     tops_seen_at_an_angle,
 )
 from .pipgrid import ALONE, pip_blobs, pip_boxes
@@ -84,15 +85,13 @@ LEANING = (1.25, 1.75)
 times as wide as long)."""
 WHOLE_TOP = 0.75
 """The learned second reader reads only squares at least this many calibrated die sides
-long: the top of a die lying flat, seen from above, is die-sized; a smaller square is part
-of a die (a face of a die on its edge, foreshortened: an ivory 3 up was read as the 2 of its
-side face on a square 0.6 × 0.7 of the die). On the tuning seeds no read without pips (the
-devil, or the networks' number: 536, seeds 211 and 213) came from a square under 0.81."""
+long: a flat die's top seen from above is die-sized; a smaller square is part of a die (an
+ivory 3 on its edge was read as the 2 of its side face on a square 0.6 × 0.7 of the die).
+On tuning seeds 211 and 213 no read without pips (536) came from a square under 0.81."""
 AT_AN_ANGLE = (2, 3, 4, 5, 6, DEVIL)
-"""The faces a top seen at an angle (:func:`.on_edge.tops_seen_at_an_angle`) may read as.
-Not a 1: on a die on its edge whose outline happens to fit the lens's geometry, the square
-taken as its top cuts pips off, and a 5 whose corners fell outside read as a 1 (seed 9104
-of the sweep in docs/camera.md, every style); a 1 seen at an angle is left to the referee."""
+"""The faces a top seen at an angle (:func:`.on_edge.tops_seen_at_an_angle`) may read as. Not a
+1: a square cut from a die on its edge fitting the lens's geometry cuts pips off, and a 5
+whose corners fell outside read as a 1 (seed 9104, every style: docs/camera.md)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -464,11 +463,10 @@ def _highlight_near(rgb: np.ndarray, read: Candidate, profile: Profile) -> bool:
 def _second_read(
     rgb: np.ndarray, boxes: list[Box], profile: Profile
 ) -> tuple[Candidate | None, str]:
-    """The learned second reader (:mod:`.learned`) on the outline candidates of the die's
-    size (:data:`WHOLE_TOP`), or ``None`` (and why) when there is none, it is unsure or its
-    weights cannot be loaded."""
+    """The learned second reader (:mod:`.learned`) on the outline candidates of the die's size
+    (:data:`WHOLE_TOP`, square within :data:`.on_edge.SLANT`), or ``None`` and why."""
     if profile.die_side:
-        boxes = [b for b in boxes if max(b[1]) >= WHOLE_TOP * profile.die_side]
+        boxes = [b for b in boxes if WHOLE_TOP * profile.die_side <= max(b[1]) <= SLANT * min(b[1])]
         if not boxes:
             return None, "no square of the die's size for the networks"
     try:
@@ -538,6 +536,8 @@ def _read_boxes(
         size = (box[1][0] + box[1][1]) / 2 / hint if hint else 1.0
         if face == 1 and not 0.6 < size < 1.6:  # one blob is the weakest cue: the die's size too
             face, conf, why = None, 0.0, "one blob, on a square not a die's size"
+        if face is not None and not groups and seen_at_a_slant(box, patch, face, pips):
+            face, conf, why = None, 0.0, "a face seen at a slant (a die on its edge?)"
         seam_patch = None if seam_mask is None else square_patch(seam_mask, box) > 0
         if (
             groups
@@ -573,14 +573,14 @@ def _group_agrees(
     apart as a die's (a quarter of its side from their middle; at least :data:`GROUP_REACH`,
     so a 3's end and middle pips, 0.125, do not pass for a 2 when the other end is missed;
     a pair at least :data:`PAIR_REACH`, so two neighbouring pips of a 4 or a 5 turned onto
-    a diagonal, 0.18, do not either), with nothing else on the
-    face: no response, darker or lighter, above a third of the pips' away from them (a
-    devil's eyes are round and dark; its drawing is not bare). ``seam`` (a bool mask of the
-    patch): a lifted shadow's seam, a straight line across the whole table, not looked at."""
+    a diagonal, 0.18, do not either), round (:func:`.on_edge.round_pips`: the faces of a die
+    on its edge are tilted, their pips are not), with nothing else on the face: no response
+    above a third of the pips' away from them (a devil's eyes are round and dark). ``seam``
+    (a bool mask of the patch): a lifted shadow's seam, not looked at."""
     if face == DEVIL or face != group or len(pips.centres) != group:
         return False
-    rel = pips.centres - pips.centres.mean(axis=0)
-    if float(np.median(np.abs(rel).max(axis=1))) < (PAIR_REACH if group == 2 else GROUP_REACH):
+    reach = float(np.median(np.abs(pips.centres - pips.centres.mean(axis=0)).max(axis=1)))
+    if reach < (PAIR_REACH if group == 2 else GROUP_REACH) or not round_pips(patch, pips):
         return False
     radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER
     flat = flat_light(light_of(patch))

@@ -18,8 +18,9 @@ READ_AT_LEAST = {
     "grey-bowl-heldout": (24, 21),
     "colour-dice-tray": (38, 19),
 }
-"""Frames read, and the least answered: measured white-table 18/24, grey-bowl-heldout 23/24,
-colour-dice-tray 21/38 (docs/camera.md). grey-mixed-heldout cannot be taught yet."""
+"""Frames read, and the least answered: measured white-table 17/24, grey-bowl-heldout 23/24,
+colour-dice-tray 20/38 (docs/camera.md: 18 and 21 until session 21, when the networks stopped
+reading outlines that are not square). grey-mixed-heldout cannot be taught yet."""
 
 
 @pytest.mark.parametrize("folder", sorted(READ_AT_LEAST))
@@ -76,7 +77,9 @@ def _taught(folder: str):
 
     labels = json.loads((REAL / folder / "labels.json").read_text())
     names = sorted(labels)
-    teach = [n for n in names if labels[n] == "devil"][:2] + [n for n in names if labels[n] == 3][:2]
+    teach = [n for n in names if labels[n] == "devil"][:2] + [n for n in names if labels[n] == 3][
+        :2
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         for name in teach:
             (Path(tmp) / str(labels[name])).mkdir(exist_ok=True)

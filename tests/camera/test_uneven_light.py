@@ -412,15 +412,15 @@ LEANING_IN_SHADOW_ONCE_READ = [("ivory", 8248, 5), ("ivory", 8264, 3), ("slate",
 def test_a_die_on_its_edge_across_a_shadows_edge_is_not_answered(profiles, style, seed, top):
     read = read_face(_leaning_in_shadow(style, seed, top), profiles[style])
     assert read.face is None, f"a die on its edge ({top} up) read as {read.face}"
-    assert read.reason == "a die on its edge (two faces show)"
+    # "two faces show", or since session 21 "a face seen at a slant (a die on its edge?)":
+    # the shadow left one face's outline, not square, its pips not round
+    assert "a die on its edge" in read.reason, read.reason
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: its side face, in the shade, shows a devil, no pips to see beside the 3 "
-    "(docs/camera.md, A die on its edge across a shadow's edge)",
-)
 def test_a_die_on_its_edge_whose_side_face_is_in_shadow_is_not_answered(profiles):
+    """Its side face, in the shade, shows a devil, no pips beside the 3 to say "on its edge"
+    (docs/camera.md, *A die on its edge across a shadow's edge*): read as a 3 until the pips
+    of a group had to be round (a face tilted 38-52 degrees shows them 0.6-0.8 round)."""
     assert read_face(_leaning_in_shadow("ivory", 8288, 3), profiles["ivory"]).face is None
 
 
@@ -434,15 +434,11 @@ def test_the_networks_never_read_a_face_of_a_die_on_its_edge_on_a_square_smaller
     assert read.face is None, f"a die on its edge (3 up) read as {read.face}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: a die on its edge read as a 6 from pips of both its faces (docs/camera.md, "
-    "Tried this session and not kept)",
-)
 def test_a_die_on_its_edge_whose_two_faces_pips_make_a_6_is_not_read(profiles) -> None:
-    """Ruby, seed 9009 of the same sweep: a 4 up is read as a 6 from two pips of its side
+    """Ruby, seed 9009 of the same sweep: a 4 up was read as a 6 from two pips of its side
     face (shaded and in shadow) and the four of its top, a layout within the 1.45 spread of
-    spacings a real 6's columns need."""
+    spacings a real 6's columns need; until the pips of a group had to be round (both faces
+    are tilted, so their pips are not)."""
     read = read_face(_leaning_in_shadow("ruby", 9009, 4), profiles["ruby"])
     assert read.face is None, f"a die on its edge (4 up) read as {read.face}"
 
