@@ -249,9 +249,11 @@ def pip_roundness(patch: np.ndarray, pips: Pips) -> float:
 
 
 ROUND_PIPS = 0.9
-"""...and its pips round (:func:`pip_roundness`): a face tilted by ``t`` shows them ``cos t``
-round. Numbers read through a top on lens renders: 0.934 at the least; dice on their edge,
-evenly lit (where no seam of shade shows), answered through a top: 0.63-0.85."""
+"""How round (:func:`pip_roundness`) the pips of a face seen from above are at least: a face
+tilted by ``t`` shows them ``cos t`` round. Numbers read through a top on lens renders:
+0.934 at the least; dice on their edge, evenly lit (no seam of shade shows), answered
+through a top: 0.63-0.85. Used on tops seen at an angle, squares put on groups of pips and
+outlines that are not square (:func:`seen_at_a_slant`)."""
 
 
 def flat_top(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
