@@ -256,7 +256,7 @@ through a top: 0.63-0.85. Used on tops seen at an angle, squares put on groups o
 outlines that are not square (:func:`seen_at_a_slant`)."""
 
 
-def flat_top(patch: np.ndarray, face: int | str, pips: Pips) -> bool:
+def flat_top(patch: np.ndarray, face: int | str | None, pips: Pips) -> bool:
     """Whether ``patch``, a top seen at an angle read as ``face``, is the flat top of a die:
     one face's shade (:func:`shade_step` under :data:`ONE_SHADE`) with round pips (at least
     :data:`ROUND_PIPS`). Always for the devil, whose drawing is neither."""

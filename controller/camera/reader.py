@@ -88,10 +88,6 @@ WHOLE_TOP = 0.75
 long: a flat die's top seen from above is die-sized; a smaller square is part of a die (an
 ivory 3 on its edge was read as the 2 of its side face on a square 0.6 × 0.7 of the die).
 On tuning seeds 211 and 213 no read without pips (536) came from a square under 0.81."""
-AT_AN_ANGLE = (2, 3, 4, 5, 6, DEVIL)
-"""The faces a top seen at an angle (:func:`.on_edge.tops_seen_at_an_angle`) may read as. Not a
-1: a square cut from a die on its edge fitting the lens's geometry cuts pips off, and a 5
-whose corners fell outside read as a 1 (seed 9104, every style: docs/camera.md)."""
 MIN_SIDE, MAX_SIDE = 28.0, 240.0
 """Die sides (pixels of a 640-wide frame) looked for when no size is calibrated."""
 
@@ -385,7 +381,7 @@ def find_die(
             reads = [
                 r
                 for r in _read_views(views(), tops, profile)[0]
-                if r.face in AT_AN_ANGLE and flat_top(square_patch(rgb, r.box), r.face, r.pips)
+                if flat_top(square_patch(rgb, r.box), r.face, r.pips)
             ]
     if not reads and edges:  # outlines looked for again with the longest edge's shade lifted
         reads = _read_lifted(
