@@ -510,7 +510,7 @@ def test_a_ruby_2_with_a_pink_highlight_at_its_centre_is_not_read_as_a_3(tmp_pat
 @pytest.mark.xfail(
     strict=True,
     reason="known: a ruby die on its edge, 1 up, across a shadow's edge is read as the devil "
-    "(docs/camera.md, Round pips wherever a face may be tilted); found in session 21",
+    "(docs/camera.md, A 1 seen at an angle); found in session 21",
 )
 def test_a_ruby_die_on_its_edge_with_a_1_up_across_a_shadow_is_not_the_devil(profiles) -> None:
     """Ruby, seed 9203 of a sweep of dice on their edge with a 1 up (seeds 9150-9449): read
