@@ -196,7 +196,7 @@ def shade_step(patch: np.ndarray, pips: Pips) -> float:
     light = light_of(patch)
     keep = _INNER.astype(np.uint8)
     if len(pips.centres):
-        radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER + 2
+        radius = pips.radius + 2
         for x, y in pips.centres * PATCH / COVER + PATCH / 2:
             cv2.circle(keep, (round(float(x)), round(float(y))), round(radius), 0, -1)
     face = float(np.median(light[keep > 0])) if keep.any() else 0.0
@@ -227,7 +227,7 @@ def pip_roundness(patch: np.ndarray, pips: Pips) -> float:
     responses = [pip_response(light, dark) for dark in (True, False)]
     resp = max(responses, key=lambda r: sum(float(r[y, x]) for x, y in spots))
     ratios = []
-    reach = round(math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER * 2) + 2
+    reach = round(pips.radius * 2) + 2
     for x, y in spots:
         x0, y0 = max(0, x - reach), max(0, y - reach)
         window = resp[y0 : y + reach + 1, x0 : x + reach + 1]

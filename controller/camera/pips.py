@@ -43,6 +43,11 @@ class Pips:
     hidden: bool = False
     """A die face's layout, untrusted: a highlight may hide a pip or pass for one."""
 
+    @property
+    def radius(self) -> float:
+        """A pip's radius in patch pixels: the disc of the pips' median area (one pip or more)."""
+        return math.sqrt(float(np.median(self.areas)) / math.pi) * PATCH / COVER
+
 
 NO_PIPS = Pips(np.zeros((0, 2), np.float32), np.zeros(0, np.float32), 0, 1.0)
 

@@ -578,7 +578,7 @@ def _group_agrees(
     reach = float(np.median(np.abs(pips.centres - pips.centres.mean(axis=0)).max(axis=1)))
     if reach < (PAIR_REACH if group == 2 else GROUP_REACH) or not round_pips(patch, pips):
         return False
-    radius = math.sqrt(float(np.median(pips.areas)) / math.pi) * PATCH / COVER
+    radius = pips.radius
     flat = flat_light(light_of(patch))
     level = float(np.median(flat[_INNER]))
     off = cv2.medianBlur(np.clip(np.abs(flat - level), 0, 255).astype(np.uint8), 3)
