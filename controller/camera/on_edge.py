@@ -280,6 +280,7 @@ def seen_at_a_slant(box: Box, patch: np.ndarray, face: int | str, pips: Pips) ->
     """Whether ``box`` (a read's outline, its top warped to ``patch``, read as ``face`` with
     ``pips``; none when the networks read it) is a number seen at a slant: a die on its edge
     whose other face is lost against the table shows one face foreshortened, its outline not
-    square and its pips not round (:func:`round_pips`). Never the devil."""
+    square and its pips not round (:func:`round_pips`); the devil, whose drawing has no pips
+    to judge, on any outline not square."""
     (_, (w, h), _) = box
-    return face != DEVIL and max(w, h) > SLANT * min(w, h) and not round_pips(patch, pips)
+    return max(w, h) > SLANT * min(w, h) and (face == DEVIL or not round_pips(patch, pips))
