@@ -19,16 +19,10 @@ import numpy as np
 
 from ..sentences import Said
 from .hog import hog, rotations
-from .layout import patch_light
+from .layout import COVER, PATCH, patch_light, square_patch
 from .pips import Pips, find_pips
 from .profile import DEVIL, FACE_NAMES, Profile, pip_darks
-from .reader import (
-    COVER,
-    PATCH,
-    as_rgb,
-    square_candidates,
-    square_patch,
-)
+from .reader import as_rgb, square_candidates
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")
 NUMBER_NAMES = tuple(n for n in FACE_NAMES if n != DEVIL)

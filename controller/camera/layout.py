@@ -6,6 +6,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .read import Box
+
 PATCH = 48
 """A die's top is read warped to PATCH×PATCH pixels."""
 COVER = 0.9
@@ -99,3 +101,15 @@ def pip_response(light: np.ndarray, dark: bool) -> np.ndarray:
     resp = cv2.morphologyEx(light, op, kernel, borderType=cv2.BORDER_REPLICATE)
     resp[~_INNER] = 0
     return np.asarray(resp, np.float32)
+
+
+def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
+    """The die's top warped to PATCH×PATCH (``COVER`` of its side)."""
+    (cx, cy), (w, h), angle = box
+    side = (w + h) / 2 * COVER
+    m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
+    m[0, 2] += PATCH / 2 - cx
+    m[1, 2] += PATCH / 2 - cy
+    return cv2.warpAffine(
+        rgb, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )

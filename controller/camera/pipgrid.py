@@ -18,9 +18,18 @@ import math
 import cv2
 import numpy as np
 
-from .layout import layout_face
+from .layout import layout_face, square_patch
+from .pips import find_pips
+from .profile import Profile, pip_darks
 from .read import Box
 
+SPREAD_OF_OUTLINE = 0.65
+"""A top put on pips (:func:`square_on_pips`) whose pips span less than this share of their
+outline's shorter side, twice over, is part of a face (a 5's corner and centre are no 2)."""
+TOP_OF_OUTLINE = 0.8
+"""Such a top is at least this share of the outline's shorter side (a die at a slant shows
+a side face a fifth of its side wide at most; a die's outer pips may lie nearer its edges
+than a quarter of its side)."""
 LEVELS = (12, 20, 32, 50)
 """Black-hat / top-hat levels blobs are looked for at (big pips close together merge at a
 low level; a higher one parts them)."""
@@ -145,6 +154,49 @@ def pip_boxes(blobs: np.ndarray, side: float, scale: float) -> list[tuple[Box, i
     return out[:8]
 
 
+def square_on_pips(box: Box, centres: np.ndarray) -> Box | None:
+    """The top a die face's grid puts on pips found in ``box`` (``centres``: 2 to 6 pips, in
+    sides of ``box`` from its centre, as :class:`.pips.Pips` holds them), in frame pixels: a
+    die seen at a slant, whose outline takes in a side face and whose top lies to one side
+    of it. Centred on the pips' middle, turned as ``box``, twice their spread along its
+    sides (a face's outer pips lie a quarter of its side from its middle) and at least
+    :data:`TOP_OF_OUTLINE` of the outline's shorter side. None for fewer than 2 or more than
+    6 pips, or pips spread over less than :data:`SPREAD_OF_OUTLINE` of it (part of a face)."""
+    if not 2 <= len(centres) <= 6:
+        return None
+    (cx, cy), (w, h), angle = box
+    side = (w + h) / 2
+    spread = 2 * float(np.ptp(centres, axis=0).max()) * side
+    if spread < SPREAD_OF_OUTLINE * min(w, h):
+        return None
+    x, y = (float(v) for v in centres.mean(axis=0))
+    t = math.radians(angle)
+    middle = (
+        cx + side * (x * math.cos(t) - y * math.sin(t)),
+        cy + side * (x * math.sin(t) + y * math.cos(t)),
+    )
+    top = max(spread, TOP_OF_OUTLINE * min(w, h))
+    return (middle, (top, top), angle)
+
+
+def tops_on_pips(
+    rgb: np.ndarray, boxes: list[Box], profile: Profile, off_centre: float
+) -> list[tuple[Box, int]]:
+    """Tops put (:func:`square_on_pips`) on the pips found in outlines ``boxes`` (frame
+    pixels) whose pips make no face or lie further than ``off_centre`` (die sides) from the
+    outline's centre, each with their count: the top must read as that many pips."""
+    out = []
+    for box in boxes:
+        patch = square_patch(rgb, box)
+        for dark in pip_darks(profile.pip_polarity):
+            pips = find_pips(patch, dark, profile.pip_area or None)
+            centred = pips.face and float(np.hypot(*pips.centres.mean(axis=0))) <= off_centre
+            top = None if centred else square_on_pips(box, pips.centres)
+            if top is not None:
+                out.append((top, len(pips.centres)))
+    return out
+
+
 def _layout(rel: np.ndarray, side: float, angle: float) -> int:
     """The die face (0: none) the pips ``rel`` (pixels from the group's centre) make on a
     square of ``side`` turned by ``angle`` degrees, as :func:`.reader.square_patch` turns."""
@@ -166,4 +218,4 @@ def _grid_turn(group: np.ndarray) -> float:
     return math.degrees(mean)
 
 
-__all__ = ["pip_blobs", "pip_boxes"]
+__all__ = ["pip_blobs", "pip_boxes", "square_on_pips", "tops_on_pips"]

@@ -76,6 +76,8 @@ def find_pips(
     if peak < 18 or peak < 0.25 * spread:
         return NO_PIPS
     counted = _levels(patch, lab, resp, dark, pip_area, pale)
+    if not dark and pip_area and counted.face and len(counted.centres) > 1:
+        pip_area = max(pip_area, float(np.median(counted.areas)))  # this die's own pips
     if not dark and pip_area:
         # light pips beside a soft highlight: count them with the highlight left out; a
         # face counted without that (its glow pales a pip beside it: a 3 read as 2) stands

@@ -53,7 +53,7 @@ import numpy as np
 
 from .highlight import centre_lost, spot_beside_pips
 from .hog import hog
-from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light
+from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light, square_patch
 from .learned import ModelError, load_cnn, load_model, second_read
 from .on_edge import (
     LENS_DEG,
@@ -67,7 +67,7 @@ from .on_edge import (
     seen_at_a_slant,
     tops_seen_at_an_angle,
 )
-from .pipgrid import ALONE, pip_blobs, pip_boxes
+from .pipgrid import ALONE, pip_blobs, pip_boxes, tops_on_pips
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile, pip_darks
 from .read import Box, Read
@@ -265,18 +265,6 @@ def _neighbourhoods(side_hint: float | None) -> tuple[int, int]:
     return int(side_hint * WORK_SCALE * 2.2) | 1, int(side_hint * WORK_SCALE * 4) | 1
 
 
-def square_patch(rgb: np.ndarray, box: Box) -> np.ndarray:
-    """The die's top warped to PATCH×PATCH (``COVER`` of its side)."""
-    (cx, cy), (w, h), angle = box
-    side = (w + h) / 2 * COVER
-    m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
-    m[0, 2] += PATCH / 2 - cx
-    m[1, 2] += PATCH / 2 - cy
-    return cv2.warpAffine(
-        rgb, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
-    )
-
-
 # -- 3. one candidate's read ------------------------------------------------------------
 
 
@@ -393,6 +381,13 @@ def find_die(
         if groups:
             group_boxes, sizes = [b for b, _ in groups], [n for _, n in groups]
             reads, _ = _read_views(views(), group_boxes, profile, sizes)
+    if not reads and boxes:  # a die seen at a slant: its top put on the pips in its outline
+        counts = dict(tops_on_pips(rgb, boxes, profile, OFF_CENTRE))
+        reads = [
+            r
+            for r in _read_views(views(), list(counts), profile)[0]
+            if r.face == counts[r.box] and flat_top(square_patch(rgb, r.box), r.face, r.pips)
+        ]
     if not reads and learned and boxes:  # the learned second reader, numbers only
         read, because = _second_read(rgb, boxes, profile)
         reads, why = ([read] if read else []), (why if read else f"{why}; {because}")

@@ -34,9 +34,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .layout import square_patch
 from .learned import CLASSES, MODEL_PATH, THRESHOLD, Model, features, sha256
 from .read import Box
-from .reader import square_candidates, square_patch
+from .reader import square_candidates
 from .render import (
     CONDITIONS,
     DEVIL,

@@ -102,7 +102,8 @@ def test_the_reader_takes_the_lens_it_is_told_of(profiles):
     """A wider webcam (80° across) shows a die 230 pixels off its axis with a side face 0.6
     of a side wide: the reader told of that lens cuts the top out where it is; told of the
     box's default lens (66°) it expects 0.47, and the top it would cut is mostly no die's
-    (0 of 12 read with sizes 0.92-1.09; 3 since 0.8-1.25: a top 0.13 of a side long)."""
+    (0 of 12 read with sizes 0.92-1.09; 3 since 0.8-1.25: a top 0.13 of a side long; 5
+    since session 22, when a top is also put on the pips found in an outline, lens or not)."""
     wide = focal_length(80, 640)
     matched, default = [], []
     for k in range(12):
@@ -112,7 +113,7 @@ def test_the_reader_takes_the_lens_it_is_told_of(profiles):
         matched.append(read_face(frame, profiles["ivory"], lens_deg=80).face)
         default.append(read_face(frame, profiles["ivory"]).face)
     assert set(matched) <= {4, None} and set(default) <= {4, None}
-    assert matched.count(4) >= 7 and default.count(4) <= 4, (matched, default)
+    assert matched.count(4) >= 7 and default.count(4) <= 5, (matched, default)
 
 
 def test_a_top_across_the_seam_of_two_faces_is_two_shades_and_pips_do_not_count():

@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from controller.camera.pipgrid import pip_boxes
+from controller.camera.pipgrid import pip_boxes, square_on_pips
 from controller.camera.reader import read_face
 from controller.camera.render import STYLES, condition, jpeg_roundtrip, random_scene, render
 from tests.camera.conftest import evaluated_frame
@@ -91,3 +91,25 @@ def test_two_neighbouring_pips_of_a_4_are_not_read_as_a_2(tmp_path):
     image, shown, profile = evaluated_frame(tmp_path, "ruby", 265, "glare", 45)
     assert shown == 4
     assert read_face(image, profile).face in (None, 4)
+
+
+def test_a_top_is_put_on_pips_to_one_side_of_a_slanted_dies_outline():
+    """An outline 100 px wide that takes in a side face: a 4's pips, a quarter of an 80 px
+    top from its middle, lie 10 px left of and above the outline's centre. The top goes on
+    the pips' middle, turned as the outline, at least 0.8 of the outline's shorter side."""
+    outline = ((300.0, 200.0), (100.0, 100.0), 0.0)
+    pips = (np.array(FOUR) * 80 + (-10.0, -10.0)) / 100
+    (cx, cy), (w, h), angle = square_on_pips(outline, pips)
+    assert (round(cx, 6), round(cy, 6), round(w, 6), round(h, 6), angle) == (290, 190, 80, 80, 0)
+    turned = ((300.0, 200.0), (100.0, 100.0), 90.0)  # the same pips, the outline turned
+    (tx, ty), _, _ = square_on_pips(turned, pips)
+    assert (round(tx, 6), round(ty, 6)) == (310, 190)
+
+
+def test_no_top_is_put_on_part_of_a_face_or_on_one_pip():
+    """A 5's corner and centre pips (a quarter of a side apart each way) span too little of
+    the outline to be a 2's, and one pip or seven are no face to put a top on."""
+    outline = ((300.0, 200.0), (100.0, 100.0), 0.0)
+    assert square_on_pips(outline, np.array([(-0.25, -0.25), (0.0, 0.0)]) * 0.8) is None
+    assert square_on_pips(outline, np.array([(0.1, 0.1)])) is None
+    assert square_on_pips(outline, np.zeros((7, 2)) + np.arange(7)[:, None] * 0.1) is None
