@@ -72,6 +72,7 @@ from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile, pip_darks
 from .read import Box, Read
 from .shadow import Edge, lift, seam, shadow_edges, shadow_free
+from .tinted import tinted_pips
 
 WORK_SCALE = 0.5
 """Die finding runs on the frame scaled by this (320×240 for 640×480)."""
@@ -294,6 +295,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
         found += [
             find_pips(patch, dark, profile.pip_area or None, True, pale) for dark in polarities
         ]
+    if not any(p.face for p in found):  # a highlight on a die whose pips differ in colour?
+        found.append(tinted_pips(patch, profile.pip_area or None))
     numbers = {p.face for p in found if p.face}
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
