@@ -148,22 +148,10 @@ def hidden_faces(
     pip_px = float(np.median([np.count_nonzero(labels == i) for i in pips]))
     radius = max(2.0, math.sqrt(pip_px / math.pi))
     faint = FAINT_ON_WHITE if saturated is None else FAINT
-    middle = centres.mean(axis=0)
-    reach = np.abs(centres - middle).max(axis=1)
-    outer = reach[reach > 0.1]
-    step = float(np.median(outer)) if len(outer) else 0.25
-    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
     covered = []
-    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
-        place = middle + np.array((gx, gy), np.float32) * step
-        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
-            continue  # a pip is there
-        px, py = place * PATCH / COVER + PATCH / 2
-        d2 = (xx - px) ** 2 + (yy - py) ** 2
+    for place, d2 in empty_places(centres, radius):
         disc = d2 <= radius * radius
         near = d2 <= 4 * radius * radius
-        if not disc.any():
-            continue  # off the die's top: no pip of this die there
         # under the highlight: white in part of a pip's disc (a grey pip may be lost in
         # it), or a faint pip still showing (a part of it, darker or lighter than around)
         lost = saturated is not None and float(saturated[disc].mean()) >= LOST
@@ -175,9 +163,37 @@ def hidden_faces(
             continue  # no highlight there (a small one white only on the place: it is)
         if lost or float(resp[disc].max()) >= max(8.0, faint * float(resp.max())):
             covered.append(place)
+    return faces_with_hidden(centres, covered, 3)
+
+
+def empty_places(centres: np.ndarray, radius: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The empty places of the 3×3 grid that the pip ``centres`` (die sides from the patch's
+    centre) lie on, spaced as they are, each with every patch pixel's squared distance from
+    it (patch pixels); only places where a pip's disc of ``radius`` lies on the patch (off
+    the die's top no pip of this die can be)."""
+    middle = centres.mean(axis=0)
+    reach = np.abs(centres - middle).max(axis=1)
+    outer = reach[reach > 0.1]
+    step = float(np.median(outer)) if len(outer) else 0.25
+    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
+    out = []
+    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
+        place = middle + np.array((gx, gy), np.float32) * step
+        if len(centres) and float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
+            continue  # a pip is there
+        px, py = place * PATCH / COVER + PATCH / 2
+        d2 = (xx - px) ** 2 + (yy - py) ** 2
+        if (d2 <= radius * radius).any():
+            out.append((place, d2))
+    return out
+
+
+def faces_with_hidden(centres: np.ndarray, places: list[np.ndarray], most: int) -> list[int]:
+    """The die faces that the pip ``centres`` make with pips hidden at some of ``places``
+    (at most ``most`` of them at once)."""
     faces = []
-    for k in range(1, min(3, len(covered)) + 1):
-        for hidden in itertools.combinations(covered, k):
+    for k in range(1, min(most, len(places)) + 1):
+        for hidden in itertools.combinations(places, k):
             face, _ = layout_face(np.vstack([centres, np.array(hidden, np.float32)]))
             if face:
                 faces.append(face)

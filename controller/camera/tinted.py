@@ -15,12 +15,12 @@ light, which the highlight's own light cannot be told from: none is read here.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import cv2
 import numpy as np
 
+from .highlight import empty_places, faces_with_hidden
 from .layout import _INNER, COVER, PATCH, layout_face
 from .pips import NO_PIPS, Pips
 
@@ -135,25 +135,12 @@ def _may_hide(core: np.ndarray, centres: np.ndarray, pip_px: float) -> bool:
     """Whether a pip may lie unseen under the ``core`` at an empty place of the 3×3 grid
     (spaced as the ``centres`` are) where it would make another die face with them."""
     radius = max(2.0, math.sqrt(pip_px / math.pi))
-    middle = centres.mean(axis=0)
-    reach = np.abs(centres - middle).max(axis=1)
-    outer = reach[reach > 0.1]
-    step = float(np.median(outer)) if len(outer) else 0.25
-    yy, xx = np.mgrid[0:PATCH, 0:PATCH]
-    unseen = []
-    for gx, gy in itertools.product((-1, 0, 1), repeat=2):
-        place = middle + np.array((gx, gy), np.float32) * step
-        if float(np.hypot(*(centres - place).T).min()) < 0.5 * step:
-            continue
-        px, py = place * PATCH / COVER + PATCH / 2
-        disc = (xx - px) ** 2 + (yy - py) ** 2 <= radius * radius
-        if disc.any() and float(core[disc].mean()) >= UNKNOWN_PLACE:
-            unseen.append(place)
-    for k in range(1, len(unseen) + 1):
-        for hidden in itertools.combinations(unseen, k):
-            if layout_face(np.vstack([centres, np.array(hidden, np.float32)]))[0]:
-                return True
-    return False
+    unseen = [
+        place
+        for place, d2 in empty_places(centres, radius)
+        if float(core[d2 <= radius * radius].mean()) >= UNKNOWN_PLACE
+    ]
+    return bool(faces_with_hidden(centres, unseen, len(unseen)))
 
 
 __all__ = ["tinted_pips"]
