@@ -284,6 +284,21 @@ def _pip_shaped(stats: np.ndarray, blobs: list[int], pip_area: float) -> bool:
     return True
 
 
+def round_and_alike(stats: np.ndarray, keep: list[int], pip_area: float | None) -> bool:
+    """Whether the blobs ``keep`` (rows of ``cv2.connectedComponentsWithStats``' ``stats``)
+    may be a face's pips by their shapes: at most 6, round, alike in size, and (with
+    ``pip_area``, a fraction of the die's top) of about the calibrated size."""
+    areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
+    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
+        return False
+    for i in keep:
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
+            return False  # not round: a drawing, a smear
+    median = float(np.median(areas)) * (COVER / PATCH) ** 2
+    return not pip_area or 0.4 * pip_area < median < 2.5 * pip_area
+
+
 def _pip_like(
     lab: np.ndarray,
     labels: np.ndarray,
@@ -296,17 +311,10 @@ def _pip_like(
     """Whether the blobs ``keep`` are all pips: at most 6, round, alike in size (and of the
     calibrated size), of one colour, and still alike in the plain lightness (``away``:
     pixels left out of that, a highlight)."""
+    if not round_and_alike(stats, keep, pip_area):
+        return False
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in keep], np.float32)
-    if len(keep) > 6 or areas.max() > 2.2 * areas.min():
-        return False
-    for i in keep:
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if max(w, h) > 1.8 * min(w, h) + 1 or stats[i, cv2.CC_STAT_AREA] < 0.45 * w * h:
-            return False  # not round: a drawing, a smear
-    median = float(np.median(areas)) * (COVER / PATCH) ** 2
-    if not 0.004 < median < 0.1:
-        return False
-    if pip_area and not 0.4 * pip_area < median < 2.5 * pip_area:
+    if not 0.004 < float(np.median(areas)) * (COVER / PATCH) ** 2 < 0.1:
         return False
     colours = np.array([lab[labels == i].mean(axis=0) for i in keep])
     if len(keep) > 1 and float(np.max(np.ptp(colours, axis=0))) > 40:

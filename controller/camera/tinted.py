@@ -22,7 +22,7 @@ import numpy as np
 
 from .highlight import empty_places, faces_with_hidden
 from .layout import _INNER, COVER, PATCH, layout_face
-from .pips import NO_PIPS, Pips
+from .pips import NO_PIPS, Pips, round_and_alike
 
 CLIPPED = 250
 """A channel at least this bright is clipped: it says only that the light reached it."""
@@ -94,7 +94,7 @@ def tinted_pips(patch: np.ndarray, pip_area: float | None) -> Pips:
     areas = np.array([stats[i, cv2.CC_STAT_AREA] for i in blobs], np.float32)
     centres = ((cents[blobs] - PATCH / 2) * COVER / PATCH).astype(np.float32)
     fractions = areas * (COVER / PATCH) ** 2
-    if not _alike_and_round(stats, blobs, areas, pip_area):
+    if not round_and_alike(stats, blobs, pip_area):
         return Pips(centres, fractions, 0, 1.0)
     face, error = layout_face(centres)
     if face and _may_hide(core, centres, float(np.median(areas))):
@@ -113,22 +113,6 @@ def _fill_ringed(pip: np.ndarray, core: np.ndarray) -> np.ndarray:
         if ring.any() and float(pip[ring].mean()) >= RINGED:
             out[part > 0] = 1
     return out
-
-
-def _alike_and_round(
-    stats: np.ndarray, blobs: list[int], areas: np.ndarray, pip_area: float | None
-) -> bool:
-    """Whether the blobs are pips: round, alike in size, and of about the calibrated size."""
-    if float(areas.max()) > 2.2 * float(areas.min()):
-        return False
-    for i in blobs:
-        w, h, a = (stats[i, k] for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
-        if max(w, h) > 1.8 * min(w, h) + 1 or a < 0.45 * w * h:
-            return False
-    if pip_area:
-        median = float(np.median(areas)) * (COVER / PATCH) ** 2
-        return 0.4 * pip_area < median < 2.5 * pip_area
-    return True
 
 
 def _may_hide(core: np.ndarray, centres: np.ndarray, pip_px: float) -> bool:
