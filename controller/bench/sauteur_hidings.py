@@ -2,7 +2,9 @@
 
 ``python -m controller.bench.sauteur_hidings [--games 4] [--seed 2301]`` plays ``games``
 matches of ``adaptive`` against ``optimal`` (both hiding at equilibrium), then times, for
-each distinct hiding they met, a fresh tree and its double oracle; one JSON line.
+each distinct hiding they met, a fresh tree and its double oracle; one JSON line
+(``compiled``: whether numba's kernels did it, :mod:`controller.games.sauteur.compiled`;
+``DIABLOTIN_COMPILED=0`` times the numpy code).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def hidings(games: int, seed: int) -> dict[str, object]:
     hiding they met times a fresh :class:`.chase_tree.ChaseTree` and its double oracle
     (:func:`.hider.solve_hiding`): ms per hiding (p50, mean) and best replies per hiding."""
     from controller import sim
-    from controller.games.sauteur import hider
+    from controller.games.sauteur import compiled, hider
     from controller.games.sauteur.chase_tree import ChaseTree
     from controller.games.sauteur.levels import HidingKey
     from controller.games.sauteur.rules import SauteurState
@@ -56,7 +58,8 @@ def hidings(games: int, seed: int) -> dict[str, object]:
             asked.append(y)
             return tree.reply(y)
 
-        hider.solve_hiding(game, start, replier=reply)
+        if tree.equilibrium() is None:  # numpy's path: the double oracle in Python
+            hider.solve_hiding(game, start, replier=reply)
         builds.append(1000 * (built - started))
         solves.append(1000 * (time.perf_counter() - built))
         replies.append(len(asked))
@@ -70,7 +73,8 @@ def hidings(games: int, seed: int) -> dict[str, object]:
         "build_ms_mean": round(statistics.mean(builds), 3),
         "solve_ms_p50": round(statistics.median(solves), 3),
         "solve_ms_mean": round(statistics.mean(solves), 3),
-        "replies_per_hiding": round(statistics.mean(replies), 2),
+        "compiled": compiled.kernels() is not None,
+        "replies_per_hiding": None if compiled.kernels() else round(statistics.mean(replies), 2),
         "hiding_ms_mean": round(statistics.mean(totals), 3),
         "hiding_ms_p99": round(totals[int(len(totals) * 0.99)], 3),
     }

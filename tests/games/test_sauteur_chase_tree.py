@@ -1,6 +1,7 @@
 """Rule A's fast best replies (``chase_tree.ChaseTree``, numpy over a hiding's whole
-tree) give exactly what the reference (``hider.best_reply``, a memoised recursion) gives:
-the same equilibrium, options and payoffs, on random positions of a reduced track."""
+tree, or its compiled kernels when numba is installed) give exactly what the reference
+(``hider.best_reply``, a memoised recursion) gives: the same equilibrium, options and
+payoffs, on random positions of a reduced track. Every test runs on both paths."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from controller.games.sauteur import DEVIL, SauteurRules, chase_tree, hider
+from controller.games.sauteur import DEVIL, SauteurRules, chase_tree, compiled, hider
 from controller.games.sauteur.chase_tree import ChaseTree
 from controller.games.sauteur.levels import Tables, counter_values
 from controller.games.sauteur.rules import ADVANCE, IN_PLAY, MAX_NUMBERS, POP
@@ -18,6 +19,18 @@ from controller.games.sauteur.solve_a import POINTS_UTILITY, ChaseHiding, ChaseS
 RULES = SauteurRules()
 TRACK = 24
 OPTIONS = {"rule": "A", "track_length": TRACK, "figures": {"a": 2, "b": 4, "c": 6}}
+
+
+@pytest.fixture(autouse=True, params=["numpy", "compiled"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The tree's numpy code, or its compiled kernels (numba: the ``fast`` extra, in the
+    dev tools)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(compiled, "kernels", lambda: None)
+    else:
+        pytest.importorskip("numba")
+        assert compiled.kernels() is not None
+    return str(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +57,9 @@ def random_y(rng: random.Random) -> hider.Vector:
 
 
 @pytest.mark.parametrize("goal", [utility(2), utility(0), (0.0, 1.0, 2.0, 4.0)])
-def test_the_fast_hiding_equilibrium_is_the_references(solver: ChaseSolver, goal) -> None:
+def test_the_fast_hiding_equilibrium_is_the_references(
+    solver: ChaseSolver, goal, path: str
+) -> None:
     values = solver.values(goal)
     rng = random.Random(21)
     mixed = 0
@@ -53,6 +68,8 @@ def test_the_fast_hiding_equilibrium_is_the_references(solver: ChaseSolver, goal
         tree = ChaseTree(values, d, start)
         fast = hider.solve_hiding(ChaseHiding(values, d), start, replier=tree.reply)
         assert fast == reference  # value, placement, plans, weights, payoffs: bit for bit
+        whole = tree.equilibrium()  # the compiled double oracle, None on numpy's path
+        assert whole == (reference if path == "compiled" else None)
         mixed += len(reference.plans) >= 2
     assert mixed >= 3  # real mixtures among them, not only decided positions
 

@@ -24,7 +24,9 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -32,8 +34,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from controller.games.sauteur import compiled
 from controller.games.sauteur.chase_table import FIGURES, ChaseTable, Figures
-from controller.games.sauteur.hider import UNIFORM, Vector
+from controller.games.sauteur.hider import GAP, ROUNDS, UNIFORM, Equilibrium, Vector
 from controller.games.sauteur.rules import KEYS, MAX_NUMBERS
 
 Ints = npt.NDArray[np.signedinteger[Any]]
@@ -148,23 +151,66 @@ class ChaseTree:
         ):
             raise ValueError(f"no such rule-A hiding start: figures {figs}, arrived {arrived}")
         row = np.array([[*figs, *(values.track,) * (FIGURES - len(figs))]], dtype=np.int32)
-        level = self._level(0, [0], [0, 1], row, np.array([arrived], dtype=np.int32))
-        self.levels: list[_Level] = [level]
-        for numbers in range(MAX_NUMBERS):  # a level at a time: few numpy calls per tree
-            moves = self._expand(level)
-            if numbers + 1 == MAX_NUMBERS:
-                self._last_pops(level, moves)
-            else:
-                level = self._link(level, moves)
-                self.levels.append(level)
-        self.groups = {
+        self._kernels = compiled.kernels()
+        if self._kernels is not None:
+            self.levels: list[_Level] = self._compiled_levels(row[0], arrived)
+        else:
+            level = self._level(0, [0], [0, 1], row, np.array([arrived], dtype=np.int32))
+            self.levels = [level]
+            for numbers in range(MAX_NUMBERS):  # a level at a time: few numpy calls per tree
+                moves = self._expand(level)
+                if numbers + 1 == MAX_NUMBERS:
+                    self._last_pops(level, moves)
+                else:
+                    level = self._link(level, moves)
+                    self.levels.append(level)
+
+    @functools.cached_property
+    def groups(self) -> dict[int, Group]:
+        """Each group's rows, by mask (up to two numbers out)."""
+        return {
             mask: Group(
                 lv.ids[begin:end], lv.figs[begin:end], lv.arrived[begin:end], lv.terminal[begin:end]
             )
             for lv in self.levels
             for mask, begin, end in zip(lv.masks, lv.bounds[:-1], lv.bounds[1:], strict=True)
         }
-        """Each group's rows, by mask (up to two numbers out)."""
+
+    def _compiled_levels(self, start: Ints, arrived: int) -> list[_Level]:
+        """The levels built by the compiled kernel (:mod:`.compiled`): the same arrays."""
+        assert self._kernels is not None
+        table = self.table
+        built = self._kernels.tree_levels(
+            start.astype(np.int64), arrived, *(rows.astype(np.int64) for rows in _FREE_ROWS[:3]),
+            table.index.base, table.track, self.d, table.multiplier,
+            self._numbers.astype(np.int64), np.array(self.shares), float(self.q),
+            table.tables[0], self._goal, table.index.size, _thirds(table), _slots(table.index.size),
+        )  # fmt: skip
+        levels = []
+        nothing = np.zeros(0, dtype=bool)
+        for n, parts in enumerate(built):
+            ids, figs, arrived_, mask, terminal, stop, keys, devil, linked = parts[:9]
+            masks, bounds = ([0], [0, 1]) if n == 0 else (parts[9].tolist(), parts[10].tolist())
+            children, last = (linked, np.zeros(0)) if n < MAX_NUMBERS - 1 else (nothing, linked)
+            levels.append(
+                _Level(
+                    masks, bounds, ids, figs, arrived_, mask, terminal, stop, keys, devil,
+                    children, nothing, nothing, last,
+                )
+            )  # fmt: skip
+        none = np.zeros((0, 0, 0, 0), dtype=np.int64)
+        self._compiled_args = (
+            tuple(lv.mask for lv in levels),
+            tuple(lv.terminal for lv in levels),
+            tuple(lv.stop for lv in levels),
+            tuple(lv.keys for lv in levels),
+            tuple(lv.devil for lv in levels),
+            (levels[0].children, levels[1].children, none),
+            levels[2].last,
+            np.array(self.shares),
+            float(self.q),
+        )
+        return levels
 
     def _level(
         self, numbers: int, masks: list[int], bounds: list[int], figs: Ints, arrived: Ints
@@ -295,6 +341,9 @@ class ChaseTree:
             if found is not None:
                 self._values.move_to_end(y)
                 return found
+        if self._kernels is not None:
+            *found, weights = self._kernels.tree_solve(np.array(y), *self._compiled_args)
+            return self._keep(y, (list(found[:3]), list(found[3:]), weights))
         weights = posteriors(y)
         out: list[Floats] = [np.zeros(0)] * len(self.levels)
         options: list[Floats] = [np.zeros(0)] * len(self.levels)
@@ -315,7 +364,9 @@ class ChaseTree:
             value = np.vstack([picked, np.zeros((1, 4))])
             worth = np.append(_dot(picked, w), -np.inf)
             out[n], options[n] = value, pops
-        solved = (out, options, weights)
+        return self._keep(y, (out, options, weights))
+
+    def _keep(self, y: Vector, solved: Solved) -> Solved:
         with self._lock:
             self._values[y] = solved
             while len(self._values) > HELD:
@@ -337,13 +388,16 @@ class ChaseTree:
     def row(self, mask: int, inner: tuple[Figures, int]) -> int | None:
         """The row of the position ``inner`` in the group ``mask``, or ``None`` if this
         hiding cannot reach it."""
-        group = self.groups.get(mask)
-        if group is None:
+        n = _count(mask)
+        if n >= len(self.levels) or mask not in self.levels[n].masks:
             return None
+        level = self.levels[n]
+        place = level.masks.index(mask)
+        begin, end = level.bounds[place], level.bounds[place + 1]
         figs, arrived = inner
         number = self.table.index.index(self.d, figs, arrived)
-        at = int(np.searchsorted(group.ids, number))
-        return at if at < len(group.ids) and group.ids[at] == number else None
+        at = int(np.searchsorted(level.ids[begin:end], number))
+        return at if begin + at < end and level.ids[begin + at] == number else None
 
     def reply(self, y: Vector) -> Vector:
         """The best reply to ``y`` from the hiding's start: its payoff per devil slot
@@ -374,11 +428,58 @@ class ChaseTree:
         n, at = self._at(mask, row)
         return _vector(self._solved(y)[0][n][at])
 
+    def equilibrium(self) -> Equilibrium | None:
+        """The hiding solved on both sides by the compiled double oracle
+        (:func:`.compiled._equilibrium`), the same doubles as :func:`.hider.solve_hiding`
+        with :meth:`reply` as its ``replier``; ``None`` without the compiled kernels.
+        Raises ``ArithmeticError`` as :func:`.hider.solve_hiding` does."""
+        if self._kernels is None:
+            return None
+        y, value, keys, weights, plans, count = self._kernels.equilibrium(
+            ROUNDS, GAP, *self._compiled_args
+        )
+        if not count:
+            raise ArithmeticError("hiding equilibrium: the double oracle did not converge")
+        return Equilibrium(
+            _vector(y),
+            float(value),
+            tuple(_vector(key) for key in keys),
+            tuple(weights.tolist()),
+            tuple(_vector(plan) for plan in plans),
+        )
+
     def _at(self, mask: int, row: int) -> tuple[int, int]:
         """(the level of the group ``mask``, the level's row of its ``row``)."""
         n = _count(mask)
         level = self.levels[n]
         return n, level.bounds[level.masks.index(mask)] + row
+
+
+_THIRDS: weakref.WeakKeyDictionary[ChaseTable, Floats] = weakref.WeakKeyDictionary()
+_THIRDS_LOCK = threading.Lock()
+
+
+def _thirds(table: ChaseTable) -> Floats:
+    """The compiled trees' memo for ``table`` (:func:`.compiled._last`): per position and
+    key, the expected worth of a third number, NaN until a tree works it out (10 MB on the
+    default track, made when first asked for, dropped with the table)."""
+    with _THIRDS_LOCK:
+        found = _THIRDS.get(table)
+        if found is None:
+            found = _THIRDS[table] = np.full((table.index.size, len(KEYS)), np.nan)
+    return found
+
+
+_SLOTS = threading.local()
+
+
+def _slots(size: int) -> Ints:
+    """This thread's scratch for :func:`.compiled._grow`: one entry per position number,
+    all -1 between trees (2.5 MB on the default track)."""
+    found: Ints | None = getattr(_SLOTS, "slots", None)
+    if found is None or len(found) != size:
+        found = _SLOTS.slots = np.full(size, -1, dtype=np.int64)
+    return found
 
 
 def posteriors(y: Vector) -> Floats:

@@ -32,6 +32,8 @@ Vector = tuple[float, float, float, float]
 UNIFORM: Vector = (0.25, 0.25, 0.25, 0.25)
 GAP = 1e-9
 """Double oracle stops when the popper's best reply gains less than this."""
+ROUNDS = 40
+"""Plans the double oracle may add before it gives up (:func:`solve_hiding`)."""
 
 
 class HidingGame(Protocol):
@@ -313,7 +315,7 @@ class Equilibrium:
 def solve_hiding(
     game: HidingGame,
     start: Hashable,
-    rounds: int = 40,
+    rounds: int = ROUNDS,
     first: Sequence[float] = UNIFORM,
     cancel: Flag | None = None,
     moves: dict[Vector, dict[tuple[int, Hashable], str]] | None = None,

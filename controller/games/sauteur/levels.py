@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.games.base import Refused, Said, words
 from controller.games.sauteur import hider
-from controller.games.sauteur.cancel import Flag
+from controller.games.sauteur.cancel import Flag, check
 from controller.games.sauteur.odds import choose
 from controller.games.sauteur.rules import (
     ADVANCE,
@@ -144,6 +144,10 @@ class Tables:
         self._lock = threading.Lock()
         self._games: OrderedDict[HidingKey, hider.Memo] = OrderedDict()
         self._trees: OrderedDict[HidingKey, ChaseTree] = OrderedDict()
+        self._asked: tuple[SauteurState, tuple[hider.HidingGame, Hashable, HidingKey]] | None
+        self._asked = None
+        """The last state :meth:`hiding_game` answered, and its answer: one decision
+        asks about one state several times."""
         self._plans: OrderedDict[tuple[HidingKey, hider.Vector], tuple[hider.Vector, Plan]] = (
             OrderedDict()
         )
@@ -190,6 +194,9 @@ class Tables:
         In rule A, mid-hiding, the start is rebuilt from this hiding's moves.
         The game is a :class:`.hider.Memo`, kept for the last :data:`GAMES_HELD` hidings
         asked about: the decisions of one hiding share its answers."""
+        asked = self._asked
+        if asked is not None and asked[0] is state:
+            return asked[1]
         config = state.config
         if config.rule == "B":
             a, b = remaining(state)
@@ -213,6 +220,7 @@ class Tables:
             self._games.move_to_end(key)
             while len(self._games) > GAMES_HELD:
                 self._games.popitem(last=False)
+        self._asked = (state, (game, start, key))
         return game, start, key
 
     def chase_tree(self, state: SauteurState) -> ChaseTree:
@@ -243,10 +251,14 @@ class Tables:
             # following one (:meth:`reply`, :func:`reply_action`) costs nothing more.
             rule_b = state.config.rule == "B"
             moves: dict[hider.Vector, Plan] | None = {} if rule_b else None
-            replier = None if rule_b else self.chase_tree(state).reply
-            found = hider.solve_hiding(
-                game, start, cancel=self._cancel, moves=moves, replier=replier
-            )
+            tree = None if rule_b else self.chase_tree(state)
+            check(self._cancel)
+            found = None if tree is None else tree.equilibrium()  # compiled, or None
+            if found is None:
+                replier = None if tree is None else tree.reply
+                found = hider.solve_hiding(
+                    game, start, cancel=self._cancel, moves=moves, replier=replier
+                )
             for y, payoff in zip(found.plans, found.payoffs, strict=True):
                 if moves is not None:
                     self._keep_plan((key, y), (payoff, moves[y]))
