@@ -22,13 +22,22 @@ it could lose (against the hiding's equilibrium placement) plus :data:`MARGIN`, 
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from controller.games.sauteur import hider
 from controller.games.sauteur.levels import Tables, plan_draw, reply_action, uniform_action
-from controller.games.sauteur.rules import DEVIL, HIDING, OVER, SauteurState, other
-from controller.games.sauteur.state import entries
+from controller.games.sauteur.rules import (
+    DEVIL,
+    HIDING,
+    OVER,
+    SauteurConfig,
+    SauteurState,
+    other,
+)
+from controller.games.sauteur.state import History, entries_of
 
 PRIOR = (1.0, 1.0, 1.0, 1.0)
 MIN_EVIDENCE = 6.0
@@ -55,7 +64,26 @@ class Seen(NamedTuple):
 def hidings_seen(state: SauteurState) -> list[Seen]:
     """The match's complete hidings, oldest first, from its history (the hiding being
     played is left out until it ends)."""
-    config = state.config
+    link = state.history
+    if state.phase not in (HIDING, OVER):  # in play: what came before this hiding
+        while link is not None and (link[0][0], link[0][1]) == (state.round, state.hidings):
+            link = link[1]
+    return list(_closed(state.config, link))
+
+
+_CLOSED: OrderedDict[int, tuple[History, SauteurConfig, list[Seen]]] = OrderedDict()
+_CLOSED_HELD = 8
+_CLOSED_LOCK = threading.Lock()
+
+
+def _closed(config: SauteurConfig, link: History) -> list[Seen]:
+    """The complete hidings of the history ``link`` (newest first), oldest first; the
+    last is complete too. Memoised for the last few histories (one hiding's decisions
+    ask about the same one): do not change the list returned."""
+    with _CLOSED_LOCK:
+        found = _CLOSED.get(id(link))
+        if found is not None and found[0] is link and found[1] is config:
+            return found[2]
     rule_b = config.rule == "B"
     seen: list[Seen] = []
     current: tuple[int, int] | None = None
@@ -70,7 +98,7 @@ def hidings_seen(state: SauteurState) -> list[Seen]:
         if current is not None and not remade and (popped or devil is not None):
             seen.append(Seen(hider_now, tuple(popped), devil))
 
-    for round_no, hiding, key, face, kind, _detail in entries(state):
+    for round_no, hiding, key, face, kind, _detail in entries_of(link):
         if round_no != last_round:
             first = config.first_hider if round_no % 2 else other(config.first_hider)
             turn_popper, last_round = other(first), round_no
@@ -86,9 +114,11 @@ def hidings_seen(state: SauteurState) -> list[Seen]:
             popped.append(key)
         if rule_b and kind in ("lost", "bank"):
             turn_popper = other(turn_popper)
-    in_progress = state.phase not in (HIDING, OVER) and current == (state.round, state.hidings)
-    if not in_progress:
-        close()
+    close()
+    with _CLOSED_LOCK:
+        _CLOSED[id(link)] = (link, config, seen)
+        while len(_CLOSED) > _CLOSED_HELD:
+            _CLOSED.popitem(last=False)
     return seen
 
 

@@ -99,8 +99,12 @@ History: TypeAlias = tuple[Entry, "History"] | None
 
 def entries(state: SauteurState) -> list[Entry]:
     """The match's history entries, oldest first (the state keeps them newest first)."""
+    return entries_of(state.history)
+
+
+def entries_of(link: History) -> list[Entry]:
+    """The entries of the history ``link`` (newest first), oldest first."""
     found = []
-    link = state.history
     while link is not None:
         found.append(link[0])
         link = link[1]
