@@ -64,14 +64,19 @@ class Seen(NamedTuple):
 def hidings_seen(state: SauteurState) -> list[Seen]:
     """The match's complete hidings, oldest first, from its history (the hiding being
     played is left out until it ends)."""
+    return list(_seen(state))
+
+
+def _seen(state: SauteurState) -> list[Seen]:
+    """:func:`hidings_seen`, the memoised list itself (do not change it)."""
     link = state.history
     if state.phase not in (HIDING, OVER):  # in play: what came before this hiding
         while link is not None and (link[0][0], link[0][1]) == (state.round, state.hidings):
             link = link[1]
-    return list(_closed(state.config, link))
+    return _closed(state.config, link)
 
 
-_CLOSED: OrderedDict[int, tuple[History, SauteurConfig, list[Seen]]] = OrderedDict()
+_CLOSED: OrderedDict[int, tuple[History, list[Seen]]] = OrderedDict()
 _CLOSED_HELD = 8
 _CLOSED_LOCK = threading.Lock()
 
@@ -82,8 +87,8 @@ def _closed(config: SauteurConfig, link: History) -> list[Seen]:
     ask about the same one): do not change the list returned."""
     with _CLOSED_LOCK:
         found = _CLOSED.get(id(link))
-        if found is not None and found[0] is link and found[1] is config:
-            return found[2]
+        if found is not None and found[0] is link:  # one history node: one match
+            return found[1]
     rule_b = config.rule == "B"
     seen: list[Seen] = []
     current: tuple[int, int] | None = None
@@ -116,7 +121,7 @@ def _closed(config: SauteurConfig, link: History) -> list[Seen]:
             turn_popper = other(turn_popper)
     close()
     with _CLOSED_LOCK:
-        _CLOSED[id(link)] = (link, config, seen)
+        _CLOSED[id(link)] = (link, seen)
         while len(_CLOSED) > _CLOSED_HELD:
             _CLOSED.popitem(last=False)
     return seen
@@ -140,11 +145,25 @@ def learn(counts: Sequence[float], seen: Sequence[tuple[int, ...] | int | None])
 def belief_now(start: Mapping[str, Sequence[float]], state: SauteurState) -> Beliefs:
     """Each hider's counts now: ``start`` (the belief at the game's start; seats not in it
     start at :data:`PRIOR`) plus this game's complete hidings."""
-    out: Beliefs = {name: list(counts) for name, counts in start.items()}
-    for seen in hidings_seen(state):
-        counts = out.setdefault(seen.hider, list(PRIOR))
-        out[seen.hider] = learn(counts, [seen.devil if seen.devil is not None else seen.popped])
-    return out
+    seen_all = _seen(state)
+    key = (id(seen_all), tuple((name, tuple(counts)) for name, counts in start.items()))
+    with _CLOSED_LOCK:
+        found = _BELIEFS.get(key)
+    if found is None or found[0] is not seen_all:
+        out: Beliefs = {name: list(counts) for name, counts in start.items()}
+        for seen in seen_all:
+            counts = out.setdefault(seen.hider, list(PRIOR))
+            observed = seen.devil if seen.devil is not None else seen.popped
+            out[seen.hider] = learn(counts, [observed])
+        found = (seen_all, out)
+        with _CLOSED_LOCK:  # one hiding's decisions ask again: memoised
+            _BELIEFS[key] = found
+            while len(_BELIEFS) > _CLOSED_HELD:
+                _BELIEFS.popitem(last=False)
+    return {name: list(counts) for name, counts in found[1].items()}
+
+
+_BELIEFS: OrderedDict[tuple[object, ...], tuple[list[Seen], Beliefs]] = OrderedDict()
 
 
 def evidence(counts: Sequence[float]) -> float:

@@ -412,15 +412,16 @@ class ChaseTree:
         _, options, weights = self._solved(y)
         found = options[n][at]
         names = (["stop"] if mask else []) + [f"pop {key}" for key in _FREE[mask]]
-        vectors = {name: _vector(option) for name, option in zip(names, found, strict=True)}
+        rows: list[list[float]] = found.tolist()
+        vectors: dict[str, Vector] = {
+            name: (v[0], v[1], v[2], v[3]) for name, v in zip(names, rows, strict=True)
+        }
         w0, w1, w2, w3 = weights[mask].tolist()
-        best = max(
-            names,
-            key=lambda n: (
-                w0 * vectors[n][0] + w1 * vectors[n][1] + w2 * vectors[n][2] + w3 * vectors[n][3],
-                -names.index(n),
-            ),
-        )
+        best, worth = names[0], -np.inf
+        for name, v in zip(names, rows, strict=True):  # the first of the most worth
+            this = w0 * v[0] + w1 * v[1] + w2 * v[2] + w3 * v[3]
+            if this > worth:
+                best, worth = name, this
         return best, vectors
 
     def node(self, y: Vector, mask: int, row: int) -> Vector:

@@ -205,10 +205,15 @@ _POP = {key: f"pop {key}" for key in KEYS}
 def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
     """The popper's expected payoff of ``vector`` when the hider plays ``y`` and the keys
     in ``mask`` showed numbers (the posterior is ``y`` restricted to the other slots)."""
-    total = sum(y[h] for h in range(4) if not mask >> h & 1)
+    total = weighted = plain = 0.0  # the sums of _weighted and sum(), in the same order
+    for h in range(4):
+        if not mask >> h & 1:
+            total += y[h]
+            weighted += y[h] * vector[h]
+            plain += vector[h]
     if total <= 0:
-        return sum(vector[h] for h in range(4) if not mask >> h & 1) / (4 - bin(mask).count("1"))
-    return _weighted(y, vector, mask) / total
+        return plain / (4 - _COUNT[mask])
+    return weighted / total
 
 
 def matrix_game(plans: Sequence[Sequence[float]]) -> tuple[Vector, tuple[float, ...], float]:
