@@ -5,10 +5,13 @@ speed*). The kernels' own answers are compared in ``test_sauteur_chase_tree.py``
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from controller import sim
 from controller.games.sauteur import compiled
+from controller.games.sauteur.chase_table import ChaseIndex
 from controller.games.sauteur.levels import Tables
 
 OPTIONS = {"track_length": 30, "figures": {"a": 2, "b": 5, "c": 8}}
@@ -41,3 +44,21 @@ def test_the_kernels_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DIABLOTIN_COMPILED", "1")
     monkeypatch.setitem(__import__("sys").modules, "numba", None)  # import fails
     assert compiled._compile() is None
+
+
+def test_the_kernels_number_positions_on_any_legal_track() -> None:
+    """The kernels' position numbers are :class:`ChaseIndex`'s on a long track too (up
+    to 1,000 squares are legal): numba does not check bounds, so a lookup table sized
+    for short tracks read past its end there (a table of 256 binomials, now arithmetic)."""
+    track = 1000
+    index = ChaseIndex(track)
+    rng = random.Random(4)
+    for _ in range(300):
+        d = rng.randrange(0, track - 4)
+        k = rng.randint(0, 3)
+        figs = tuple(sorted(rng.randrange(d + 1, track) for _ in range(k)))
+        arrived = rng.randint(0, 3 - k)
+        padded = (*figs, *(track,) * (3 - k))
+        assert compiled._index(index.base, track, d, *padded, arrived) == index.index(
+            d, figs, arrived
+        )

@@ -88,9 +88,7 @@ def _with(fn: F, names: dict[str, object]) -> F:
 
 # -- the tree (chase_tree.ChaseTree's build) ---------------------------------------------
 def _index(base: Ints, track: int, d: int, f0: int, f1: int, f2: int, arrived: int) -> int:
-    """:meth:`.chase_table.ChaseIndex.index` of sorted figures (``track``: none). The
-    binomials come from :data:`_PAIRS` and :data:`_TRIPLES`: a division here costs more
-    than the rest of the tree's arithmetic."""
+    """:meth:`.chase_table.ChaseIndex.index` of sorted figures (``track``: none)."""
     k = 0
     rank = 0
     if f0 < track:
@@ -98,18 +96,13 @@ def _index(base: Ints, track: int, d: int, f0: int, f1: int, f2: int, arrived: i
         rank += f0 - d - 1
     if f1 < track:
         k += 1
-        rank += _PAIRS[f1 - d]
+        c = f1 - d
+        rank += c * (c - 1) // 2
     if f2 < track:
         k += 1
-        rank += _TRIPLES[f2 - d + 1]
+        c = f2 - d + 1
+        rank += c * (c - 1) * (c - 2) // 6
     return int(base[d, k] + rank * (4 - k) + arrived)
-
-
-_SQUARES = np.arange(256, dtype=np.int64)
-_PAIRS = _SQUARES * (_SQUARES - 1) // 2
-"""``c (c - 1) / 2`` for ``c`` < 256 (a track's squares)."""
-_TRIPLES = _SQUARES * (_SQUARES - 1) * (_SQUARES - 2) // 6
-"""``c (c - 1) (c - 2) / 6``."""
 
 
 def _level_from(
