@@ -14,6 +14,10 @@ import pytest
 for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 os.environ["LANG"] = "C.UTF-8"
+# The compiled rule-A kernels (controller/games/sauteur/compiled.py) check their indices
+# in the tests: numba does not by default, and a read past an array's end would only give
+# wrong numbers.
+os.environ.setdefault("DIABLOTIN_COMPILED", "checked")
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

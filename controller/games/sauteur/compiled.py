@@ -4,10 +4,13 @@ they stand in for, about ten times faster (issue 21: ``adaptive`` and ``optimal`
 rule-A simulation solve an equilibrium at every hiding, about 45 a match).
 
 :func:`kernels` compiles them on first use (a few seconds, then cached on disk by numba)
-and returns ``None`` when numba is not installed or ``DIABLOTIN_COMPILED=0``: the callers
-(:class:`.chase_tree.ChaseTree`, :func:`.hider.matrix_game`) then use their own code.
-Each kernel does what its caller's code does, operation for operation and in the same
-order, so the answers are equal, not close (``tests/games/test_sauteur_compiled.py``).
+and returns ``None`` when numba is not installed or ``DIABLOTIN_COMPILED=0``
+(``DIABLOTIN_COMPILED=checked``: every index checked, as the tests run them; numba checks
+none by default, and a read past an array's end gives wrong numbers): the caller,
+:class:`.chase_tree.ChaseTree`, then uses its numpy code and :func:`.hider.solve_hiding`.
+Each kernel does what that code does, operation for operation and in the same order, so
+the answers are equal, not close (``tests/games/test_sauteur_chase_tree.py``,
+``tests/games/test_sauteur_compiled.py``).
 Numba compiles without ``fastmath``: no reassociation, no fused multiply-adds.
 Pure: no I/O but numba's cache.
 """
@@ -49,16 +52,18 @@ def kernels() -> SimpleNamespace | None:
 
 
 def _compile() -> SimpleNamespace | None:
-    if os.environ.get("DIABLOTIN_COMPILED", "1") == "0":
+    mode = os.environ.get("DIABLOTIN_COMPILED", "1")
+    if mode == "0":
         return None
     try:
         import numba
     except ImportError:
         return None
+    checked = mode == "checked"  # the tests: every index checked, nothing cached
 
     def jit(fn: Callable[..., object]) -> object:
         """``fn`` compiled, calling the kernels compiled before it."""
-        made: object = numba.njit(cache=True)(_with(fn, found))
+        made: object = numba.njit(cache=not checked, boundscheck=checked)(_with(fn, found))
         return made
 
     found: dict[str, object] = {}
