@@ -181,10 +181,21 @@ def test_the_stop_values_are_float32_numbers(solver: ChaseSolver) -> None:
 
 
 @pytest.mark.parametrize(
-    "d, start", [(3, ((-14, 12), 1)), (3, ((3, 12), 0)), (3, ((5, TRACK), 0)), (0, ((5,), 3))]
+    "d, start",
+    [
+        (3, ((-14, 12), 1)),
+        (3, ((3, 12), 0)),
+        (3, ((5, TRACK), 0)),
+        (0, ((5,), 3)),
+        (0, ((9, 3, 6), 0)),  # not sorted
+        (0, ((4, 7, 9), -1)),  # fewer than no figures home
+        (0, ((), 2)),  # no figure in play: the round is over, no hiding
+    ],
 )
 def test_a_start_that_is_no_position_is_refused(solver: ChaseSolver, d, start) -> None:
-    """A figure off the track (behind the devil, at or past the end) or too many figures:
-    a clear error, not a tree of numbers read from elsewhere in the table."""
+    """A figure off the track (behind the devil, at or past the end), too many figures,
+    figures out of order, a negative count home or no figure at all: a clear error, not a
+    tree of numbers read from elsewhere in the table (which the compiled trees would keep
+    in the table's memo for every later tree: review of session 23)."""
     with pytest.raises(ValueError, match="no such rule-A hiding start"):
         ChaseTree(solver.values(utility(2)), d, start)
