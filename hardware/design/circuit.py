@@ -50,9 +50,15 @@ def _quiet() -> Iterator[None]:
 
 
 with _quiet():
+    _LOGGER_CLASS = logging.getLoggerClass()
     import skidl
     from skidl import POWER, Circuit, Net, Part, Pin
     from skidl.logger import erc_logger
+
+    # SKiDL makes every later logger of the process one of its own, whose debug() adds a
+    # string to the message: numba's lazy messages then fail (a rule-A tree compiled in
+    # the same process, the test suite's). Its own loggers are made: put the class back.
+    logging.setLoggerClass(_LOGGER_CLASS)
 
 PASSIVE, INPUT, OUTPUT, BIDIR, PWROUT = (
     Pin.types.PASSIVE,

@@ -3,6 +3,7 @@ schematics are what ``python -m hardware.design`` makes now."""
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 from pathlib import Path
@@ -181,3 +182,12 @@ def test_the_readme_shows_the_schematic() -> None:
     readme = (circuit.HARDWARE / "README.md").read_text(encoding="utf-8")
     assert "](schematic.svg)" in readme
     assert not (circuit.HARDWARE / "wiring.svg").exists()
+
+
+def test_skidl_leaves_the_processs_loggers_alone() -> None:
+    """SKiDL makes every later logger of the process its own, whose debug() adds a string to
+    the message; circuit.py puts the class back. Before, numba's loggers (made later in the
+    same test process, for a rule-A tree compiled there) failed on their lazy messages, and
+    the computer never moved (CI, session 23)."""
+    assert logging.getLoggerClass() is logging.Logger
+    logging.getLogger("diablotin.tests.after-skidl").debug(object())  # a message no str
