@@ -33,6 +33,8 @@ INTERNAL = {  # (file, exception) -> why nobody but a developer reads it
     ("commands/base.py", "TypeError"): "a kind whose cli names no KindCli: a code bug",
     ("games/registry.py", "LookupError"): "only the benches and reliability ask (on_box, walked)",
     ("games/sauteur/chase_tree.py", "ValueError"): "a tree asked of no position: a code bug",
+    ("games/sauteur/chase_tree.py", "ArithmeticError"): "a solver bug, not a user's mistake",
+    ("games/sauteur/compiled.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/hider.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ArithmeticError"): "a solver bug, not a user's mistake",
     ("games/sauteur/solve_b.py", "ValueError"): "a table of the code's own making",
