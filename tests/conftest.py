@@ -14,10 +14,19 @@ import pytest
 for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_name, None)
 os.environ["LANG"] = "C.UTF-8"
-# The compiled rule-A kernels (controller/games/sauteur/compiled.py) check their indices
-# in the tests: numba does not by default, and a read past an array's end would only give
-# wrong numbers.
-os.environ.setdefault("DIABLOTIN_COMPILED", "checked")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _checked_kernels() -> None:
+    """The compiled rule-A kernels (controller/games/sauteur/compiled.py) check their
+    indices in this process: numba does not by default, and a read past an array's end
+    would only give wrong numbers. Not through DIABLOTIN_COMPILED: the processes the tests
+    start would each compile them again (about 12 s) instead of loading numba's cache."""
+    from controller.games.sauteur import compiled
+
+    if "DIABLOTIN_COMPILED" not in os.environ:
+        compiled._KERNELS[:] = [compiled.compile_kernels("checked")]
+
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

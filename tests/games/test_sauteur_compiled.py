@@ -5,8 +5,10 @@ speed*). The kernels' own answers are compared in ``test_sauteur_chase_tree.py``
 
 from __future__ import annotations
 
+import os
 import random
 
+import numpy as np
 import pytest
 
 from controller import sim
@@ -36,14 +38,42 @@ def test_compiled_matches_are_the_numpy_matches(monkeypatch: pytest.MonkeyPatch)
     assert fast.mean_actions > 20  # matches were played, not refused at the start
 
 
+def test_the_tests_check_the_kernels_indices() -> None:
+    """tests/conftest.py compiles them with every index checked (numba checks none by
+    default); a read past an array's end raises here instead of giving wrong numbers."""
+    pytest.importorskip("numba")
+    if "DIABLOTIN_COMPILED" in os.environ:
+        pytest.skip("DIABLOTIN_COMPILED chooses the kernels")
+    found = compiled.kernels()
+    assert found is not None and found.mode == "checked"
+    pad = np.zeros(0)
+    with pytest.raises(IndexError):  # children pointing past the next level's rows
+        found.tree_solve(
+            np.full(4, 0.25),
+            (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64)),
+            (np.zeros(1, bool), np.zeros(1, bool), np.zeros(0, bool)),
+            (np.zeros(1), np.zeros(1), pad),
+            (np.array([[1, 2, 3, 4]]), np.zeros((1, 3), np.int64), np.zeros((0, 2), np.int64)),
+            (np.zeros((1, 4)), np.zeros((1, 3)), np.zeros((0, 2))),
+            (
+                np.full((1, 4, 6, 3), 99),
+                np.zeros((1, 3, 6, 3), np.int64),
+                np.zeros((0, 0, 0, 0), np.int64),
+            ),
+            np.zeros((0, 3, 4)),
+            np.full(6, 1 / 6),
+            0.1,
+        )
+
+
 def test_the_kernels_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """``DIABLOTIN_COMPILED=0``: the numpy code (for comparisons, or to save numba's
     memory and compile time); with numba missing, the same."""
-    monkeypatch.setenv("DIABLOTIN_COMPILED", "0")
-    assert compiled._compile() is None
-    monkeypatch.setenv("DIABLOTIN_COMPILED", "1")
+    assert compiled.compile_kernels("0") is None
+    pytest.importorskip("numba")
+    assert compiled.compile_kernels("1") is not None
     monkeypatch.setitem(__import__("sys").modules, "numba", None)  # import fails
-    assert compiled._compile() is None
+    assert compiled.compile_kernels("1") is None
 
 
 def test_the_kernels_number_positions_on_any_legal_track() -> None:

@@ -47,12 +47,13 @@ def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``tree_levels``, ``tree_solve``, ``equilibrium``), or
     ``None`` without numba or with ``DIABLOTIN_COMPILED=0`` (read once)."""
     if not _KERNELS:
-        _KERNELS.append(_compile())
+        _KERNELS.append(compile_kernels(os.environ.get("DIABLOTIN_COMPILED", "1")))
     return _KERNELS[0]
 
 
-def _compile() -> SimpleNamespace | None:
-    mode = os.environ.get("DIABLOTIN_COMPILED", "1")
+def compile_kernels(mode: str) -> SimpleNamespace | None:
+    """The kernels for ``mode`` (``DIABLOTIN_COMPILED``'s values: "0", "1", "checked"),
+    compiled when first called; ``None`` for "0" or without numba."""
     if mode == "0":
         return None
     try:
@@ -74,6 +75,7 @@ def _compile() -> SimpleNamespace | None:
     for fn in helpers:  # each after those it calls
         found[fn.__name__] = jit(fn)
     return SimpleNamespace(
+        mode=mode,
         tree_levels=jit(_tree_levels),
         tree_solve=found["_tree_solve"],
         equilibrium=jit(_equilibrium),
