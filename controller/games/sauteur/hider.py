@@ -92,13 +92,9 @@ class Memo:
         return found
 
 
-def _weighted(y: Sequence[float], vector: Sequence[float], mask: int) -> float:
-    return sum(y[h] * vector[h] for h in range(4) if not mask >> h & 1)
-
-
 def posteriors(y: Sequence[float]) -> list[Vector]:
     """Per keys-popped mask: the posterior's weights with the popped slots zeroed, so a
-    vector's worth is a plain dot product (the same sums, term for term, as _weighted);
+    vector's worth is a plain dot product (the same sums, term for term, as :func:`value`'s);
     a ``y`` that gives every unpopped slot 0 is taken as uniform over them."""
     zeroed: list[Vector] = []
     for m in range(16):
@@ -205,7 +201,7 @@ _POP = {key: f"pop {key}" for key in KEYS}
 def value(y: Sequence[float], vector: Sequence[float], mask: int = 0) -> float:
     """The popper's expected payoff of ``vector`` when the hider plays ``y`` and the keys
     in ``mask`` showed numbers (the posterior is ``y`` restricted to the other slots)."""
-    total = weighted = plain = 0.0  # the sums of _weighted and sum(), in the same order
+    total = weighted = plain = 0.0  # summed slot by slot, in slot order
     for h in range(4):
         if not mask >> h & 1:
             total += y[h]
