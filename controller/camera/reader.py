@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -71,6 +71,7 @@ from .pipgrid import ALONE, pip_blobs, pip_boxes, tops_on_pips
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile, pip_darks
 from .read import Box, Read
+from .regions import INSET, SPREADS, one_colour, without_specks
 from .shadow import Edge, lift, seam, shadow_edges, shadow_free
 from .tinted import tinted_pips
 
@@ -147,17 +148,19 @@ def outlines(
     if edges is None:
         edges = shadow_edges(lab[..., 0], blocks[0], WORK_SCALE)
     masks = _masks(lab, blocks, edges, lifted)
+    grown = [0.0] * len(masks) + [2 * INSET] * len(SPREADS)  # an outline's growth (pixels)
+    masks += one_colour(lab)
     found: list[tuple[float, Box]] = []
     leaning: list[Box] = []
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     if within is not None:
         cut = cv2.resize(within, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
-        masks = [cv2.bitwise_and(m, cut) for m in masks] + masks
-    for mask in masks:
+        masks, grown = [cv2.bitwise_and(m, cut) for m in masks] + masks, grown + grown
+    for mask, grow in zip(masks, grown, strict=True):
         # pips are holes: fill them, so that opening (which cuts thin lines and specks of
         # the table away) cannot break the thin rim between a pip and the die's edge
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contours = _without_specks(contours, lo * lo * 0.8)
+        contours = without_specks(contours, lo * lo * 0.8)
         mask = cv2.drawContours(np.zeros_like(mask), contours, -1, 255, -1)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -166,15 +169,17 @@ def outlines(
             if not lo * lo * 0.8 < area < hi * hi:
                 continue
             (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+            fill = area / (w * h)
+            w, h = w + grow, h + grow
             if min(w, h) < lo or max(w, h) > hi * LEANING[1]:
                 continue
-            fill = area / (w * h)
             hull = cv2.contourArea(cv2.convexHull(contour))
             if fill < 0.8 or area < 0.93 * hull:
                 continue
             s = 1 / WORK_SCALE
             if max(w, h) > 1.25 * min(w, h):
-                if side_hint and _leaning(w * s, h * s, side_hint, not edges):
+                # not from a region of one colour: a shadow's edge splits a face in two
+                if side_hint and not grow and _leaning(w * s, h * s, side_hint, not edges):
                     leaning.append(((cx * s, cy * s), (w * s, h * s), angle))
                 continue
             if max(w, h) > hi:
@@ -195,22 +200,6 @@ def outlines(
 
 
 # -- 2. the top of a candidate, and its pips ---------------------------------------------
-
-
-def _without_specks(contours: Sequence[np.ndarray], min_box: float) -> list[np.ndarray]:
-    """The ``contours`` (of ``cv2.findContours``) whose bounding box is at least ``min_box``
-    pixels: the rest cannot hold an outline of that area, nor grow into one (filling holes
-    and opening keep each region within its own box). A textured table leaves thousands,
-    and going through each was half the time of :func:`outlines`; the outlines found are
-    the same, in the same order."""
-    if not contours:
-        return []
-    points = np.concatenate(contours).reshape(-1, 2)
-    sizes = np.fromiter(map(len, contours), np.intp, len(contours))
-    starts = np.concatenate([[0], np.cumsum(sizes[:-1])])
-    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
-    box = (high - low + 1).prod(axis=1)
-    return [contours[k] for k in np.flatnonzero(box >= min_box)]
 
 
 def _leaning(w: float, h: float, side: float, one_face: bool) -> bool:

@@ -15,7 +15,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from controller.camera import pipgrid, reader  # noqa: E402
+from controller.camera import pipgrid, reader, regions  # noqa: E402
 from controller.camera.highlight import gradient, percentile_90, steepness  # noqa: E402
 from controller.camera.render import (  # noqa: E402
     STYLES,
@@ -41,7 +41,7 @@ def _frames(n: int, light: str, seed: int) -> list[np.ndarray]:
 def test_dropping_specks_first_finds_the_same_outlines(monkeypatch, light):
     frames = _frames(8, light, 7)
     fast = [reader.outlines(f, 85.0) for f in frames]
-    monkeypatch.setattr(reader, "_without_specks", lambda contours, _min_box: list(contours))
+    monkeypatch.setattr(reader, "without_specks", lambda contours, _min_box: list(contours))
     plain = [reader.outlines(f, 85.0) for f in frames]
     assert fast == plain
     assert any(boxes for boxes, _ in fast)  # the frames have outlines to find
@@ -53,10 +53,10 @@ def test_specks_are_the_contours_whose_box_is_small():
     mask[20:40, 30:50] = 255  # 20 x 20
     mask[50, 10:70] = 255  # a line, 60 x 1
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    kept = reader._without_specks(contours, 50)
+    kept = regions.without_specks(contours, 50)
     boxes = sorted(cv2.boundingRect(c)[2:] for c in kept)
     assert boxes == [(20, 20), (60, 1)]
-    assert reader._without_specks((), 50) == []
+    assert regions.without_specks((), 50) == []
 
 
 def _sides_one_by_one(grey: np.ndarray, edge: Edge, scale: float, band: float):
