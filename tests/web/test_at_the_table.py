@@ -345,8 +345,17 @@ def test_every_page_is_csp_clean_and_splits_no_short_word(
 
 
 def tap(page: Any, selector: str) -> None:
-    """A finger's tap where the element is drawn (even a disabled one)."""
-    box = page.locator(selector).first.bounding_box()
+    """A finger's tap where the element is drawn (even a disabled one). The live stream
+    may redraw it just then (another game took the box): its box is asked again once it is
+    drawn (CI, session 23: ``bounding_box()`` was None)."""
+    element = page.locator(selector).first
+    box = None
+    for _ in range(20):
+        element.wait_for(state="visible")
+        box = element.bounding_box()
+        if box is not None:
+            break
+    assert box is not None, f"{selector} is never drawn"
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
