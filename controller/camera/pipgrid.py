@@ -197,6 +197,55 @@ def tops_on_pips(
     return out
 
 
+THIRD_PIP = 0.5
+"""A spot in line with a 2's pips, as far again from one of them, that stands out from the
+table or face around it by at least this share of the weaker of the two pips' contrast is a
+third pip (:func:`third_in_line`)."""
+
+
+def pip_contrast(rgb: np.ndarray, point: tuple[float, float], radius: float) -> float:
+    """How much lighter the ring around ``point`` (``radius`` to 2 ``radius``, frame pixels)
+    is than the disc of half ``radius`` at its centre, in Lab lightness levels of ``rgb``: a
+    dark pip's is positive, a light pip's negative, a bare table's about 0; nan when the
+    ring leaves the frame."""
+    x, y = point
+    r = math.ceil(2 * radius)
+    x0, y0, x1, y1 = int(x) - r, int(y) - r, int(x) + r + 2, int(y) + r + 2
+    if x0 < 0 or y0 < 0 or x1 > rgb.shape[1] or y1 > rgb.shape[0]:
+        return math.nan
+    crop = cv2.cvtColor(rgb[y0:y1, x0:x1], cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    d2 = (xx - x) ** 2 + (yy - y) ** 2
+    core = crop[d2 <= (radius / 2) ** 2]
+    ring = crop[(d2 >= radius**2) & (d2 <= 4 * radius**2)]
+    return float(np.median(ring) - np.median(core)) if core.size else math.nan
+
+
+def third_in_line(
+    rgb: np.ndarray, pips: tuple[tuple[float, float], ...], areas: np.ndarray, box: Box
+) -> bool:
+    """Whether the two pips ``pips`` of a 2 read on ``box`` (frame pixels; ``areas``: the
+    pips' areas, shares of the box's side squared) have a third in line beyond either of
+    them, as far again: a 3 whose end pip was lost, since a 3's middle and end pips lie on
+    a diagonal as a 2's do, half as far apart (a top put beside a slate 3 held only those
+    two: docs/camera.md). A real 2's such places lie off the die, on the bare table. Never
+    for anything but two pips."""
+    if len(pips) != 2:
+        return False
+    radius = math.sqrt(float(np.median(areas)) / math.pi) * (box[1][0] + box[1][1]) / 2
+    p, q = np.array(pips[0]), np.array(pips[1])
+    own = [pip_contrast(rgb, (float(a[0]), float(a[1])), radius) for a in (p, q)]
+    sign = 1.0 if own[0] + own[1] >= 0 else -1.0  # dark pips or light ones
+    weaker = min(sign * c for c in own)
+    if not weaker > 0:
+        return False
+    beyond = (2 * p - q, 2 * q - p)
+    return any(
+        sign * pip_contrast(rgb, (float(m[0]), float(m[1])), radius) >= THIRD_PIP * weaker
+        for m in beyond
+    )
+
+
 def _layout(rel: np.ndarray, side: float, angle: float) -> int:
     """The die face (0: none) the pips ``rel`` (pixels from the group's centre) make on a
     square of ``side`` turned by ``angle`` degrees, as :func:`.reader.square_patch` turns."""
@@ -218,4 +267,11 @@ def _grid_turn(group: np.ndarray) -> float:
     return math.degrees(mean)
 
 
-__all__ = ["pip_blobs", "pip_boxes", "square_on_pips", "tops_on_pips"]
+__all__ = [
+    "pip_blobs",
+    "pip_boxes",
+    "pip_contrast",
+    "square_on_pips",
+    "third_in_line",
+    "tops_on_pips",
+]

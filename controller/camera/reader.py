@@ -67,7 +67,7 @@ from .on_edge import (
     seen_at_a_slant,
     tops_seen_at_an_angle,
 )
-from .pipgrid import ALONE, pip_blobs, pip_boxes, tops_on_pips
+from .pipgrid import ALONE, pip_blobs, pip_boxes, third_in_line, tops_on_pips
 from .pips import NO_PIPS, Pips, find_pips, flat_light, light_of
 from .profile import DEVIL, FACES, Profile, pip_darks
 from .read import Box, Read
@@ -529,6 +529,8 @@ def _read_boxes(
         ):
             face, conf, why = None, 0.0, "pips found in the frame and on the die disagree"
         read = Candidate(box, face, conf, pips, why)
+        if face == 2 and third_in_line(rgb, _pip_points(read, 1.0), pips.areas, box):
+            read = Candidate(box, None, 0.0, pips, "a third pip in line with the two (a 3?)")
         if groups and face is not None and _highlight_near(rgb, read, profile):
             read = Candidate(box, None, 0.0, pips, "a highlight beside pips found in the frame")
         reads.append(read)

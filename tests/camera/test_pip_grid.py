@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import random
 
+import cv2
 import numpy as np
+import pytest
 
-from controller.camera.pipgrid import pip_boxes, square_on_pips
+from controller.camera.pipgrid import pip_boxes, square_on_pips, third_in_line
 from controller.camera.reader import read_face
 from controller.camera.render import STYLES, condition, jpeg_roundtrip, random_scene, render
 from tests.camera.conftest import evaluated_frame
@@ -113,3 +115,30 @@ def test_no_top_is_put_on_part_of_a_face_or_on_one_pip():
     assert square_on_pips(outline, np.array([(-0.25, -0.25), (0.0, 0.0)]) * 0.8) is None
     assert square_on_pips(outline, np.array([(0.1, 0.1)])) is None
     assert square_on_pips(outline, np.zeros((7, 2)) + np.arange(7)[:, None] * 0.1) is None
+
+
+def _drawn_die(pips: list[tuple[float, float]], pip_shade: int) -> np.ndarray:
+    """A grey die (side :data:`SIDE`, centred at 200, 150) on a darker table, its pips of
+    ``pip_shade``, radius 8 pixels, at ``pips`` (die sides from its centre)."""
+    frame = np.full((300, 400, 3), 90, np.uint8)
+    cv2.rectangle(frame, (155, 105), (245, 195), (170, 170, 170), -1)
+    for x, y in pips:
+        centre = (round(200 + x * SIDE), round(150 + y * SIDE))
+        cv2.circle(frame, centre, 8, (pip_shade,) * 3, -1)
+    return cv2.GaussianBlur(frame, (3, 3), 0)
+
+
+AREA = np.array([np.pi * 8**2 / SIDE**2] * 2, np.float32)
+BOX = ((200.0, 150.0), (SIDE, SIDE), 0.0)
+
+
+@pytest.mark.parametrize("pip_shade", [30, 250])
+def test_a_2_has_no_third_pip_in_line_and_a_3_with_one_lost_has(pip_shade: int) -> None:
+    two = [(-0.25, -0.25), (0.25, 0.25)]
+    points = [(200 + x * SIDE, 150 + y * SIDE) for x, y in two]
+    assert not third_in_line(_drawn_die(two, pip_shade), tuple(points), AREA, BOX)
+    # a 3 read from its middle and one end: the other end lies as far again beyond
+    three = [(-0.25, -0.25), (0.0, 0.0), (0.25, 0.25)]
+    middle_and_end = [(200.0, 150.0), (200 + 0.25 * SIDE, 150 + 0.25 * SIDE)]
+    assert third_in_line(_drawn_die(three, pip_shade), tuple(middle_and_end), AREA, BOX)
+    assert not third_in_line(_drawn_die(three, pip_shade), tuple(middle_and_end[:1]), AREA, BOX)
