@@ -82,7 +82,32 @@ def layout_face(centres: np.ndarray) -> tuple[int, float]:
     return (n, best) if best < LAYOUT_TOL else (0, best)
 
 
-__all__ = ["COVER", "LAYOUTS", "LAYOUT_TOL", "PATCH", "layout_face", "pip_response"]
+__all__ = [
+    "COVER",
+    "DRAWING",
+    "LAYOUTS",
+    "LAYOUT_TOL",
+    "PATCH",
+    "drawn_on",
+    "layout_face",
+    "pip_response",
+]
+
+
+DRAWING = 24.0
+"""The least spread (Lab lightness levels, 2nd to 98th percentile over the face's inner
+part) of a top with the devil drawn on it: the devil is a drawing, and a bare square of
+table, stretched to full contrast by :func:`patch_light`, is noise that may come close to
+it (a red plank, 9-12 levels, read as the devil). Renders of the devil spread 49 levels
+at least (brightness x 0.5, tuning seed 215; docs/camera.md)."""
+
+
+def drawn_on(patch: np.ndarray) -> bool:
+    """Whether anything is drawn on ``patch`` (a die's top, RGB): its lightness spreads over
+    :data:`DRAWING` levels at least."""
+    light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0]
+    lo, hi = np.percentile(light[_INNER], (2, 98))
+    return float(hi - lo) >= DRAWING
 
 
 def patch_light(patch: np.ndarray) -> np.ndarray:

@@ -53,7 +53,16 @@ import numpy as np
 
 from .highlight import centre_lost, spot_beside_pips
 from .hog import hog
-from .layout import _INNER, COVER, LAYOUT_TOL, PATCH, layout_face, patch_light, square_patch
+from .layout import (
+    _INNER,
+    COVER,
+    LAYOUT_TOL,
+    PATCH,
+    drawn_on,
+    layout_face,
+    patch_light,
+    square_patch,
+)
 from .learned import ModelError, load_cnn, load_model, second_read
 from .on_edge import (
     LENS_DEG,
@@ -290,6 +299,7 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
     pips = next((p for p in found if p.face), found[0])
     d_devil, d_number = profile.devil_distances(hog(patch_light(patch)))
     devilish = d_devil <= profile.devil_threshold and d_devil < 0.85 * d_number
+    devilish = devilish and drawn_on(patch)  # a bare square of table is no drawing
     if len(numbers) > 1:
         return None, 0.0, pips, "two pip layouts"
     if numbers:
