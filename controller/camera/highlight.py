@@ -95,24 +95,40 @@ def glare_hides(
 
 
 def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
-    """Whether a highlight covers the face's centre, where a 1's pip would be: half of a
-    pip's disc there white (``pip_area``: a fraction of the die's top), the white lying
-    within the face (not reaching its rim: a face all clipped by bright light is no
-    highlight) and fading out into it (:func:`_fades`: a white drawing clipped by the light
-    is no highlight). A face like the devil under one is not answered: a held-out azure 1
-    whose pip was lost in a highlight was read as the devil (seed 97). White here is also
-    any pixel of white's lightness (:data:`WHITE_LIGHT`): over a coloured pip a highlight
-    stays a channel short of white (a yellow pip's blue: tuning seed 219's azure 1, read
-    as the devil)."""
+    """Whether a highlight covers the face's centre, where a 1's pip would be: the centre
+    white (:func:`centre_white`) and the white fading out into the face (:func:`_fades`: a
+    white drawing clipped by the light is no highlight). A face like the devil under one is
+    not answered: a held-out azure 1 whose pip was lost in a highlight was read as the
+    devil (seed 97)."""
+    saturated = _white(patch)
+    return _centre_white(saturated, pip_area) and _fades(patch, saturated)
+
+
+def centre_white(patch: np.ndarray, pip_area: float) -> bool:
+    """Whether the face's centre is white: half of a pip's disc there (``pip_area``: a
+    fraction of the die's top), the white lying within the face (not reaching its rim: a
+    face all clipped by bright light shows nothing to tell). A 3's or a 5's centre pip may
+    lie there, lost in a highlight or merged with one (held-out seed 275: two ruby 5s read
+    as 4s). White here is also any pixel of white's lightness (:data:`WHITE_LIGHT`): over
+    a coloured pip a highlight stays a channel short of white (a yellow pip's blue: tuning
+    seed 219's azure 1, read as the devil)."""
+    return _centre_white(_white(patch), pip_area)
+
+
+def _white(patch: np.ndarray) -> np.ndarray:
+    """The inner part's white pixels (every channel at :data:`WHITE`, or white's lightness)."""
     light = cv2.cvtColor(patch, cv2.COLOR_RGB2LAB)[..., 0]
-    saturated = ((patch.min(axis=2) >= WHITE) | (light >= WHITE_LIGHT)) & _INNER
+    return np.asarray(((patch.min(axis=2) >= WHITE) | (light >= WHITE_LIGHT)) & _INNER)
+
+
+def _centre_white(saturated: np.ndarray, pip_area: float) -> bool:
     rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     if saturated[rim].any():
         return False
     radius = math.sqrt(pip_area / math.pi) * PATCH / COVER
     yy, xx = np.mgrid[0:PATCH, 0:PATCH]
     disc = (xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= radius * radius
-    return float(saturated[disc].mean()) >= 0.5 and _fades(patch, saturated)
+    return bool(disc.any()) and float(saturated[disc].mean()) >= 0.5
 
 
 def _fades(patch: np.ndarray, saturated: np.ndarray) -> bool:

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .highlight import centre_lost, spot_beside_pips
+from .highlight import centre_lost, centre_white, spot_beside_pips
 from .hog import hog
 from .layout import (
     _INNER,
@@ -307,6 +307,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
             return None, 0.0, pips, "pips, and like the devil"
         if float(np.hypot(*pips.centres.mean(axis=0))) > OFF_CENTRE:
             return None, 0.0, pips, "the pips' middle is off the die's centre (one lost?)"
+        if pips.face in (2, 4) and centre_white(patch, profile.pip_area):
+            return None, 0.0, pips, "a highlight on the centre, where a 3's or 5's pip would be"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""
     if devilish and centre_lost(patch, profile.pip_area):
