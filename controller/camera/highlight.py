@@ -104,15 +104,16 @@ def centre_lost(patch: np.ndarray, pip_area: float) -> bool:
     return _centre_white(saturated, pip_area) and _fades(patch, saturated)
 
 
-def centre_white(patch: np.ndarray, pip_area: float) -> bool:
+def centre_white(patch: np.ndarray, pip_area: float, at: tuple[float, float] = (0.0, 0.0)) -> bool:
     """Whether the face's centre is white: half of a pip's disc there (``pip_area``: a
-    fraction of the die's top), the white lying within the face (not reaching its rim: a
+    fraction of the die's top; ``at``: the centre, die sides from the patch's, such as the
+    middle of the pips counted), the white lying within the face (not reaching its rim: a
     face all clipped by bright light shows nothing to tell). A 3's or a 5's centre pip may
     lie there, lost in a highlight or merged with one (held-out seed 275: two ruby 5s read
-    as 4s). White here is also any pixel of white's lightness (:data:`WHITE_LIGHT`): over
-    a coloured pip a highlight stays a channel short of white (a yellow pip's blue: tuning
-    seed 219's azure 1, read as the devil)."""
-    return _centre_white(_white(patch), pip_area)
+    as 4s; tuning seed 213: a ruby 3 as a 2). White here is also any pixel of white's
+    lightness (:data:`WHITE_LIGHT`): over a coloured pip a highlight stays a channel short
+    of white (a yellow pip's blue: tuning seed 219's azure 1, read as the devil)."""
+    return _centre_white(_white(patch), pip_area, at)
 
 
 def _white(patch: np.ndarray) -> np.ndarray:
@@ -121,13 +122,16 @@ def _white(patch: np.ndarray) -> np.ndarray:
     return np.asarray(((patch.min(axis=2) >= WHITE) | (light >= WHITE_LIGHT)) & _INNER)
 
 
-def _centre_white(saturated: np.ndarray, pip_area: float) -> bool:
+def _centre_white(
+    saturated: np.ndarray, pip_area: float, at: tuple[float, float] = (0.0, 0.0)
+) -> bool:
     rim = _INNER & ~cv2.erode(_INNER.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     if saturated[rim].any():
         return False
     radius = math.sqrt(pip_area / math.pi) * PATCH / COVER
+    cx, cy = (PATCH / 2 - 0.5 + a * PATCH / COVER for a in at)
     yy, xx = np.mgrid[0:PATCH, 0:PATCH]
-    disc = (xx - PATCH / 2 + 0.5) ** 2 + (yy - PATCH / 2 + 0.5) ** 2 <= radius * radius
+    disc = (xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius
     return bool(disc.any()) and float(saturated[disc].mean()) >= 0.5
 
 

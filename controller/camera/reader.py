@@ -307,7 +307,8 @@ def read_patch(patch: np.ndarray, profile: Profile) -> tuple[int | str | None, f
             return None, 0.0, pips, "pips, and like the devil"
         if float(np.hypot(*pips.centres.mean(axis=0))) > OFF_CENTRE:
             return None, 0.0, pips, "the pips' middle is off the die's centre (one lost?)"
-        if pips.face in (2, 4) and centre_white(patch, profile.pip_area):
+        middle = (float(pips.centres[:, 0].mean()), float(pips.centres[:, 1].mean()))
+        if pips.face in (2, 4) and centre_white(patch, float(np.median(pips.areas)), middle):
             return None, 0.0, pips, "a highlight on the centre, where a 3's or 5's pip would be"
         conf = 0.75 + 0.25 * max(0.0, 1 - pips.error / LAYOUT_TOL)
         return pips.face, conf, pips, ""
