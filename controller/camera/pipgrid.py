@@ -235,6 +235,8 @@ def third_in_line(
     radius = math.sqrt(float(np.median(areas)) / math.pi) * (box[1][0] + box[1][1]) / 2
     p, q = np.array(pips[0]), np.array(pips[1])
     own = [pip_contrast(rgb, (float(a[0]), float(a[1])), radius) for a in (p, q)]
+    if any(math.isnan(c) for c in own):  # a pip at the frame's edge: nothing to compare
+        return False
     sign = 1.0 if own[0] + own[1] >= 0 else -1.0  # dark pips or light ones
     weaker = min(sign * c for c in own)
     if not weaker > 0:

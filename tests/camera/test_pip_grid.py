@@ -142,3 +142,16 @@ def test_a_2_has_no_third_pip_in_line_and_a_3_with_one_lost_has(pip_shade: int) 
     middle_and_end = [(200.0, 150.0), (200 + 0.25 * SIDE, 150 + 0.25 * SIDE)]
     assert third_in_line(_drawn_die(three, pip_shade), tuple(middle_and_end), AREA, BOX)
     assert not third_in_line(_drawn_die(three, pip_shade), tuple(middle_and_end[:1]), AREA, BOX)
+
+
+def test_a_2_at_the_frames_edge_is_judged_by_nothing_beyond_the_frame() -> None:
+    """One pip's ring runs off the frame: no contrast to compare, so no third pip is looked
+    for (never half judged on the other pip alone)."""
+    frame = _drawn_die([(-0.25, -0.25), (0.25, 0.25)], 30)
+    at_edge = frame[:, 170:]  # the first pip now lies 8 pixels from the frame's left edge
+    points = (
+        (200 - 0.25 * SIDE - 170, 150 - 0.25 * SIDE),
+        (200 + 0.25 * SIDE - 170, 150 + 0.25 * SIDE),
+    )
+    box = ((30.0, 150.0), (SIDE, SIDE), 0.0)
+    assert not third_in_line(np.ascontiguousarray(at_edge), points, AREA, box)
