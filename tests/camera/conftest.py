@@ -64,12 +64,19 @@ def camera_service(tmp_path: Path, profile: Profile, style: str, seed: int, thin
     return svc
 
 
+_EVALUATED_PROFILES: dict[tuple[str, int], Profile] = {}
+
+
 def evaluated_frame(folder: Path, style: str, seed: int, light: str, index: int):
     """Frame ``index`` of a light row of ``diablotin faces evaluate --seed SEED`` for
     ``style`` (as ``controller.camera.cli.evaluate`` draws it), the face it shows, and the
-    profile that run calibrates (6 renders per face of ``seed``, written to ``folder``)."""
-    write_dataset(folder, STYLES[style], 6, seed)
-    profile = calibrate(folder)
+    profile that run calibrates (6 renders per face of ``seed``, written to ``folder`` the
+    first time a session asks for that style and seed; the profile is shared after)."""
+    key = (style, seed)
+    if key not in _EVALUATED_PROFILES:  # one calibration per style and seed a session
+        write_dataset(folder, STYLES[style], 6, seed)
+        _EVALUATED_PROFILES[key] = calibrate(folder)
+    profile = _EVALUATED_PROFILES[key]
     rng = random.Random(seed + 1)
     for n in range(index + 1):
         face = FACES[n % len(FACES)]
