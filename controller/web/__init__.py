@@ -129,18 +129,27 @@ def check_json_request() -> None:
             "too-large",
             Said("the request body is over {kib} KiB", kib=limit // 1024),
         )
+    refused = json_text_refusal(body)
+    if refused is not None:
+        raise refused
+
+
+def json_text_refusal(body: bytes) -> ApiError | None:
+    """Why (400 ``bad-body``) a JSON body is refused before it is parsed (nesting deeper
+    than :data:`MAX_JSON_DEPTH`, a lone surrogate), or ``None``."""
     if json_too_deep(body):
-        raise ApiError(
+        return ApiError(
             refusals.status("bad-body"),
             "bad-body",
             Said("JSON nested too deep (at most {levels} levels)", levels=MAX_JSON_DEPTH),
         )
     if _LONE_SURROGATE.search(body):
-        raise ApiError(
+        return ApiError(
             refusals.status("bad-body"),
             "bad-body",
             Said("the JSON holds a broken character (a lone surrogate)"),
         )
+    return None
 
 
 class RepliesFirst:

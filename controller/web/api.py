@@ -38,6 +38,7 @@ from .costly import Costly
 from .i18n import request_language
 from .kinds import hooks
 from .payloads import available_kinds, game_payload
+from .security import ApiError
 
 if TYPE_CHECKING:
     from controller.camera.teach import Teacher
@@ -195,17 +196,16 @@ def export_all_csv() -> Response:
 
 @bp.post("/games/<int:game_id>/actions")
 def submit(game_id: int) -> Response:
-    """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``)."""
+    """Apply one action (the body is the action, e.g. ``{"type": "face", "face": 4}``).
+    :mod:`controller.web.fast_path` answers the same request when it asks for the short
+    answer and passes every check on the way here; it shares these functions."""
     action = json_body()
-    if len(json.dumps(action)) > MAX_ACTION_BYTES:
-        raise api_error("bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES))
-    key = action.get("key")
-    if action.get("type") == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
-        raise api_error("bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
+    refused = action_refusal(action)
+    if refused is not None:
+        raise refused
     table = table_for(game_id)
     result = guarded(lambda: service().submit(game_id, action))
-    pressing = result["pressing"] if isinstance(result, dict) and "pressing" in result else None
-    return _changed(table, {} if pressing is None else {"pressing": pressing})
+    return _changed(table, pressing_of(result))
 
 
 @bp.post("/games/<int:game_id>/undo")
@@ -215,22 +215,45 @@ def undo(game_id: int) -> Response:
     return _changed(table, {})
 
 
+def action_refusal(action: dict[str, object]) -> ApiError | None:
+    """Why (400) an action is refused before the rules see it (too big, a pop's key not a
+    whole number), or ``None``."""
+    if len(json.dumps(action)) > MAX_ACTION_BYTES:
+        return api_error("bad-action", Said("an action is at most {n} bytes", n=MAX_ACTION_BYTES))
+    key = action.get("key")
+    if action.get("type") == "pop" and (not isinstance(key, int) or isinstance(key, bool)):
+        return api_error("bad-key", Said("keys are numbered 1 to 4, got {key!r}", key=key))
+    return None
+
+
+def pressing_of(result: object) -> dict[str, object]:
+    """What the answer adds for an action the box took (a pop: the key it pressed)."""
+    if isinstance(result, dict) and "pressing" in result:
+        return {"pressing": result["pressing"]}
+    return {}
+
+
+def minimal_answer(table: Table, extra: dict[str, object]) -> dict[str, object]:
+    """The short answer to a change: ``{"game", "version"}`` (a version that holds the
+    change, or a later one) and ``extra``."""
+    return {"game": table.game_id, "version": table.committed()[0]} | extra
+
+
 def _changed(table: Table, extra: dict[str, object]) -> Response:
     """The referee's answer once their change is durable: the game's payload, or, when the
     request says ``Prefer: return=minimal`` (RFC 7240: a page whose live stream brings the
-    view), only ``{"game", "version"}``, a version that holds the change (a later one if
-    another change came in meanwhile), and no view is built on this thread."""
-    if _prefers_minimal():
-        resp = jsonify({"game": table.game_id, "version": table.committed()[0]} | extra)
+    view), :func:`minimal_answer`, and no view is built on this thread."""
+    if prefers_minimal(request.headers.get("Prefer", "")):
+        resp = jsonify(minimal_answer(table, extra))
         resp.headers["Preference-Applied"] = "return=minimal"
         return resp
     return jsonify(game_payload(service(), table, True) | extra)
 
 
-def _prefers_minimal() -> bool:
-    """Whether the ``Prefer`` header (a list of ``name[=value][; params]``; names are
+def prefers_minimal(prefer: str) -> bool:
+    """Whether a ``Prefer`` header (a list of ``name[=value][; params]``; names are
     case-insensitive) asks for ``return=minimal``."""
-    for preference in request.headers.get("Prefer", "").split(","):
+    for preference in prefer.split(","):
         name, _, value = preference.split(";")[0].partition("=")
         if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
             return True

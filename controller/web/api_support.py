@@ -88,6 +88,13 @@ def _no_constant(name: str) -> float:
     raise ValueError
 
 
+def loads_json(body: bytes) -> object:
+    """``body`` parsed as JSON, whole numbers within ±2^63 and no ``NaN``/``Infinity``.
+    Raises ``ValueError`` (malformed, not UTF-8, a number refused) or ``RecursionError``
+    (nested past the decoder's depth)."""
+    return json.loads(body, parse_int=_int64, parse_constant=_no_constant)
+
+
 def parsed_body() -> object:
     """The request's JSON (``None`` when the body is not JSON or is malformed). Integers
     outside :data:`INT64_MIN`..:data:`INT64_MAX` and ``NaN``/``Infinity`` make it
@@ -95,9 +102,7 @@ def parsed_body() -> object:
     if not request.is_json:
         return None
     try:
-        return json.loads(
-            request.get_data(cache=True), parse_int=_int64, parse_constant=_no_constant
-        )
+        return loads_json(request.get_data(cache=True))
     except RecursionError:  # json's decoder recurses
         raise api_error("bad-body", Said("the JSON is nested too deeply")) from None
     except ValueError:  # malformed, not UTF-8, an integer out of range, NaN or Infinity

@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -327,29 +327,38 @@ def referee_cookie(app: Flask, cookie_header: str) -> bool:
     ``app``? The same test as :func:`is_referee`, outside any request: the server uses it
     to serve the referee's requests first. A PIN header does not count here (its check
     is throttled, and only Flask does it)."""
+    return referee_session(app, cookie_header) is not None
+
+
+def referee_session(app: Flask, cookie_header: str) -> SecureCookieSession | None:
+    """The session ``cookie_header`` holds when it is a live referee session of ``app``
+    (as :func:`is_referee` judges), else ``None``; read outside any request (a bad or
+    expired signature is ``None``, never an error)."""
     name = app.config["SESSION_COOKIE_NAME"]
     pairs = (part.strip().partition("=") for part in cookie_header.split(";"))
     value = next((v for k, _, v in pairs if k == name), None)
     if not value:
-        return False
+        return None
     interface = app.session_interface
     if not isinstance(interface, SecureCookieSessionInterface):
-        return False  # not Flask's signed cookies: no session to read here
+        return None  # not Flask's signed cookies: no session to read here
     serializer = interface.get_signing_serializer(app)
     if serializer is None:
-        return False
+        return None
     try:
         data = serializer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
     except Exception:  # itsdangerous: a bad or expired signature, or not a session at all
-        return False
+        return None
     mark = data.get("ref") if isinstance(data, dict) else None
     store: SessionStore = app.extensions["diablotin.sessions"]
     pin = str(app.extensions["diablotin"].referee_pin)
-    return (
+    if (
         isinstance(mark, str)
         and hmac.compare_digest(mark, _pin_mark(pin, app))
         and store.alive(data.get("sid"))
-    )
+    ):
+        return interface.session_class(data)
+    return None
 
 
 def _service() -> Service:
@@ -390,14 +399,18 @@ def check_pin(pin: object) -> None:
     wait = throttle.wait_s(client)
     if wait > 0:
         raise _locked(wait)
-    if not isinstance(pin, str) or not hmac.compare_digest(
-        pin.encode(), str(_service().referee_pin).encode()
-    ):
+    if not pin_is(pin, _service().referee_pin):
         lockout = throttle.failed(client)
         if lockout > 0:
             raise _locked(lockout)
         raise ApiError(401, "wrong-pin", Said("that is not the referee PIN"))
     throttle.succeeded(client)
+
+
+def pin_is(pin: object, referee_pin: object) -> bool:
+    """Is ``pin`` (a header's text, or anything a body held) the referee PIN? In constant
+    time. The caller books the try with the throttle."""
+    return isinstance(pin, str) and hmac.compare_digest(pin.encode(), str(referee_pin).encode())
 
 
 def _locked(wait_s: float) -> ApiError:
@@ -476,10 +489,11 @@ def local_addresses() -> frozenset[str]:
     return _address_cache[1]
 
 
-def host_allowed(host_header: str) -> bool:
+def host_allowed(host_header: str, allowed_hosts: Collection[str] | None = None) -> bool:
     """Is ``host_header`` (``name[:port]``, ``[v6][:port]``) a name of this machine?
     localhost, 127.0.0.1, ::1, the host name, ``<hostname>.local``, any interface
-    address, or a name in ``[server] allowed_hosts``. Guards against DNS rebinding."""
+    address, or a name in ``allowed_hosts`` (default: the running service's ``[server]
+    allowed_hosts``). Guards against DNS rebinding."""
     host = host_header.strip().lower()
     if host.startswith("["):
         host = host[1 : host.find("]")] if "]" in host else ""
@@ -491,17 +505,35 @@ def host_allowed(host_header: str) -> bool:
     name = socket.gethostname().lower()
     if host in LOCAL_NAMES or host in (name, f"{name}.local"):
         return True
-    if host in _service().config.server.allowed_hosts:
+    if allowed_hosts is None:
+        allowed_hosts = _service().config.server.allowed_hosts
+    if host in allowed_hosts:
         return True
     return host in local_addresses()
 
 
-def check_host() -> None:
-    """Refuse (403) a mutation addressed to a name that is not this machine's."""
-    host = request.host
-    if not host_allowed(host):
+def check_same_site() -> None:
+    """Refuse (403) a state-changing request addressed to another host name (DNS
+    rebinding), or that a browser says comes from elsewhere."""
+    refused = same_site_refusal(
+        request.host,
+        request.headers.get("Sec-Fetch-Site"),
+        request.headers.get("Origin"),
+        _service().config.server.allowed_hosts,
+    )
+    if refused is not None:
+        raise refused
+
+
+def same_site_refusal(
+    host: str, fetch_site: str | None, origin: str | None, allowed_hosts: Collection[str]
+) -> ApiError | None:
+    """Why (403) a state-changing request to ``host`` (its ``Host``), with these
+    ``Sec-Fetch-Site`` and ``Origin`` headers (``None``: not sent), is refused; ``None``
+    when it may go on. One test for the Flask routes and :mod:`controller.web.fast_path`."""
+    if not host_allowed(host, allowed_hosts):
         shown = host.split(":")[0] if host.count(":") == 1 else host
-        raise ApiError(
+        return ApiError(
             403,
             "bad-host",
             Said(
@@ -510,22 +542,15 @@ def check_host() -> None:
                 name=shown[:100],
             ),
         )
-
-
-def check_same_site() -> None:
-    """Refuse (403) a state-changing request addressed to another host name (DNS
-    rebinding), or that a browser says comes from elsewhere."""
-    check_host()
-    fetch_site = request.headers.get("Sec-Fetch-Site")
     if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-        raise ApiError(
+        return ApiError(
             403, "cross-site", Said("requests from another site may not change anything")
         )
-    origin = request.headers.get("Origin")
-    if origin is not None and (origin == "null" or urlsplit(origin).netloc != request.host):
-        raise ApiError(
+    if origin is not None and (origin == "null" or urlsplit(origin).netloc != host):
+        return ApiError(
             403, "cross-site", Said("requests from another origin may not change anything")
         )
+    return None
 
 
 def check_json_body() -> None:
