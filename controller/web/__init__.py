@@ -257,6 +257,7 @@ def create_app(
 
     from . import api, assets, box_api, openapi, stream
     from .compress import gzip_response
+    from .fast_path import FastPath
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(assets.bp)
@@ -270,5 +271,7 @@ def create_app(
     app.register_error_handler(ApiError, ApiError.response)
     app.register_error_handler(HTTPException, _http_error)
     # why the ignore below: Flask's way to wrap its WSGI app
-    app.wsgi_app = RepliesFirst(SecurityHeaders(app.wsgi_app), service.hub)  # type: ignore[method-assign]
+    app.wsgi_app = RepliesFirst(  # type: ignore[method-assign]
+        SecurityHeaders(FastPath(app, app.wsgi_app)), service.hub
+    )
     return app
