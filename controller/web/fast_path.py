@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import io
+import logging
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
     from controller.service import Service
+
+log = logging.getLogger(__name__)
 
 _PATH = re.compile(r"/api/games/(0|[1-9][0-9]{0,9})/(actions|undo)")
 """The two routes, ids in ASCII digits without leading zeros (anything else: Flask)."""
@@ -62,23 +65,21 @@ class FastPath:
             or "HTTP_TRANSFER_ENCODING" in environ
         ):
             return self.inner(environ, start_response)
-        body = self._body(environ, need=found[2] == "actions")
-        if body is None:
+        game_id, undo = int(found[1]), found[2] == "undo"
+        try:
+            checked = self._checked(environ, undo)
+        except Exception:  # a header a check cannot read: Flask answers it
+            log.debug("fast path: passed to Flask", exc_info=True)
+            checked = None
+        if checked is None:
             return self.inner(environ, start_response)
-        environ["wsgi.input"] = io.BytesIO(body)  # Flask may still read it
-        proved, session = self._referee(environ)
-        if not proved:
-            return self.inner(environ, start_response)
-        action = self._action(body) if found[2] == "actions" else {}
-        if action is None:
-            return self.inner(environ, start_response)
-        game_id = int(found[1])
+        action, session = checked
         try:
             table = self.service.table(game_id)
         except Exception:  # no such game, damaged: nothing done, Flask says why
             return self.inner(environ, start_response)
         try:
-            if found[2] == "undo":
+            if undo:
                 self.service.undo(game_id)
                 extra: dict[str, object] = {}
             else:
@@ -87,19 +88,36 @@ class FastPath:
             return self._refused(exc, environ, start_response)
         return self._answer(minimal_answer(table, extra), session, environ, start_response)
 
-    def _body(self, environ: WSGIEnvironment, need: bool) -> bytes | None:
+    def _checked(
+        self, environ: WSGIEnvironment, undo: bool
+    ) -> tuple[dict[str, object], SecureCookieSession | None] | None:
+        """The action (``{}`` for an undo) and the referee's session (``None``: the PIN
+        header) when the route would take the request to the rules; ``None`` to let Flask
+        answer. The referee is proved last, as the route's gate comes after the body's
+        checks, so a try is booked with the throttle only when Flask would book it."""
+        body = self._body(environ, undo)
+        if body is None:
+            return None
+        environ["wsgi.input"] = io.BytesIO(body)  # Flask may still read it
+        action = {} if undo else self._action(body)
+        if action is None:
+            return None
+        proved, session = self._referee(environ)
+        return (action, session) if proved else None
+
+    def _body(self, environ: WSGIEnvironment, undo: bool) -> bytes | None:
         """The body, when it is what the route takes: JSON of at most
         :data:`MAX_ACTION_BYTES` for an action, nothing for an undo; else ``None``."""
         length = environ.get("CONTENT_LENGTH") or "0"
-        if not length.isdigit() or int(length) > MAX_ACTION_BYTES:
+        if not (length.isascii() and length.isdigit()) or int(length) > MAX_ACTION_BYTES:
             return None
-        if not need:
+        if undo:
             return b"" if int(length) == 0 else None
         mimetype = environ.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
         if mimetype != "application/json" or int(length) == 0:
             return None
         body: bytes = environ["wsgi.input"].read(int(length))
-        return body
+        return body if len(body) == int(length) else None
 
     def _referee(self, environ: WSGIEnvironment) -> tuple[bool, SecureCookieSession | None]:
         """Whether the request may change things as the referee's, and their session
@@ -117,6 +135,9 @@ class FastPath:
         if refused is not None:
             return False, None
         pin = environ.get("HTTP_X_REFEREE_PIN")
+        cookies = environ.get("HTTP_COOKIE", "")
+        if pin is not None and self.app.config["SESSION_COOKIE_NAME"] in cookies:
+            return False, None  # Flask refreshes that cookie too
         if pin is not None:
             client = environ.get("REMOTE_ADDR") or "unknown"
             if self.throttle.wait_s(client) > 0 or not security.pin_is(
@@ -125,7 +146,7 @@ class FastPath:
                 return False, None  # Flask books the wrong try and answers it
             self.throttle.succeeded(client)
             return True, None
-        session = security.referee_session(self.app, environ.get("HTTP_COOKIE", ""))
+        session = security.referee_session(self.app, cookies)
         token = environ.get("HTTP_X_CSRF_TOKEN", "")
         expected = session.get("csrf") if session is not None else None
         if not isinstance(expected, str) or not hmac.compare_digest(token, expected):

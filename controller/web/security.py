@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Request, Response, current_app, jsonify, request, session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from itsdangerous import URLSafeTimedSerializer
+from werkzeug.http import parse_cookie
 
 from controller.games.base import Said
 
@@ -334,9 +335,7 @@ def referee_session(app: Flask, cookie_header: str) -> SecureCookieSession | Non
     """The session ``cookie_header`` holds when it is a live referee session of ``app``
     (as :func:`is_referee` judges), else ``None``; read outside any request (a bad or
     expired signature is ``None``, never an error)."""
-    name = app.config["SESSION_COOKIE_NAME"]
-    pairs = (part.strip().partition("=") for part in cookie_header.split(";"))
-    value = next((v for k, _, v in pairs if k == name), None)
+    value = parse_cookie(cookie_header).get(app.config["SESSION_COOKIE_NAME"])
     if not value:
         return None
     interface = app.session_interface

@@ -264,3 +264,127 @@ def test_no_such_game_and_an_id_past_the_range(pair: Pair) -> None:
     for path in ("/api/games/999/actions", "/api/games/99999999999/undo", "/api/games/07/undo"):
         fast, _ = pair.both("post", path, json={"type": "hidden"}, headers=PINNED)
         assert fast.status_code in (400, 404)
+
+
+# --- found by an adversarial review: where the fast path and Flask parted ways ---------
+
+
+def _logins(pair: Pair) -> list[tuple[str, str]]:
+    """Each app's referee login: its ``name=value`` session cookie and CSRF token."""
+    out = []
+    for app in pair.apps:
+        resp = app.test_client(use_cookies=False).post("/api/session", json={"pin": PIN})
+        assert resp.status_code == 200
+        out.append((resp.headers["Set-Cookie"].split(";")[0], resp.get_json()["csrf"]))
+    return out
+
+
+def _each(pair: Pair, path: str, per_app: list[dict[str, Any]]) -> list[Any]:
+    return [
+        app.test_client(use_cookies=False).post(path, **kwargs)
+        for app, kwargs in zip(pair.apps, per_app, strict=True)
+    ]
+
+
+def test_a_quoted_cookie_hiding_the_session_from_werkzeug_is_not_taken(pair: Pair) -> None:
+    """werkzeug reads ``a="; diablotin_session=…; b="`` as one cookie ``a`` (a quoted
+    string): no session, 401. ``referee_session``'s split on ``;`` finds the session."""
+    game_id = _game(pair)
+    answers = _each(
+        pair,
+        f"/api/games/{game_id}/actions",
+        [
+            {
+                "json": {"type": "hidden"},
+                "headers": MINIMAL | {"Cookie": f'a="; {cookie}; b="', "X-CSRF-Token": token},
+            }
+            for cookie, token in _logins(pair)
+        ],
+    )
+    assert [a.status_code for a in answers] == [401, 401]  # fast: 200
+    journals = pair.journals()
+    assert journals[0] == journals[1] == []  # fast: the action is journaled
+
+
+def test_a_pin_with_a_session_cookie_gets_the_cookie_refreshed_as_from_flask(pair: Pair) -> None:
+    game_id = _game(pair)
+    fast, plain = _each(
+        pair,
+        f"/api/games/{game_id}/actions",
+        [
+            {"json": {"type": "hidden"}, "headers": PINNED | {"Cookie": cookie}}
+            for cookie, _ in _logins(pair)
+        ],
+    )
+    assert fast.status_code == plain.status_code == 200
+    assert fast.headers.get("Vary") == plain.headers.get("Vary")  # fast: no "Cookie"
+    assert bool(fast.headers.get("Set-Cookie")) == bool(plain.headers.get("Set-Cookie"))
+
+
+def test_a_right_pin_with_a_body_refused_before_the_gate_leaves_the_throttle(
+    pair: Pair,
+) -> None:
+    """Flask refuses a lone surrogate (or too deep a body) before the gate: the PIN is not
+    checked and the client's wrong tries stay; the fast path forgets them."""
+    game_id = _game(pair)
+    path = f"/api/games/{game_id}/actions"
+    wrong = MINIMAL | {"X-Referee-Pin": "0000"}
+    for _ in range(5):
+        pair.both("post", path, json={"type": "hidden"}, headers=wrong)
+    pair.both(
+        "post",
+        path,
+        data=b'{"type": "hidden", "s": "\\ud800"}',
+        headers=PINNED | {"Content-Type": "application/json"},
+    )
+    locked, _ = pair.both("post", path, json={"type": "hidden"}, headers=wrong)  # fast: 401
+    assert locked.status_code == 429
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        MINIMAL | {"X-Referee-Pin": PIN, "Origin": "http://[::1"},  # urlsplit: ValueError
+        None,  # a live session and a CSRF token "é": hmac.compare_digest: TypeError
+    ],
+)
+def test_headers_that_make_the_checks_raise_get_flasks_answer(
+    pair: Pair, headers: dict[str, str] | None
+) -> None:
+    game_id = _game(pair)
+    per_app = [
+        {
+            "json": {"type": "hidden"},
+            "headers": headers or MINIMAL | {"Cookie": cookie, "X-CSRF-Token": "\u00e9"},
+        }
+        for cookie, _ in _logins(pair)
+    ]
+    fast, plain = _each(pair, f"/api/games/{game_id}/actions", per_app)  # fast: raises
+    assert fast.status_code == plain.status_code
+
+
+def test_a_content_length_in_non_ascii_digits(pair: Pair) -> None:
+    """``"²".isdigit()`` but ``int("²")`` fails; werkzeug reads it as 0 (waitress refuses
+    such a header, other servers may not)."""
+    game_id = _game(pair)
+    pair.both(  # fast: ValueError
+        "post",
+        f"/api/games/{game_id}/undo",
+        headers=PINNED,
+        environ_overrides={"CONTENT_LENGTH": "\u00b2"},
+    )
+
+
+def test_a_body_shorter_than_its_content_length(pair: Pair) -> None:
+    """Flask (werkzeug's LimitedStream, no ``wsgi.input_terminated``) answers 400; the fast
+    path takes the short body (waitress always hands over the whole body)."""
+    game_id = _game(pair)
+    pair.both(  # fast: 200 and journaled
+        "post",
+        f"/api/games/{game_id}/actions",
+        data=b'{"type": "hidden"}',
+        headers=PINNED | {"Content-Type": "application/json"},
+        environ_overrides={"CONTENT_LENGTH": "40"},
+    )
+    journals = pair.journals()
+    assert journals[0] == journals[1]
