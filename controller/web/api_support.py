@@ -90,9 +90,11 @@ def _no_constant(name: str) -> float:
 
 def loads_json(body: bytes) -> object:
     """``body`` parsed as JSON, whole numbers within ±2^63 and no ``NaN``/``Infinity``.
-    Raises ``ValueError`` (malformed, not UTF-8, a number refused) or ``RecursionError``
-    (nested past the decoder's depth)."""
-    return json.loads(body, parse_int=_int64, parse_constant=_no_constant)
+    Raises ``ValueError`` (malformed; not UTF-8, -16 or -32 text, a lone surrogate's own
+    bytes included, which ``json.loads`` on bytes would let through; a number refused) or
+    ``RecursionError`` (nested past the decoder's depth)."""
+    text = body.decode(json.detect_encoding(body))  # strict: a lone surrogate's bytes fail
+    return json.loads(text, parse_int=_int64, parse_constant=_no_constant)
 
 
 def parsed_body() -> object:

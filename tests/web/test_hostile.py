@@ -109,6 +109,41 @@ def test_free_text_goes_through_clean_text(client: FlaskClient, service: Service
     assert resp.get_json()["view"]["title"] == "Café"
 
 
+@pytest.mark.parametrize(
+    ("raw", "encoding"),
+    [
+        (b'{"type": "hidden", "note": "a\xed\xa0\x80b"}', "UTF-8"),  # U+D800's own bytes
+        (
+            '{"type": "hidden", "note": "a'.encode("utf-16-le")
+            + b"\x00\xd8"
+            + 'b"}'.encode("utf-16-le"),
+            "UTF-16",
+        ),
+    ],
+)
+def test_a_lone_surrogate_as_raw_bytes_is_refused_too(
+    client: FlaskClient, service: Service, raw: bytes, encoding: str
+) -> None:
+    """Not the escape ``\\ud800`` but the code point's own bytes (``json.loads`` on bytes
+    decodes with ``surrogatepass``): a body that is not valid text is malformed, 400, and
+    nothing is stored (an action's extra field would have reached the journal)."""
+    resp = client.post(
+        "/api/games", json={"kind": "sauteur", "options": {"rule": "B"}}, headers=REFEREE
+    )
+    game_id = resp.get_json()["view"]["id"]
+    before = snapshot(service)
+    for minimal in ({}, {"Prefer": "return=minimal"}):
+        resp = client.post(
+            f"/api/games/{game_id}/actions",
+            data=raw,
+            content_type="application/json",
+            headers=REFEREE | minimal,
+        )
+        assert resp.status_code == 400, (encoding, resp.get_json())
+        assert resp.get_json()["error"] == "bad-body"
+    assert snapshot(service) == before
+
+
 def test_an_import_title_is_limited(client: FlaskClient, service: Service) -> None:
     game_id = service.new_game("sauteur", {})
     data = json.loads(client.get(f"/api/games/{game_id}/export", headers=REFEREE).data)
