@@ -173,19 +173,32 @@ class FastPath:
         start_response: StartResponse,
     ) -> Iterable[bytes]:
         """The route's short answer, with the headers Flask's hooks give it: ``Vary``
-        (compress's), and a referee session's cookie refreshed (Flask's session)."""
-        resp = cast(Response, self.app.json.response(answer))  # typed as werkzeug's base
-        resp.headers["Preference-Applied"] = "return=minimal"
-        if (resp.content_length or 0) >= MIN_BYTES:  # compress's hook would look at it
+        (compress's), and a referee session's cookie refreshed (Flask's session). Its
+        headers are written as a list: werkzeug's response object cost a third of this
+        path's CPU."""
+        body = (self.app.json.dumps(answer, separators=(",", ":")) + "\n").encode()
+        if len(body) >= MIN_BYTES:  # compress's hook would look at it
+            resp = cast(Response, self.app.json.response(answer))  # typed as werkzeug's base
+            resp.headers["Preference-Applied"] = "return=minimal"
             with self.app.request_context(environ):
                 resp = self.app.process_response(resp)
             return resp(environ, start_response)
-        resp.vary.add("Accept-Encoding")
-        if session is not None:
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(body))),
+            ("Preference-Applied", "return=minimal"),
+        ]
+        if session is None:
+            headers.append(("Vary", "Accept-Encoding"))
+        else:
             interface = self.app.session_interface
             assert isinstance(interface, SecureCookieSessionInterface)
-            interface.save_session(self.app, session, resp)
-        return resp(environ, start_response)
+            carrier = self.app.response_class()
+            interface.save_session(self.app, session, carrier)
+            headers.append(("Vary", ", ".join(["Accept-Encoding", *carrier.vary])))
+            headers += [("Set-Cookie", value) for value in carrier.headers.getlist("Set-Cookie")]
+        start_response("200 OK", headers)
+        return [body]
 
     def _refused(
         self, exc: Exception, environ: WSGIEnvironment, start_response: StartResponse

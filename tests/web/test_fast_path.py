@@ -156,8 +156,9 @@ def _same_but_signed(pair: Pair, answers: list[Any], token: str, status: int) ->
     fast, plain = answers
     assert fast.status_code == plain.status_code == status
     assert fast.get_data() == plain.get_data()
-    fast_headers = dict(_headers(pair.apps[0], fast))
-    plain_headers = dict(_headers(pair.apps[1], plain))
+    fast_list, plain_list = _headers(pair.apps[0], fast), _headers(pair.apps[1], plain)
+    assert [name for name, _ in fast_list] == [name for name, _ in plain_list]
+    fast_headers, plain_headers = dict(fast_list), dict(plain_list)
     fast_cookie, plain_cookie = fast_headers.pop("Set-Cookie"), plain_headers.pop("Set-Cookie")
     assert fast_headers == plain_headers and fast_headers["Vary"] == "Accept-Encoding, Cookie"
     # the same session, each signed by its own app (the CSRF token is each login's own)
