@@ -1,9 +1,10 @@
 """The referee's action and undo, answered without Flask's per-request machinery.
 
 A page with its live stream on sends each action as ``POST /api/games/<id>/actions`` (or
-``/undo``) asking for the short answer (``Prefer: return=minimal``). Through Flask that
-request cost about 0.45 ms of the server's CPU besides the rules and the commit (werkzeug's
-request and response objects, routing, the hooks): ``diablotin bench stages``, issue 25.
+``/undo``) asking for the short answer (``Prefer: return=minimal``). Flask's work for that
+request (werkzeug's request and response objects, routing, the hooks) was 0.1-0.3 ms of the
+server's CPU on a laptop core and about 0.6 ms on a Pi-class one, beside the rules and the
+commit (``diablotin bench stages``; docs/reliability.md, session 25).
 
 :class:`FastPath` sits in front of the Flask app and serves such a request itself **only
 when it passes every check the Flask route makes** (the same functions: host and

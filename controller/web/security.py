@@ -327,7 +327,7 @@ def referee_cookie(app: Flask, cookie_header: str) -> bool:
     """Does ``cookie_header`` (a request's ``Cookie``) hold a live referee session of
     ``app``? The same test as :func:`is_referee`, outside any request: the server uses it
     to serve the referee's requests first. A PIN header does not count here (its check
-    is throttled, and only Flask does it)."""
+    is throttled: the app makes it, when it serves the request)."""
     return referee_session(app, cookie_header) is not None
 
 
