@@ -7,7 +7,6 @@ waitress. Blueprints: ``pages`` (HTML shells), ``api`` (JSON, under ``/api``),
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -19,6 +18,15 @@ from werkzeug.routing import IntegerConverter
 from controller import refusals
 from controller.games.base import Said
 
+from .bodies import (
+    BACKUP_PATH,
+    BIG_BODY_PATHS,
+    MAX_BACKUP_BYTES,
+    MAX_BODY_BYTES,
+    MAX_ID,
+    MAX_SMALL_BODY_BYTES,
+    json_text_refusal,
+)
 from .costly import Costly, RefereeGate
 from .security import (
     ApiError,
@@ -36,26 +44,6 @@ if TYPE_CHECKING:
     from controller.service import Service
 
 
-MAX_BODY_BYTES = 1024 * 1024
-"""The largest request body accepted (an exported game to import): 1 MiB."""
-
-MAX_SMALL_BODY_BYTES = 64 * 1024
-"""The largest body of every other request (a game's options, an action, a PIN)."""
-
-BIG_BODY_PATHS = ("/api/import",)
-"""Where a body up to :data:`MAX_BODY_BYTES` is accepted."""
-
-MAX_BACKUP_BYTES = 64 * 1024 * 1024
-"""The largest body of ``/api/backup/check`` (a journal to restore, as base64): 64 MiB."""
-
-BACKUP_PATH = "/api/backup/check"
-
-MAX_JSON_DEPTH = 32
-"""Deepest nesting of arrays/objects accepted in a JSON body (real data needs < 10)."""
-
-MAX_ID = 2**31 - 1
-"""Ids (games, steps, keys) in URLs above this do not match a route: 404."""
-
 HTTP_SENTENCES = {
     400: Said("this request could not be read"),
     403: Said("this is not allowed"),
@@ -68,13 +56,6 @@ HTTP_SENTENCES = {
 }
 """What an HTTP error tells a person (a page, or an API answer's ``reason``), in their
 language; werkzeug's own descriptions are English only."""
-
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_LONE_SURROGATE = re.compile(
-    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-)
 
 
 class BoundedInt(IntegerConverter):
@@ -89,20 +70,6 @@ class BoundedInt(IntegerConverter):
         kwargs.setdefault("max", MAX_ID)
         # why the ignore below: url_map is werkzeug's Map, passed through
         super().__init__(url_map, *args, **kwargs)  # type: ignore[arg-type]
-
-
-def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Does ``body`` nest arrays/objects deeper than ``limit``? A cheap scan before any
-    parsing (strings are skipped, so brackets inside text do not count)."""
-    brackets = _JSON_STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
-    if len(brackets) <= 2 * limit:
-        return False
-    depth = 0
-    for byte in brackets:
-        depth += 1 if byte in b"[{" else -1
-        if depth > limit:
-            return True
-    return False
 
 
 def check_json_request() -> None:
@@ -132,24 +99,6 @@ def check_json_request() -> None:
     refused = json_text_refusal(body)
     if refused is not None:
         raise refused
-
-
-def json_text_refusal(body: bytes) -> ApiError | None:
-    """Why (400 ``bad-body``) a JSON body is refused before it is parsed (nesting deeper
-    than :data:`MAX_JSON_DEPTH`, a lone surrogate), or ``None``."""
-    if json_too_deep(body):
-        return ApiError(
-            refusals.status("bad-body"),
-            "bad-body",
-            Said("JSON nested too deep (at most {levels} levels)", levels=MAX_JSON_DEPTH),
-        )
-    if _LONE_SURROGATE.search(body):
-        return ApiError(
-            refusals.status("bad-body"),
-            "bad-body",
-            Said("the JSON holds a broken character (a lone surrogate)"),
-        )
-    return None
 
 
 class RepliesFirst:

@@ -9,7 +9,7 @@ commit (``diablotin bench stages``; docs/reliability.md, session 25).
 :class:`FastPath` sits in front of the Flask app and serves such a request itself **only
 when it passes every check the Flask route makes** (the same functions: host and
 same-site, JSON only, the referee by PIN header or by session cookie and CSRF token, the
-body's size, depth and numbers, the action's size and key). Any other request, and any
+body's size, depth and numbers, the action's size and key). Every other request, and any
 doubt before the service is called, goes to the Flask app untouched (the body put back),
 which gives the one canonical answer, refusals included. A refusal from the service is
 answered by the Flask app's own error handling, in the reader's language. The answer is
@@ -30,9 +30,10 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from werkzeug.exceptions import SecurityError
 from werkzeug.wsgi import get_host
 
-from . import MAX_ID, json_text_refusal, security
+from . import security
 from .api import MAX_ACTION_BYTES, action_refusal, minimal_answer, prefers_minimal, pressing_of
 from .api_support import guarded, loads_json
+from .bodies import MAX_ID, json_text_refusal
 from .compress import MIN_BYTES
 from .security import ApiError, PinThrottle
 
