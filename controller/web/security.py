@@ -488,11 +488,11 @@ def local_addresses() -> frozenset[str]:
     return _address_cache[1]
 
 
-def host_allowed(host_header: str, allowed_hosts: Collection[str] | None = None) -> bool:
+def host_allowed(host_header: str, allowed_hosts: Collection[str]) -> bool:
     """Is ``host_header`` (``name[:port]``, ``[v6][:port]``) a name of this machine?
     localhost, 127.0.0.1, ::1, the host name, ``<hostname>.local``, any interface
-    address, or a name in ``allowed_hosts`` (default: the running service's ``[server]
-    allowed_hosts``). Guards against DNS rebinding."""
+    address, or a name in ``allowed_hosts`` (``[server] allowed_hosts``). Guards against
+    DNS rebinding."""
     host = host_header.strip().lower()
     if host.startswith("["):
         host = host[1 : host.find("]")] if "]" in host else ""
@@ -504,8 +504,6 @@ def host_allowed(host_header: str, allowed_hosts: Collection[str] | None = None)
     name = socket.gethostname().lower()
     if host in LOCAL_NAMES or host in (name, f"{name}.local"):
         return True
-    if allowed_hosts is None:
-        allowed_hosts = _service().config.server.allowed_hosts
     if host in allowed_hosts:
         return True
     return host in local_addresses()
